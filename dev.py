@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Set up and run tablemate on a fresh machine with nothing but Python 3.11+ and pip.
+
+    python3 dev.py sim      # set up, then play in the terminal simulator
+    python3 dev.py test     # set up, then run the linter and the test suite
+
+Setting up makes ``.venv`` beside this file and installs the project into it (with the test
+tools); it is skipped when ``pyproject.toml`` has not changed since the last time. Anything after
+the command goes to ``tablemate sim`` or ``pytest``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+STAMP = VENV / ".tablemate-installed"
+
+
+def setup() -> None:
+    """Create the virtual environment and install the project, once per pyproject change."""
+    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if STAMP.exists() and STAMP.read_text() == want and (BIN / "tablemate").exists():
+        return
+    if not (BIN / "python").exists():
+        print("dev.py: creating .venv", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    print("dev.py: installing tablemate and its test tools into .venv", flush=True)
+    pip = [str(BIN / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "-e", f"{ROOT}[test]"], check=True, cwd=ROOT)
+    STAMP.write_text(want)
+
+
+def main() -> int:
+    """Run ``sim`` or ``test``."""
+    if sys.version_info < (3, 11):  # noqa: UP036 - a friendly message on an old Python
+        sys.exit("tablemate needs Python 3.11 or newer")
+    if len(sys.argv) < 2 or sys.argv[1] not in ("sim", "test"):
+        print(__doc__.strip())
+        return 2
+    command, rest = sys.argv[1], sys.argv[2:]
+    setup()
+    if command == "sim":
+        return subprocess.call([str(BIN / "tablemate"), "sim", *rest], cwd=ROOT)
+    lint = subprocess.call([str(BIN / "ruff"), "check", "."], cwd=ROOT)
+    tests = subprocess.call([str(BIN / "python"), "-m", "pytest", *rest], cwd=ROOT)
+    return tests or lint
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Hardware drivers, each with a real and a simulated backend behind one small interface."""

@@ -1,0 +1,49 @@
+"""The 128×64 OLED: luma.oled's ``ssd1306`` or ``sh1106`` on I2C, or luma's ``dummy`` device.
+
+Opening is all this module does; keeping the panel alive through I2C errors, drawing only what
+changed and dimming are the display service's job (:mod:`firmware_host.screen`). Both real drivers
+send the whole 1 KiB frame on every ``display()`` (about 23 ms at 400 kHz), so callers must not
+draw more often than that.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import luma.core.error
+from luma.core.device import dummy
+from luma.core.interface.serial import noop
+
+WIDTH, HEIGHT = 128, 64
+KINDS = ("ssd1306", "sh1106", "sim")
+
+DisplayErrors = (OSError, luma.core.error.Error)
+"""What a display call raises when the panel or its bus fails (luma turns EREMOTEIO, errno 121,
+into ``DeviceNotFoundError`` for commands but lets ``OSError`` through for frame data)."""
+
+
+def open_display(
+    kind: str,
+    port: int = 1,
+    address: int = 0x3C,
+    rotation: int = 0,
+    serial_interface: Any = None,
+) -> Any:
+    """A luma device of ``kind``; ``serial_interface`` replaces the I2C bus (tests).
+
+    The device keeps its last frame on the panel when the process exits (``persist``), so the
+    "Stopped" frame stays visible after a clean shutdown.
+    """
+    rotate = rotation // 90
+    if kind == "sim":
+        device = dummy(width=WIDTH, height=HEIGHT, rotate=rotate, mode="1", serial_interface=noop())
+    elif kind in ("ssd1306", "sh1106"):
+        from luma.core.interface.serial import i2c
+        from luma.oled import device as oled
+
+        serial = serial_interface or i2c(port=port, address=address)
+        device = getattr(oled, kind)(serial, width=WIDTH, height=HEIGHT, rotate=rotate)
+    else:
+        raise ValueError(f"unknown display kind {kind!r}")
+    device.persist = True
+    return device

@@ -1,0 +1,1 @@
+"""The device runtime: one asyncio loop that wires games to drivers."""

@@ -1,0 +1,7 @@
+"""``python -m firmware_host`` is the ``tablemate`` command."""
+
+import sys
+
+from firmware_host.cli import main
+
+sys.exit(main())

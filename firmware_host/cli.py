@@ -1,0 +1,248 @@
+"""The ``tablemate`` command. Contracts of ``replay``, ``state``, ``sim`` and ``scale detect``
+are fixed by ``shared/contract.md``; every failure is one line on stderr, never a traceback.
+
+Exit status: 0 fine, 2 bad input (script, config, state folder), 3 a replay action refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import io
+import json
+import logging
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from firmware_host import config as configuration
+from firmware_host.replay import Script, ScriptError, replay
+from firmware_host.store import Store, StoreError, default_state_dir
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_REFUSED = 0, 2, 3
+
+
+class Fail(Exception):
+    """A one-line failure with an exit status."""
+
+    def __init__(self, message: str, status: int = EXIT_BAD_INPUT) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
+
+
+def _store(args: argparse.Namespace, create: bool = True) -> Store:
+    try:
+        return Store(args.state_dir, create=create)
+    except StoreError as exc:
+        raise Fail(str(exc)) from None
+
+
+def _config(args: argparse.Namespace) -> configuration.Config:
+    try:
+        return configuration.load(args.config)
+    except configuration.ConfigError as exc:
+        raise Fail(f"config error: {exc}") from None
+
+
+# -- replay, state, history -----------------------------------------------------------------------
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Run a SCRIPT through the engine and print its summary."""
+    try:
+        result = replay(Script.load(args.script))
+    except ScriptError as exc:
+        raise Fail(str(exc)) from None
+    _print_json(result.summary)
+    if result.failed_index is not None:
+        sys.stderr.write(f"action {result.failed_index}: {result.reason}\n")
+        return EXIT_REFUSED
+    return EXIT_OK
+
+
+def cmd_state(args: argparse.Namespace) -> int:
+    """Print the game the device would resume, and the SCRIPT that rebuilds it (read only)."""
+    from firmware_host.session import Session
+
+    root = Path(args.state_dir) if args.state_dir else default_state_dir()
+    if args.state_dir is None and not root.exists():
+        _print_json({"summary": None, "script": None})
+        return EXIT_OK
+    store = _store(args, create=False)
+    try:
+        journal = store.open_game()
+        session = Session(store, journal) if journal is not None and not journal.ended else None
+    except (StoreError, ScriptError) as exc:
+        raise Fail(str(exc)) from None
+    if session is None:
+        _print_json({"summary": None, "script": None})
+    else:
+        _print_json({"summary": session.summary, "script": session.script().to_json()})
+    return EXIT_OK
+
+
+HISTORY_FIELDS = ("date", "game", "duration", "players", "scores", "winners", "reason")
+
+
+def history_rows(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
+    """History entries as flat text fields for the table and CSV."""
+    rows = []
+    for e in entries:
+        minutes, seconds = divmod(int(e.get("duration_s", 0)), 60)
+        scores = e.get("scores", {})
+        rows.append(
+            {
+                "date": time.strftime("%Y-%m-%d %H:%M", time.localtime(e.get("started", 0))),
+                "game": str(e.get("game", "")),
+                "duration": f"{minutes}:{seconds:02d}",
+                "players": ", ".join(e.get("players", [])),
+                "scores": ", ".join(f"{p} {s}" for p, s in scores.items()),
+                "winners": ", ".join(e.get("winners", [])) or ("-" if e.get("reason") == "over" else ""),
+                "reason": "finished" if e.get("reason") == "over" else "ended early",
+            }
+        )
+    return rows
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    """Print finished games as a table, JSON or CSV."""
+    root = Path(args.state_dir) if args.state_dir else default_state_dir()
+    entries = [] if args.state_dir is None and not root.exists() else _history(args)
+    if args.json:
+        _print_json(entries)
+        return EXIT_OK
+    rows = history_rows(entries)
+    if args.csv:
+        out = io.StringIO()
+        writer = csv.DictWriter(out, HISTORY_FIELDS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        sys.stdout.write(out.getvalue())
+        return EXIT_OK
+    if not rows:
+        print("No finished games yet.")
+        return EXIT_OK
+    widths = {f: max(len(f), *(len(r[f]) for r in rows)) for f in HISTORY_FIELDS}
+    print("  ".join(f.ljust(widths[f]) for f in HISTORY_FIELDS).rstrip())
+    for r in rows:
+        print("  ".join(r[f].ljust(widths[f]) for f in HISTORY_FIELDS).rstrip())
+    return EXIT_OK
+
+
+def _history(args: argparse.Namespace) -> list[dict[str, Any]]:
+    try:
+        return _store(args, create=False).history()
+    except StoreError as exc:
+        raise Fail(str(exc)) from None
+
+
+# -- the device ------------------------------------------------------------------------------------
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run the device: real hardware, or simulated with ``--sim``."""
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        config = _config(args)
+    except Fail as exc:
+        if not args.sim:
+            from firmware_host.errors import show_on_display
+
+            show_on_display(args.config, str(exc))
+        raise
+    if args.sim:
+        config = config.with_sim()
+    store = _store(args)
+    from firmware_host.device import Device
+
+    device = Device(config, store, signals_on=True)
+    asyncio.run(device.run())
+    return EXIT_OK
+
+
+def cmd_sim(args: argparse.Namespace) -> int:
+    """The simulator: interactive in a terminal, or fed by ``--script``."""
+    config = _config(args)
+    if args.script is None:
+        from firmware_host.sim.terminal import run_terminal
+
+        store = _store(args)
+        return run_terminal(config, store, args.seed)
+    from firmware_host.sim.script import SimScriptError, load, run_script
+
+    try:
+        commands = load(Path(args.script))
+    except SimScriptError as exc:
+        raise Fail(str(exc)) from None
+    store = _store(args)
+    run_script(config, store, commands, Path(args.frames) if args.frames else None, args.seed)
+    return EXIT_OK
+
+
+# -- the parser ------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(prog="tablemate", description="Board-game table companion.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name: str, handler: Callable[[argparse.Namespace], int], help: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help)
+        p.set_defaults(handler=handler)
+        return p
+
+    def state_dir(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--state-dir",
+            metavar="DIR",
+            help="where journals live (default: systemd's STATE_DIRECTORY, else ~/.local/state/tablemate)",
+        )
+
+    def config(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--config", metavar="FILE", help=f"configuration file (default {configuration.DEFAULT_PATH})")
+
+    p = add("replay", cmd_replay, "run a recorded game SCRIPT.json through the engine")
+    p.add_argument("script", metavar="SCRIPT.json")
+
+    p = add("state", cmd_state, "print the game the device would resume, with its SCRIPT")
+    state_dir(p)
+
+    p = add("history", cmd_history, "print finished games")
+    form = p.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="as one JSON array")
+    form.add_argument("--csv", action="store_true", help="as CSV with a header line")
+    state_dir(p)
+
+    p = add("run", cmd_run, "run the device (what the systemd service starts)")
+    p.add_argument("--sim", action="store_true", help="on simulated hardware, headless")
+    config(p)
+    state_dir(p)
+
+    p = add("sim", cmd_sim, "the simulator: play in the terminal, or run a --script")
+    p.add_argument("--script", metavar="FILE", help="run these commands on virtual time instead of the keyboard")
+    p.add_argument("--frames", metavar="DIR", help="where 'snap LABEL' writes LABEL.png")
+    p.add_argument("--seed", type=int, help="seed of new games (default: random)")
+    config(p)
+    state_dir(p)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``tablemate`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except Fail as exc:
+        sys.stderr.write(f"tablemate {args.command}: {exc}\n")
+        return exc.status
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,262 @@
+"""The device's configuration: a TOML file, checked key by key.
+
+Read from ``/etc/tablemate/config.toml`` or ``--config``. Every problem becomes one
+:class:`ConfigError` line that names the file, the key and the form expected, so a typo on the
+device shows as a sentence on the OLED instead of a crash loop. ``hardware/config.toml`` is the
+documented default, with every key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PATH = Path("/etc/tablemate/config.toml")
+
+SEATS = ("p1", "p2", "p3", "p4", "p5", "p6")
+NAV = ("prev", "next", "ok", "back")
+BUTTONS = SEATS + NAV
+
+
+class ConfigError(ValueError):
+    """One line naming the file, the key and what was expected."""
+
+
+Check = Callable[[Any], Any]
+"""Returns the value (possibly normalised) or raises ValueError with the expected form."""
+
+
+def _int(lo: int, hi: int, what: str = "") -> Check:
+    def check(v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise ValueError(what or f"an integer from {lo} to {hi}")
+        return v
+
+    return check
+
+
+def _num(lo: float, hi: float, unit: str) -> Check:
+    def check(v: Any) -> float:
+        if isinstance(v, bool) or not isinstance(v, int | float) or not lo <= v <= hi:
+            raise ValueError(f"a number of {unit} from {lo:g} to {hi:g}")
+        return float(v)
+
+    return check
+
+
+def _choice(*choices: str) -> Check:
+    def check(v: Any) -> str:
+        if v not in choices:
+            raise ValueError("one of " + ", ".join(f'"{c}"' for c in choices))
+        return v
+
+    return check
+
+
+def _one_of(*values: int) -> Check:
+    def check(v: Any) -> int:
+        if isinstance(v, bool) or v not in values:
+            raise ValueError(", ".join(map(str, values[:-1])) + f" or {values[-1]}")
+        return v
+
+    return check
+
+
+def _str(v: Any) -> str:
+    if not isinstance(v, str) or not v.strip():
+        raise ValueError("a non-empty string")
+    return v
+
+
+def _bool(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError("true or false")
+    return v
+
+
+_pin = _int(0, 27, "a BCM GPIO number from 0 to 27")
+
+
+def _seat_list(v: Any) -> list[str]:
+    if not isinstance(v, list) or not v or not all(s in SEATS for s in v) or len(set(v)) != len(v):
+        raise ValueError('a list of different seats like ["p1", "p2", "p3"]')
+    return list(v)
+
+
+def _names(v: Any) -> dict[str, str]:
+    if not isinstance(v, dict) or not all(k in SEATS and isinstance(n, str) and n.strip() for k, n in v.items()):
+        raise ValueError('a table of seat = "name", like { p1 = "Ann" }')
+    if len({n.strip() for n in v.values()}) != len(v):
+        raise ValueError("different names for different seats")
+    return {k: n.strip() for k, n in v.items()}
+
+
+def _pin_list(v: Any) -> list[int]:
+    if not isinstance(v, list) or not all(isinstance(p, int) and not isinstance(p, bool) and 0 <= p <= 27 for p in v):
+        raise ValueError("a list of BCM GPIO numbers from 0 to 27")
+    return list(v)
+
+
+# section -> key -> (check, default)
+SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
+    "buttons": {
+        "backend": (_choice("gpio", "sim"), "gpio"),
+        "p1": (_pin, 5),
+        "p2": (_pin, 6),
+        "p3": (_pin, 13),
+        "p4": (_pin, 19),
+        "p5": (_pin, 26),
+        "p6": (_pin, 21),
+        "prev": (_pin, 20),
+        "next": (_pin, 16),
+        "ok": (_pin, 12),
+        "back": (_pin, 4),
+        "long_press": (_num(0.2, 5.0, "seconds"), 0.8),
+        "debounce": (_num(0.0, 0.2, "seconds"), 0.03),
+    },
+    "display": {
+        "kind": (_choice("ssd1306", "sh1106", "sim", "none"), "ssd1306"),
+        "i2c_port": (_int(0, 10), 1),
+        "address": (_int(0x03, 0x77, "an I2C address from 0x03 to 0x77, like 0x3C"), 0x3C),
+        "rotation": (_one_of(0, 90, 180, 270), 0),
+        "brightness": (_int(1, 255), 200),
+        "dim_after": (_num(10, 3600, "seconds"), 180.0),
+        "dim_brightness": (_int(0, 255), 10),
+    },
+    "tower": {
+        "backend": (_choice("serial", "gpio", "sim", "none"), "serial"),
+        "port": (_str, "/dev/ttyUSB0"),
+        "red": (_pin, 17),
+        "yellow": (_pin, 27),
+        "green": (_pin, 22),
+        "buzzer": (_pin, 18),
+        "bar": (_pin_list, []),
+        "sound": (_bool, True),
+    },
+    "scale": {
+        "backend": (_choice("hx711", "sim", "none"), "hx711"),
+        "data": (_pin, 24),
+        "clock": (_pin, 25),
+        "sps": (_one_of(10, 80), 10),
+        "gain": (_one_of(128, 64, 32), 128),
+    },
+    "table": {
+        "seats": (_seat_list, ["p1", "p2", "p3", "p4"]),
+        "names": (_names, {}),
+    },
+}
+
+
+@dataclass
+class Config:
+    """The checked configuration: ``sections[section][key]``, plus per-game options."""
+
+    path: Path | None
+    sections: dict[str, dict[str, Any]]
+    games: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def __getitem__(self, section: str) -> dict[str, Any]:
+        return self.sections[section]
+
+    def seat_name(self, seat: str) -> str:
+        """The player name configured for a seat, else ``P1``…"""
+        return self.sections["table"]["names"].get(seat, seat.upper())
+
+    def with_sim(self) -> Config:
+        """The same configuration on simulated hardware (``run --sim``, ``sim``)."""
+        sections = {k: dict(v) for k, v in self.sections.items()}
+        sections["buttons"]["backend"] = "sim"
+        sections["display"]["kind"] = "sim"
+        sections["tower"]["backend"] = "sim"
+        sections["scale"]["backend"] = "sim"
+        return Config(self.path, sections, {k: dict(v) for k, v in self.games.items()})
+
+
+def defaults() -> Config:
+    """Every key at its default."""
+    return Config(None, {s: {k: d for k, (_, d) in keys.items()} for s, keys in SCHEMA.items()})
+
+
+def parse(data: dict[str, Any], where: str) -> Config:
+    """Check a parsed TOML document; ``where`` names it in errors."""
+    config = defaults()
+    config.path = Path(where)
+    for section, table in data.items():
+        if section == "games":
+            config.games = _parse_games(table, where)
+            continue
+        if section not in SCHEMA:
+            raise ConfigError(f"{where}: unknown section [{section}] (known: {', '.join([*SCHEMA, 'games'])})")
+        if not isinstance(table, dict):
+            raise ConfigError(f"{where}: [{section}] must be a table")
+        for key, value in table.items():
+            if key not in SCHEMA[section]:
+                known = ", ".join(SCHEMA[section])
+                raise ConfigError(f"{where}: [{section}] unknown key '{key}' (known: {known})")
+            check, _ = SCHEMA[section][key]
+            try:
+                config.sections[section][key] = check(value)
+            except ValueError as exc:
+                raise ConfigError(f"{where}: [{section}] {key}: expected {exc}, got {value!r}") from None
+    _cross_checks(config, where)
+    return config
+
+
+def _parse_games(table: Any, where: str) -> dict[str, dict[str, Any]]:
+    from games import TITLES
+
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: [games] must hold one table per game, like [games.bomb]")
+    for game, options in table.items():
+        if game not in TITLES:
+            raise ConfigError(f"{where}: [games.{game}] unknown game (known: {', '.join(TITLES)})")
+        if not isinstance(options, dict):
+            raise ConfigError(f"{where}: [games.{game}] must be a table of game options")
+    return {g: dict(o) for g, o in table.items()}
+
+
+def _cross_checks(config: Config, where: str) -> None:
+    used: dict[int, str] = {}
+
+    def claim(pin: int, key: str) -> None:
+        if pin in used:
+            raise ConfigError(f"{where}: {key}: GPIO {pin} is already used by {used[pin]}")
+        used[pin] = key
+
+    if config["buttons"]["backend"] == "gpio":
+        for b in BUTTONS:
+            claim(config["buttons"][b], f"[buttons] {b}")
+    if config["tower"]["backend"] == "gpio":
+        for k in ("red", "yellow", "green", "buzzer"):
+            claim(config["tower"][k], f"[tower] {k}")
+        for i, pin in enumerate(config["tower"]["bar"]):
+            claim(pin, f"[tower] bar[{i}]")
+    if config["scale"]["backend"] == "hx711":
+        for k in ("data", "clock"):
+            claim(config["scale"][k], f"[scale] {k}")
+    for pin in (2, 3):
+        if pin in used:
+            raise ConfigError(f"{where}: {used[pin]}: GPIO {pin} is the I2C bus of the display")
+
+
+def load(path: Path | str | None) -> Config:
+    """Read and check a config file; no file at the default path means all defaults."""
+    if path is None:
+        if not DEFAULT_PATH.exists():
+            return defaults()
+        path = DEFAULT_PATH
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    return parse(data, str(path))

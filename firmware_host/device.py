@@ -1,0 +1,475 @@
+"""The device: one asyncio loop that owns the game, the screen, the tower, timers and input.
+
+This is the composition root. Driver threads and gpiozero callbacks cross into the loop at one
+place, :meth:`Device.post` (``loop.call_soon_threadsafe``); everything else runs on the loop.
+Every action, whatever brought it, goes through :meth:`Device.apply`, which hands it to the
+session (engine check, durable journal) before its effects show.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal as signals
+import time
+from collections.abc import Callable
+from typing import Any
+
+from drivers.buttons import Press, PressDecoder
+from firmware_host import sdnotify
+from firmware_host.config import BUTTONS, Config
+from firmware_host.hardware import Hardware, build
+from firmware_host.lights import Lights
+from firmware_host.render import Frame, Row, render
+from firmware_host.replay import ScriptError
+from firmware_host.scale import ScaleService
+from firmware_host.screen import DisplayService
+from firmware_host.session import Session
+from firmware_host.store import Store, StoreError
+from firmware_host.timers import TimerService
+from firmware_host.ui.base import Confirm, Message, Screen
+from firmware_host.ui.game import GameScreen
+from firmware_host.ui.menus import GameMenu, GameOver, MainMenu
+from games import TITLES
+from games.core import Action, Effect, Refused
+
+log = logging.getLogger(__name__)
+
+SHIFT_EVERY = 60.0
+"""Seconds between moves of the picture against burn-in."""
+SHIFTS = ((0, 0), (1, 0), (2, 0), (2, 1), (2, 2), (1, 2), (0, 2), (0, 1))
+TOAST_SECONDS = 2.5
+
+
+class Device:
+    """The running device. Build it, then ``await run()``; :meth:`stop` ends it."""
+
+    def __init__(
+        self,
+        config: Config,
+        store: Store,
+        *,
+        seed: int | None = None,
+        wall: Callable[[], float] = time.time,
+        signals_on: bool = False,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.seed = seed
+        self.wall = wall
+        self.signals_on = signals_on
+        self.session: Session | None = None
+        self.seats: dict[str, str] = {}
+        """Seat button → player name of the game in play."""
+        self.screens: list[Screen] = []
+        self.settings = {
+            "brightness": config["display"]["brightness"],
+            "sound": config["tower"]["sound"],
+        }
+        self.settings.update({k: v for k, v in store.read_doc("settings").items() if k in self.settings})
+        self.decoders = {
+            b: PressDecoder(b, config["buttons"]["long_press"], config["buttons"]["debounce"]) for b in BUTTONS
+        }
+        self.hw: Hardware | None = None
+        self.display = DisplayService(None)
+        self.lights = Lights(None)
+        self.tower_status = "ok"
+        self.scale = ScaleService(self)
+        self.timers = TimerService(self)
+        self.stop_reason: str | None = None
+        self._stopped = asyncio.Event()
+        self._toast: tuple[str, float] | None = None
+        self._dirty = False
+        self._shift = 0
+        self._dimmed = False
+        self._dim_handle: asyncio.TimerHandle | None = None
+        self._tasks: list[asyncio.Task] = []
+        self.ready = asyncio.Event()
+
+    # -- life cycle -------------------------------------------------------------------------------
+    async def run(self) -> None:
+        """Bring the hardware up, resume or show the menu, serve until :meth:`stop`."""
+        self.loop = asyncio.get_running_loop()
+        self.hw = build(
+            self.config, self._edge_from_thread, self._tower_from_thread, self.loop.time, self.loop.call_later
+        )
+        self.display = DisplayService(self.hw.display_opener)
+        self.lights = Lights(self.hw.tower, self.settings["sound"])
+        self._tasks.append(asyncio.create_task(self.display.run(), name="display"))
+        self.display.set_contrast(self.settings["brightness"])
+        if self.hw.scale is not None:
+            self.hw.scale.start(self._scale_sample_from_thread, self._scale_fault_from_thread)
+        self.screens = [MainMenu(self)]
+        self._resume()
+        for problem in self.hw.problems:
+            self.toast(problem)
+        if self.signals_on:
+            for sig in (signals.SIGTERM, signals.SIGINT):
+                self.loop.add_signal_handler(sig, self.stop, "Stopped")
+        interval = sdnotify.watchdog_interval()
+        if interval:
+            self._tasks.append(asyncio.create_task(self._feed_watchdog(interval), name="watchdog"))
+        self._tasks.append(asyncio.create_task(self._swim(), name="burn-in"))
+        self._wake()
+        self.redraw()
+        self._changed()
+        sdnotify.notify("READY=1\nSTATUS=ready")
+        self.ready.set()
+        try:
+            await self._stopped.wait()
+        finally:
+            await self._shutdown()
+
+    def stop(self, reason: str = "Stopped") -> None:
+        """End :meth:`run` cleanly (SIGTERM, the end of a script); the journal is already durable."""
+        if self.stop_reason is None:
+            self.stop_reason = reason
+        self._stopped.set()
+
+    async def _shutdown(self) -> None:
+        sdnotify.notify("STOPPING=1")
+        self.screens.append(Message(self, "tablemate", self.stop_reason or "Stopped"))
+        self._dimmed = False
+        self.display.set_contrast(self.settings["brightness"])
+        self.display.show(render(self.frame(), SHIFTS[self._shift]))
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.display.flush(), 2.0)
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(BaseException):
+                await task
+        if self._dim_handle is not None:
+            self._dim_handle.cancel()
+        self.lights.close()
+        if self.hw is not None:
+            self.hw.close()
+        if self.signals_on:
+            for sig in (signals.SIGTERM, signals.SIGINT):
+                self.loop.remove_signal_handler(sig)
+
+    async def _feed_watchdog(self, interval: float) -> None:
+        while True:
+            sdnotify.notify("WATCHDOG=1")
+            await asyncio.sleep(interval)
+
+    def _resume(self) -> None:
+        try:
+            session = Session.resume(self.store, self.wall)
+        except (StoreError, ScriptError) as exc:
+            log.error("cannot resume: %s", exc)
+            self.push(Message(self, "Cannot resume", str(exc), on_ok=self.home))
+            return
+        if session is not None:
+            self._enter(session)
+            if session.skipped:
+                self.toast(session.skipped)
+
+    # -- the one door in from other threads ---------------------------------------------------------
+    def post(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn(*args)`` on the loop; the only way driver threads reach the device."""
+        self.loop.call_soon_threadsafe(fn, *args)
+
+    def _edge_from_thread(self, button: str, pressed: bool, t: float) -> None:
+        self.post(self._edge, button, pressed, t)
+
+    def _tower_from_thread(self, status: str, detail: str | None) -> None:
+        self.post(self._tower_status, status, detail)
+
+    def _scale_sample_from_thread(self, t: float, raw: int) -> None:
+        self.post(self.scale.sample, t, raw)
+
+    def _scale_fault_from_thread(self, reason: str) -> None:
+        self.post(self.scale.on_fault, reason)
+
+    # -- input --------------------------------------------------------------------------------------
+    def _edge(self, button: str, pressed: bool, t: float) -> None:
+        press = self.decoders[button].edge(pressed, t)
+        if pressed:
+            self._wake()
+        if press is not None:
+            self.handle(press)
+
+    def handle(self, press: Press) -> None:
+        """One finished press, to the screen on top."""
+        self._wake()
+        if self.screens:
+            self.screens[-1].press(press)
+        self.redraw()
+
+    def _tower_status(self, status: str, detail: str | None) -> None:
+        if status != self.tower_status:
+            self.tower_status = status
+            if status == "lost":
+                self.toast("Tower unplugged")
+            self.redraw()
+
+    # -- games ------------------------------------------------------------------------------------------
+    def start_game(
+        self,
+        game: str,
+        seats: list[str],
+        start: str | None = None,
+        options: dict[str, Any] | None = None,
+        names: dict[str, str] | None = None,
+    ) -> bool:
+        """Start a game with the players of ``seats`` (``start``: the seat that begins, else random).
+
+        An unfinished game is ended early first. Seat order is the clockwise order; the list of
+        players is turned so the starting seat comes first.
+        """
+        if not seats:
+            self.refuse("no seats in play")
+            return False
+        names = names or {s: self.config.seat_name(s) for s in seats}
+        order = list(seats)
+        if start is None:
+            start = order[(self.seed if self.seed is not None else int(self.wall() * 1000)) % len(order)]
+        if start in order:
+            i = order.index(start)
+            order = order[i:] + order[:i]
+        options = {**self.config.games.get(game, {}), **(options or {})}
+        if self.session is not None:
+            self.end_early()
+        try:
+            session = Session.start(self.store, game, [names[s] for s in order], options, self.seed, self.wall)
+        except ScriptError as exc:
+            self.refuse(str(exc))
+            return False
+        session.note("meta", {"seats": {s: names[s] for s in seats}})
+        self._enter(session)
+        self._changed()
+        return True
+
+    def start_named(self, game: str, names: list[str]) -> bool:
+        """Start ``game`` with these players on seats p1, p2… in order (the script's ``start``)."""
+        if len(names) > 6:
+            self.refuse("at most 6 seats")
+            return False
+        seats = [f"p{i + 1}" for i in range(len(names))]
+        return self.start_game(game, seats, seats[0] if seats else None, None, dict(zip(seats, names, strict=True)))
+
+    def _enter(self, session: Session) -> None:
+        self.session = session
+        meta = session.journal.last("meta") or {}
+        seats = (meta.get("meta") or {}).get("seats")
+        if not seats:
+            seats = {f"p{i + 1}": p for i, p in enumerate(session.base.players)}
+        self.seats = dict(seats)
+        self.screens = [MainMenu(self), GameScreen(self)]
+        self.redraw()
+
+    def player_of(self, button: str) -> str | None:
+        """The player at a seat button, in the game in play."""
+        return self.seats.get(button)
+
+    def apply(self, action: Action) -> bool:
+        """Hand one action to the game: checked, journaled, then shown. False when refused."""
+        if self.session is None:
+            self.toast("No game in play")
+            return False
+        try:
+            effects = self.session.apply(action)
+        except Refused as exc:
+            self.refuse(str(exc))
+            return False
+        self._play(effects)
+        self._after_change()
+        return True
+
+    def refuse(self, reason: str) -> None:
+        """Show why an action was refused, with the tower's refusal signal."""
+        self.toast(reason)
+        self.lights.signal("refused")
+
+    def _play(self, effects: list[Effect]) -> None:
+        for effect in effects:
+            if effect.kind == "signal":
+                self.lights.signal(effect.value)
+            elif effect.kind == "say":
+                self.toast(effect.value)
+
+    def _after_change(self) -> None:
+        session = self.session
+        assert session is not None
+        if session.over:
+            entry = session.finish("over", self._history_extra())
+            self.session = None
+            self.screens = [MainMenu(self), GameOver(self, entry)]
+        else:
+            top = self._game_screen()
+            if top is not None:
+                top.reset()
+        self._changed()
+        self.redraw()
+
+    def _history_extra(self) -> dict[str, Any]:
+        return self.timers.history_extra()
+
+    def _game_screen(self) -> GameScreen | None:
+        return next((s for s in self.screens if isinstance(s, GameScreen)), None)
+
+    def _changed(self) -> None:
+        self.timers.changed()
+        top = self.screens[-1] if self.screens else None
+        self.lights.set_mood(top.mood if top else "idle")
+
+    def ask_undo(self) -> None:
+        """Ask the table to confirm undoing the last action."""
+        if self.session is None or not self.session.actions:
+            self.toast("Nothing to undo")
+            return
+        self.push(Confirm(self, "Undo", "Take back the last action?", self.undo))
+
+    def undo(self) -> bool:
+        """Take back the last action (replays one action fewer)."""
+        if self.session is None or not self.session.undo():
+            return False
+        self.toast("Undone")
+        screen = self._game_screen()
+        if screen is not None:
+            screen.reset()
+        self._changed()
+        self.redraw()
+        return True
+
+    def end_early(self) -> None:
+        """End the game in play now; it goes to the history as ended early."""
+        if self.session is None:
+            return
+        entry = self.session.finish("abandoned", self._history_extra())
+        self.session = None
+        self.screens = [MainMenu(self), GameOver(self, entry)]
+        self._changed()
+        self.redraw()
+
+    def open_game_menu(self) -> None:
+        """The in-game menu."""
+        self.push(GameMenu(self))
+
+    # -- screens ------------------------------------------------------------------------------------------
+    def push(self, screen: Screen) -> None:
+        """Show ``screen`` on top."""
+        self.screens.append(screen)
+        self._screen_changed()
+
+    def pop(self) -> None:
+        """Leave the screen on top."""
+        if len(self.screens) > 1:
+            self.screens.pop()
+        self._screen_changed()
+
+    def home(self) -> None:
+        """Back to the game in play, or the main menu."""
+        self.screens = [MainMenu(self)]
+        if self.session is not None:
+            self.screens.append(GameScreen(self))
+        self._screen_changed()
+
+    def _screen_changed(self) -> None:
+        if self.screens:
+            self.screens[-1].shown()
+            self.lights.set_mood(self.screens[-1].mood)
+        self.redraw()
+
+    def toast(self, text: str, seconds: float = TOAST_SECONDS) -> None:
+        """Show ``text`` for a moment over the bottom line."""
+        loop = asyncio.get_running_loop()
+        self._toast = (text, loop.time() + seconds)
+        loop.call_later(seconds + 0.01, self.redraw)
+        self.redraw()
+
+    def toast_text(self) -> str | None:
+        """The toast showing now, if any."""
+        if self._toast and self._toast[1] > asyncio.get_running_loop().time():
+            return self._toast[0]
+        return None
+
+    def title_note(self) -> str:
+        """Marks for the title bar: parts that are degraded."""
+        marks = []
+        if self.tower_status == "lost":
+            marks.append("T!")
+        if self.scale.fault:
+            marks.append("S!")
+        return " ".join(marks)
+
+    def time_bar(self) -> float | None:
+        """The turn timer's remaining fraction, for the bar beside the scores."""
+        return self.timers.time_bar()
+
+    def scale_line(self) -> str:
+        """The scale reading for the self-test screen."""
+        if self.hw is None or self.hw.scale is None:
+            return "Scale: none"
+        return self.scale.line()
+
+    def frame(self) -> Frame:
+        """The frame of the screen on top."""
+        if not self.screens:
+            return Frame("tablemate", (Row.of("Starting"),))
+        frame = self.screens[-1].frame()
+        toast = self.toast_text()
+        if toast and not isinstance(self.screens[-1], GameScreen):
+            rows = list(frame.rows) + [Row.of()] * (6 - len(frame.rows))
+            frame = Frame(frame.title, (*rows[:5], Row.of(toast, invert=True)), frame.title_right, frame.bar)
+        return frame
+
+    # -- drawing, dimming, burn-in ------------------------------------------------------------------
+    def redraw(self) -> None:
+        """Draw the screen soon (several changes in one loop turn draw once)."""
+        if not self._dirty:
+            self._dirty = True
+            asyncio.get_running_loop().call_soon(self._draw)
+
+    def _draw(self) -> None:
+        self._dirty = False
+        self.display.show(render(self.frame(), SHIFTS[self._shift]))
+
+    async def flush(self) -> None:
+        """Wait until the current frame is on the display."""
+        await asyncio.sleep(0)
+        if self._dirty:
+            self._draw()
+        await self.display.flush()
+
+    async def _swim(self) -> None:
+        while True:
+            await asyncio.sleep(SHIFT_EVERY)
+            self._shift = (self._shift + 1) % len(SHIFTS)
+            self.redraw()
+
+    def _wake(self) -> None:
+        if self._dimmed:
+            self._dimmed = False
+            self.display.set_contrast(self.settings["brightness"])
+        if self._dim_handle is not None:
+            self._dim_handle.cancel()
+        self._dim_handle = asyncio.get_running_loop().call_later(self.config["display"]["dim_after"], self._dim)
+
+    def _dim(self) -> None:
+        self._dimmed = True
+        self.display.set_contrast(self.config["display"]["dim_brightness"])
+
+    @property
+    def dimmed(self) -> bool:
+        """Whether the screen is dimmed for being idle."""
+        return self._dimmed
+
+    def change_setting(self, key: str, value: Any) -> None:
+        """Change and save one setting of the settings menu."""
+        self.settings[key] = value
+        saved = self.store.read_doc("settings")
+        saved[key] = value
+        self.store.write_doc("settings", saved)
+        if key == "brightness" and not self._dimmed:
+            self.display.set_contrast(value)
+        if key == "sound":
+            self.lights.set_sound(value)
+        self.redraw()
+
+
+def title_of(game: str) -> str:
+    """A game's screen title."""
+    return TITLES.get(game, game)

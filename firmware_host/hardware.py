@@ -1,0 +1,109 @@
+"""Builds the drivers the configuration names, real or simulated, and notes what is missing.
+
+The one place where configuration meets hardware. A part that fails to open is left out and
+reported; the device runs on without it (a game needs only the buttons and a screen, and even a
+missing screen leaves the tower and the journal working).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from drivers.buttons import ButtonPanel, EdgeHandler
+from drivers.display import open_display
+from drivers.scale import Scale
+from drivers.tower import StatusHandler, Tower
+from firmware_host.config import BUTTONS, Config
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Hardware:
+    """The device's drivers; any of them may be ``None`` when absent or broken."""
+
+    buttons: ButtonPanel | None
+    display_opener: Callable[[], Any] | None
+    tower: Tower | None
+    scale: Scale | None
+    problems: list[str] = field(default_factory=list)
+
+    def close(self) -> None:
+        """Release every driver (the tower is closed by the lights service)."""
+        if self.buttons is not None:
+            self.buttons.close()
+        if self.scale is not None:
+            self.scale.close()
+
+
+def build(
+    config: Config,
+    on_edge: EdgeHandler,
+    on_tower_status: StatusHandler,
+    clock: Callable[[], float],
+    call_later: Callable[[float, Callable[[], None]], Any],
+) -> Hardware:
+    """Open every part the configuration names. Callbacks may come from driver threads."""
+    problems: list[str] = []
+    pins = {b: config["buttons"][b] for b in BUTTONS}
+    buttons: ButtonPanel | None
+    try:
+        if config["buttons"]["backend"] == "sim":
+            buttons = ButtonPanel.simulated(pins, on_edge, clock)
+        else:
+            buttons = ButtonPanel(pins, on_edge, clock)
+    except Exception as exc:  # gpiozero raises many kinds: no pin factory, pin in use…
+        log.error("buttons unavailable: %s", exc)
+        problems.append(f"buttons: {exc}")
+        buttons = None
+
+    d = config["display"]
+    opener = None
+    if d["kind"] != "none":
+
+        def opener() -> Any:
+            return open_display(d["kind"], d["i2c_port"], d["address"], d["rotation"])
+
+    tower = _tower(config, on_tower_status, problems)
+    scale = _scale(config, clock, call_later, problems)
+    return Hardware(buttons, opener, tower, scale, problems)
+
+
+def _tower(config: Config, on_status: StatusHandler, problems: list[str]) -> Tower | None:
+    t = config["tower"]
+    try:
+        if t["backend"] == "serial":
+            from drivers.tower.usb import UsbTower
+
+            return UsbTower(t["port"], on_status)
+        if t["backend"] == "gpio":
+            from drivers.tower.gpio import GpioTower
+
+            return GpioTower(t["red"], t["yellow"], t["green"], t["buzzer"], t["bar"])
+        if t["backend"] == "sim":
+            from drivers.tower.sim import SimTower
+
+            return SimTower()
+    except Exception as exc:
+        log.error("tower unavailable: %s", exc)
+        problems.append(f"tower: {exc}")
+    return None
+
+
+def _scale(
+    config: Config,
+    clock: Callable[[], float],
+    call_later: Callable[[float, Callable[[], None]], Any],
+    problems: list[str],
+) -> Scale | None:
+    s = config["scale"]
+    if s["backend"] == "sim":
+        from drivers.scale.sim import SimScale
+
+        return SimScale(call_later, clock, s["sps"])
+    if s["backend"] == "hx711":
+        problems.append("scale: the HX711 driver is not built yet")
+    return None

@@ -1,0 +1,156 @@
+"""The game in play: engine, state and journal, and the one function every action goes through.
+
+:meth:`Session.apply` is the single door for actions, whatever brought them (a button, the scale,
+a turn timer, a script line): the engine checks the action, the journal makes it durable, and only
+then does the new state (and its effects) become visible.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any
+
+from firmware_host.journal import Journal
+from firmware_host.replay import Script
+from firmware_host.store import Store
+from games.core import Action, Effect, Engine, Prompt, Refused, View
+
+
+class Session:
+    """One game on the device, journaled in a :class:`~firmware_host.store.Store`."""
+
+    def __init__(self, store: Store, journal: Journal, wall: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.journal = journal
+        self.wall = wall
+        header = journal.header
+        self.base = Script(header["game"], list(header["players"]), header["seed"], dict(header.get("options", {})))
+        self.engine: Engine
+        self.engine, self._start = self.base.start()
+        self.actions: list[Action] = []
+        self.state: Any = self._start
+        self.skipped: str | None = None
+        """Why replaying the journal stopped early (an action the engine now refuses), if it did."""
+        self._rebuild(journal.actions())
+
+    # -- making one ---------------------------------------------------------------------------
+    @classmethod
+    def start(
+        cls,
+        store: Store,
+        game: str,
+        players: list[str],
+        options: dict[str, Any] | None = None,
+        seed: int | None = None,
+        wall: Callable[[], float] = time.time,
+    ) -> Session:
+        """Start and journal a new game; raises ScriptError for a game it cannot start."""
+        seed = secrets.randbits(31) if seed is None else seed
+        script = Script(game, list(players), seed, dict(options or {}))
+        script.start()  # validate before anything is written
+        now = wall()
+        header = {
+            "id": time.strftime("%Y%m%dT%H%M%S", time.gmtime(now)) + f"-{secrets.token_hex(3)}",
+            "game": game,
+            "players": list(players),
+            "seed": seed,
+            "options": dict(options or {}),
+            "started": now,
+        }
+        return cls(store, store.new_game(header), wall)
+
+    @classmethod
+    def resume(cls, store: Store, wall: Callable[[], float] = time.time) -> Session | None:
+        """The unfinished game of ``store``, exactly as it was, or ``None``."""
+        journal = store.open_game()
+        if journal is None:
+            return None
+        session = cls(store, journal, wall)
+        if journal.ended:  # ended, but the power went before it was filed
+            end = journal.last("end") or {}
+            session._file(journal.ended, end.get("t", wall()), end.get("extra", {}))
+            return None
+        return session
+
+    def _rebuild(self, actions: list[Action]) -> None:
+        state = self._start
+        kept: list[Action] = []
+        self.skipped = None
+        for index, action in enumerate(actions):
+            try:
+                state, _ = self.engine.apply(state, action)
+            except Refused as exc:
+                self.skipped = f"action {index} refused on resume: {exc}"
+                break
+            kept.append(action)
+        self.state, self.actions = state, kept
+
+    # -- the door -----------------------------------------------------------------------------
+    def apply(self, action: Action) -> list[Effect]:
+        """Check, journal durably, then make ``action`` visible; raises Refused."""
+        state, effects = self.engine.apply(self.state, action)
+        self.journal.append({"a": action, "t": self.wall()})
+        self.state = state
+        self.actions.append(action)
+        return effects
+
+    def undo(self) -> bool:
+        """Take the last action back (replaying one action fewer); False when there is none."""
+        if not self.actions:
+            return False
+        self.journal.append({"undo": 1, "t": self.wall()})
+        self._rebuild(self.actions[:-1])
+        return True
+
+    def note(self, key: str, value: dict[str, Any]) -> None:
+        """Journal runtime bookkeeping the engine never sees (``draft``, ``meta``)."""
+        self.journal.append({key: value, "t": self.wall()})
+
+    def finish(self, reason: str = "over", extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        """End the game (``"over"`` or ``"abandoned"``), file it in the history, return the entry."""
+        now = self.wall()
+        self.journal.append({"end": reason, "t": now, "extra": extra or {}})
+        return self._file(reason, now, extra or {})
+
+    def _file(self, reason: str, now: float, extra: dict[str, Any]) -> dict[str, Any]:
+        summary = self.summary
+        started = self.journal.header.get("started", now)
+        entry = {
+            "id": self.journal.header.get("id"),
+            "game": self.base.game,
+            "started": started,
+            "ended": now,
+            "duration_s": round(now - started, 1),
+            "players": list(summary["players"]),
+            "scores": summary["scores"],
+            "winners": summary["winners"] if reason == "over" else [],
+            "reason": reason,
+        }
+        entry.update(extra)
+        self.store.archive(self.journal, entry)
+        return entry
+
+    # -- reading ------------------------------------------------------------------------------
+    @property
+    def over(self) -> bool:
+        """Whether the rules say the game is finished."""
+        return bool(self.state.over)
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The replay summary of the current state."""
+        return self.engine.summary(self.state)
+
+    def script(self) -> Script:
+        """The replay SCRIPT that rebuilds this game."""
+        return Script(self.base.game, self.base.players, self.base.seed, self.base.options, list(self.actions))
+
+    def prompt(self) -> Prompt | None:
+        """What the game waits for."""
+        return self.engine.prompt(self.state)
+
+    def view(self) -> View:
+        """What the screen shows of the game."""
+        return self.engine.view(self.state)

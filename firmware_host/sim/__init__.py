@@ -1,0 +1,1 @@
+"""The simulator: the device on simulated hardware, in a terminal or fed by a script."""

@@ -1,0 +1,232 @@
+"""``tablemate sim --script FILE``: the device on simulated hardware, fed by a script.
+
+One command a line (``shared/contract.md``)::
+
+    start GAME NAME...      start a game with these players (seats p1, p2… in order)
+    press BUTTON            a short press (p1..p6, prev, next, ok, back)
+    hold BUTTON SECONDS     a long press
+    wait SECONDS            let the device run that long
+    grams DELTA             change the simulated scale's load by DELTA grams
+    action JSON             hand the game one replay action, as if entered on the buttons
+    snap LABEL              write the display's frame to DIR/LABEL.png
+
+The whole script is checked before anything runs; a bad line stops it with exit status 2 and one
+line naming it. The session runs on virtual time: ``wait 600`` takes no real time, and every
+timer due in those ten minutes fires in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from firmware_host.config import BUTTONS, Config
+from firmware_host.device import Device
+from firmware_host.store import Store
+from firmware_host.vtime import run_virtual
+from games import ENGINES, TITLES
+
+PRESS_SECONDS = 0.1
+"""How long a scripted short press holds the button down."""
+SETTLE_SECONDS = 0.05
+"""Pause after each scripted press, as a person's finger would."""
+
+_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+class SimScriptError(ValueError):
+    """A script line that cannot run: says which line and why."""
+
+
+@dataclass
+class Command:
+    """One parsed script line."""
+
+    line: int
+    verb: str
+    args: tuple[Any, ...]
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not value >= 0 or value == float("inf"):
+        raise ValueError
+    return value
+
+
+def parse_line(number: int, text: str) -> Command | None:
+    """One line of a script, checked; ``None`` for blanks and comments."""
+    stripped = text.strip()
+    if not stripped or stripped.startswith("#"):
+        return None
+    verb, _, rest = stripped.partition(" ")
+    rest = rest.strip()
+    args = rest.split()
+    try:
+        if verb == "start":
+            if len(args) < 2:
+                raise SimScriptError("start needs a game and at least one player name")
+            if args[0] not in TITLES:
+                raise SimScriptError(f"unknown game {args[0]!r} (known: {', '.join(TITLES)})")
+            if args[0] not in ENGINES:
+                raise SimScriptError(f"game {args[0]!r} is not available yet")
+            return Command(number, verb, (args[0], tuple(args[1:])))
+        if verb == "press":
+            if len(args) != 1 or args[0] not in BUTTONS:
+                raise SimScriptError(f"press needs one button of {', '.join(BUTTONS)}")
+            return Command(number, verb, (args[0],))
+        if verb == "hold":
+            if len(args) != 2 or args[0] not in BUTTONS:
+                raise SimScriptError("hold needs a button and seconds, like: hold back 1.5")
+            return Command(number, verb, (args[0], _seconds(args[1])))
+        if verb == "wait":
+            if len(args) != 1:
+                raise SimScriptError("wait needs seconds, like: wait 2.5")
+            return Command(number, verb, (_seconds(args[0]),))
+        if verb == "grams":
+            if len(args) != 1:
+                raise SimScriptError("grams needs a change in grams, like: grams 5 or grams -12.5")
+            delta = float(args[0])
+            if delta != delta or abs(delta) == float("inf"):
+                raise ValueError
+            return Command(number, verb, (delta,))
+        if verb == "action":
+            try:
+                action = json.loads(rest)
+            except json.JSONDecodeError as exc:
+                raise SimScriptError(f"action needs a JSON object: {exc.msg}") from None
+            if not isinstance(action, dict):
+                raise SimScriptError("action needs a JSON object")
+            return Command(number, verb, (action,))
+        if verb == "snap":
+            if len(args) != 1 or not _LABEL.match(args[0]):
+                raise SimScriptError("snap needs one label of letters, digits, '.', '_' or '-'")
+            return Command(number, verb, (args[0],))
+    except ValueError as exc:
+        if isinstance(exc, SimScriptError):
+            raise SimScriptError(f"line {number}: {exc}") from None
+        raise SimScriptError(f"line {number}: {verb}: bad number {rest!r}") from None
+    raise SimScriptError(f"line {number}: unknown command {verb!r}")
+
+
+def parse(text: str) -> list[Command]:
+    """Every command of a script; raises :class:`SimScriptError` at the first bad line."""
+    commands = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        command = parse_line(number, line)
+        if command is not None:
+            commands.append(command)
+    return commands
+
+
+def load(path: Path) -> list[Command]:
+    """Read and parse a script file; errors name the file and line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SimScriptError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        return parse(text)
+    except SimScriptError as exc:
+        raise SimScriptError(f"{path}: {exc}") from None
+
+
+class ScriptRunner:
+    """Plays parsed commands into a running :class:`Device` on simulated hardware."""
+
+    def __init__(self, device: Device, frames: Path | None) -> None:
+        self.device = device
+        self.frames = frames
+        self.handlers: dict[str, Callable[..., Awaitable[None]]] = {
+            "start": self.start,
+            "press": self.press,
+            "hold": self.hold,
+            "wait": self.wait,
+            "grams": self.grams,
+            "action": self.action,
+            "snap": self.snap,
+        }
+
+    async def run(self, commands: list[Command]) -> None:
+        """Run every command in order."""
+        for command in commands:
+            await self.handlers[command.verb](*command.args)
+            await asyncio.sleep(0)
+
+    async def start(self, game: str, names: tuple[str, ...]) -> None:
+        """``start GAME NAME...``: a new game, as the menu would start it."""
+        self.device.start_named(game, list(names))
+
+    async def hold(self, button: str, seconds: float) -> None:
+        """``hold BUTTON SECONDS``: press, keep down, release."""
+        buttons = self.device.hw.buttons if self.device.hw else None
+        if buttons is None:
+            return
+        buttons.press(button)
+        await asyncio.sleep(seconds)
+        buttons.release(button)
+        await asyncio.sleep(SETTLE_SECONDS)
+
+    async def press(self, button: str) -> None:
+        """``press BUTTON``: a short press."""
+        await self.hold(button, PRESS_SECONDS)
+
+    async def wait(self, seconds: float) -> None:
+        """``wait SECONDS``: let the device run."""
+        await asyncio.sleep(seconds)
+
+    async def grams(self, delta: float) -> None:
+        """``grams DELTA``: change the simulated load."""
+        scale = self.device.hw.scale if self.device.hw else None
+        if scale is not None and hasattr(scale, "grams"):
+            scale.grams += delta
+
+    async def action(self, action: dict[str, Any]) -> None:
+        """``action JSON``: one replay action, as from the buttons."""
+        self.device.apply(action)
+
+    async def snap(self, label: str) -> None:
+        """``snap LABEL``: save the frame on the display."""
+        await self.device.flush()
+        if self.frames is None:
+            return
+        image = self.device.display.shown
+        if image is not None:
+            self.frames.mkdir(parents=True, exist_ok=True)
+            image.save(self.frames / f"{label}.png")
+
+
+def run_script(
+    config: Config,
+    store: Store,
+    commands: list[Command],
+    frames: Path | None,
+    seed: int | None = None,
+) -> Device:
+    """Run a parsed script on virtual time, then stop the device as SIGTERM would."""
+    base = time.time()
+
+    async def main() -> Device:
+        loop = asyncio.get_running_loop()
+        device = Device(config.with_sim(), store, seed=seed, wall=lambda: base + loop.time())
+        task = asyncio.create_task(device.run())
+        ready = asyncio.create_task(device.ready.wait())
+        await asyncio.wait([task, ready], return_when=asyncio.FIRST_COMPLETED)
+        if task.done():
+            ready.cancel()
+            task.result()  # raises what stopped the device
+            return device
+        try:
+            await ScriptRunner(device, frames).run(commands)
+        finally:
+            device.stop("Stopped")
+            await task
+        return device
+
+    return run_virtual(main)

@@ -1,0 +1,1 @@
+"""The screens of the device: menus, the game screen, dialogs."""

@@ -1,0 +1,166 @@
+"""Screens: what the buttons do and what the OLED shows, one screen at a time.
+
+The device keeps a stack of screens; the top one gets every press and draws the frame. Buttons,
+everywhere the same:
+
+- ``prev`` / ``next`` move the highlight, ``ok`` picks, ``back`` goes back (a long ``back`` in a
+  game asks to undo the last action);
+- a seat button acts for its player: a short press moves that player's highlight (or changes
+  their answer), a long press picks (or locks their answer in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from drivers.buttons import Press
+from firmware_host.config import SEATS
+from firmware_host.render import ROWS, Frame, Row, wrap
+
+if TYPE_CHECKING:
+    from firmware_host.device import Device
+
+
+class Screen:
+    """One screen of the device."""
+
+    mood = "idle"
+    """The tower's lasting light while this screen shows."""
+
+    def __init__(self, dev: Device) -> None:
+        self.dev = dev
+
+    def press(self, press: Press) -> None:
+        """Handle one button press."""
+
+    def frame(self) -> Frame:
+        """What the OLED shows."""
+        return Frame("tablemate")
+
+    def shown(self) -> None:
+        """Called when the screen comes (back) to the top of the stack."""
+
+
+def is_seat(press: Press) -> bool:
+    """Whether a press came from a seat button."""
+    return press.button in SEATS
+
+
+@dataclass
+class Item:
+    """A line of a :class:`ListScreen`: its label, what ok does, and a right-aligned note."""
+
+    label: str
+    pick: Callable[[], None]
+    note: str = ""
+
+
+class ListScreen(Screen):
+    """A scrolling list: prev/next (or a seat's short press) move, ok (or a long press) picks."""
+
+    def __init__(
+        self,
+        dev: Device,
+        title: str,
+        items: Callable[[], Sequence[Item]] | Sequence[Item],
+        on_back: Callable[[], None] | None = None,
+        hint: str = "ok pick  back",
+    ) -> None:
+        super().__init__(dev)
+        self.title = title
+        self._items = items
+        self.on_back = on_back
+        self.hint = hint
+        self.index = 0
+
+    def items(self) -> Sequence[Item]:
+        """The current items (a callable is asked again on every draw)."""
+        return self._items() if callable(self._items) else self._items
+
+    def press(self, press: Press) -> None:
+        items = self.items()
+        if not items:
+            if press.button == "back" and self.on_back:
+                self.on_back()
+            return
+        self.index %= len(items)
+        if press.button == "next" or (is_seat(press) and not press.long):
+            self.index = (self.index + 1) % len(items)
+        elif press.button == "prev":
+            self.index = (self.index - 1) % len(items)
+        elif press.button == "ok" or (is_seat(press) and press.long):
+            items[self.index].pick()
+        elif press.button == "back":
+            (self.on_back or self.dev.pop)()
+
+    def frame(self) -> Frame:
+        items = self.items()
+        room = ROWS - 1
+        if items:
+            self.index %= len(items)
+        first = max(0, min(self.index - room // 2, len(items) - room))
+        rows = [
+            Row.of(item.label, item.note, invert=(first + i == self.index))
+            for i, item in enumerate(items[first : first + room])
+        ]
+        rows += [Row.of()] * (room - len(rows))
+        rows.append(Row.of(self.hint))
+        position = f"{self.index + 1}/{len(items)}" if len(items) > room else ""
+        return Frame(self.title, tuple(rows), position)
+
+
+class Confirm(Screen):
+    """A yes/no question: ok (or a long seat press) says yes, back says no."""
+
+    def __init__(self, dev: Device, title: str, question: str, on_yes: Callable[[], None]) -> None:
+        super().__init__(dev)
+        self.title = title
+        self.question = question
+        self.on_yes = on_yes
+
+    def press(self, press: Press) -> None:
+        if press.button == "ok" or (is_seat(press) and press.long):
+            self.dev.pop()
+            self.on_yes()
+        elif press.button == "back":
+            self.dev.pop()
+
+    def frame(self) -> Frame:
+        lines = wrap(self.question)[: ROWS - 1]
+        rows = [Row.of(line) for line in lines]
+        rows += [Row.of()] * (ROWS - 1 - len(rows))
+        rows.append(Row.of("ok: yes    back: no", invert=True))
+        return Frame(self.title, tuple(rows))
+
+
+class Message(Screen):
+    """A text to read (an error, a result); ok or back leaves it, if leaving is allowed."""
+
+    def __init__(
+        self,
+        dev: Device,
+        title: str,
+        text: str,
+        on_ok: Callable[[], None] | None = None,
+        mood: str = "idle",
+    ) -> None:
+        super().__init__(dev)
+        self.title = title
+        self.text = text
+        self.on_ok = on_ok
+        self.mood = mood
+
+    def press(self, press: Press) -> None:
+        if self.on_ok and press.button in ("ok", "back"):
+            self.on_ok()
+
+    def frame(self) -> Frame:
+        lines = wrap(self.text)
+        room = ROWS - (1 if self.on_ok else 0)
+        rows = [Row.of(line) for line in lines[:room]]
+        if self.on_ok:
+            rows += [Row.of()] * (room - len(rows))
+            rows.append(Row.of("ok: continue"))
+        return Frame(self.title, tuple(rows))

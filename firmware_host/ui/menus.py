@@ -1,0 +1,262 @@
+"""The device's menus: main menu, new game, game menu, settings, history, self-test, game over."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from drivers.buttons import Press
+from drivers.tower import BLINK, DARK, ON, TowerState
+from firmware_host.config import BUTTONS, SEATS
+from firmware_host.render import ROWS, Frame, Row
+from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, is_seat
+from games import ENGINES, TITLES, get_engine
+
+if TYPE_CHECKING:
+    from firmware_host.device import Device
+
+
+class MainMenu(ListScreen):
+    """The menu the device boots into when no game is unfinished."""
+
+    def __init__(self, dev: Device) -> None:
+        super().__init__(dev, "tablemate", self._entries, on_back=lambda: None, hint="ok: pick")
+
+    def _entries(self) -> list[Item]:
+        dev = self.dev
+        return [
+            Item("New game", lambda: dev.push(ChooseGame(dev))),
+            Item("History", lambda: dev.push(HistoryScreen(dev))),
+            Item("Settings", lambda: dev.push(SettingsScreen(dev))),
+            Item("Self-test", lambda: dev.push(SelfTest(dev))),
+        ]
+
+
+class ChooseGame(ListScreen):
+    """Step 1 of a new game: which game."""
+
+    def __init__(self, dev: Device) -> None:
+        items = [Item(TITLES[g], lambda g=g: dev.push(ChooseSeats(dev, g))) for g in TITLES if g in ENGINES]
+        super().__init__(dev, "New game", items)
+
+
+class ChooseSeats(Screen):
+    """Step 2: which seats play. Seat buttons toggle their seat; ok goes on."""
+
+    def __init__(self, dev: Device, game: str) -> None:
+        super().__init__(dev)
+        self.game = game
+        self.engine = get_engine(game)
+        configured = dev.config["table"]["seats"]
+        self.seats: list[str] = [s for s in SEATS if s in configured]
+
+    def _count_ok(self) -> bool:
+        top = self.engine.max_players
+        return self.engine.min_players <= len(self.seats) and (top is None or len(self.seats) <= top)
+
+    def press(self, press: Press) -> None:
+        if is_seat(press):
+            if press.button in self.seats:
+                self.seats.remove(press.button)
+            else:
+                self.seats = [s for s in SEATS if s in self.seats or s == press.button]
+        elif press.button == "ok":
+            if self._count_ok():
+                self.dev.push(ChooseStart(self.dev, self.game, self.seats))
+            else:
+                top = self.engine.max_players
+                self.dev.toast(f"{self.engine.min_players}-{top or 'any'} players")
+        elif press.button == "back":
+            self.dev.pop()
+
+    def frame(self) -> Frame:
+        cells = [f"[{'x' if s in self.seats else ' '}] {self.dev.config.seat_name(s)}" for s in SEATS]
+        rows = [Row((cells[i], cells[i + 1])) for i in range(0, 6, 2)]
+        rows += [Row.of(f"{len(self.seats)} players"), Row.of("seat btn: in/out"), Row.of("ok: next  back")]
+        return Frame(TITLES[self.game], tuple(rows), "seats")
+
+
+class ChooseStart(ListScreen):
+    """Step 3: who starts — at random, or a seat (its button picks it directly)."""
+
+    def __init__(self, dev: Device, game: str, seats: list[str]) -> None:
+        self.game, self.seats = game, seats
+        items = [Item("Random", lambda: self._go(None))]
+        items += [Item(dev.config.seat_name(s), lambda s=s: self._go(s)) for s in seats]
+        super().__init__(dev, "Who starts?", items)
+
+    def press(self, press: Press) -> None:
+        if is_seat(press):
+            if press.button in self.seats:
+                self._go(press.button)
+            return
+        super().press(press)
+
+    def _go(self, seat: str | None) -> None:
+        engine = get_engine(self.game)
+        specs = getattr(engine, "menu_options", ())
+        if specs:
+            self.dev.push(ChooseOptions(self.dev, self.game, self.seats, seat, specs))
+        else:
+            self.dev.start_game(self.game, self.seats, seat, {})
+
+
+class ChooseOptions(ListScreen):
+    """Step 4 (games that have options): each line cycles its choices; the last line starts."""
+
+    def __init__(self, dev: Device, game: str, seats: list[str], start: str | None, specs: Any) -> None:
+        self.game, self.seats, self.start, self.specs = game, seats, start, specs
+        preset = dev.config.games.get(game, {})
+        self.values = {key: preset.get(key, choices[0][1]) for key, _, choices in specs}
+        super().__init__(dev, "Options", self._entries)
+
+    def _entries(self) -> list[Item]:
+        items = []
+        for key, label, choices in self.specs:
+            current = next((name for name, value in choices if value == self.values[key]), "?")
+            items.append(Item(label, lambda k=key, c=choices: self._cycle(k, c), current))
+        items.append(Item("Start game", lambda: self.dev.start_game(self.game, self.seats, self.start, self.values)))
+        return items
+
+    def _cycle(self, key: str, choices: Any) -> None:
+        values = [value for _, value in choices]
+        i = values.index(self.values[key]) if self.values[key] in values else -1
+        self.values[key] = values[(i + 1) % len(values)]
+
+
+class GameMenu(ListScreen):
+    """The menu of a game in play (a short ``back`` at the top of a prompt)."""
+
+    def __init__(self, dev: Device) -> None:
+        super().__init__(dev, "Game menu", self._entries)
+
+    def _entries(self) -> list[Item]:
+        dev = self.dev
+        items = [Item("Continue", dev.pop), Item("Undo last action", dev.ask_undo)]
+        session = dev.session
+        if session is not None:
+            for option in session.engine.anytime(session.state):
+                if option.action is not None:
+                    items.append(Item(option.label, lambda a=option.action: (dev.pop(), dev.apply(a))))
+        items += [
+            Item("Settings", lambda: dev.push(SettingsScreen(dev))),
+            Item("Self-test", lambda: dev.push(SelfTest(dev))),
+            Item("End game early", self._end),
+        ]
+        return items
+
+    def _end(self) -> None:
+        question = "End this game now? It goes to the history as ended early."
+        self.dev.push(Confirm(self.dev, "End game", question, self.dev.end_early))
+
+
+class GameOver(Screen):
+    """The final ranking of a finished game; ok goes back to the main menu."""
+
+    mood = "over"
+
+    def __init__(self, dev: Device, entry: dict[str, Any]) -> None:
+        super().__init__(dev)
+        self.entry = entry
+
+    def press(self, press: Press) -> None:
+        if press.button in ("ok", "back"):
+            self.dev.home()
+
+    def frame(self) -> Frame:
+        e = self.entry
+        winners = e.get("winners") or []
+        if e.get("reason") != "over":
+            head = "Ended early"
+        elif winners:
+            head = ("Winner: " if len(winners) == 1 else "Shared: ") + ", ".join(winners)
+        else:
+            head = "Everyone lost"
+        ranking = sorted(e["scores"].items(), key=lambda kv: -kv[1])
+        cells = [f"{i + 1}.{name} {score}" for i, (name, score) in enumerate(ranking)]
+        rows = [Row.of(head)] + [Row(tuple(cells[i : i + 2])) for i in range(0, len(cells), 2)]
+        rows = rows[: ROWS - 1] + [Row.of()] * (ROWS - 1 - len(rows)) + [Row.of("ok: menu")]
+        return Frame(TITLES.get(e["game"], e["game"]), tuple(rows), "over")
+
+
+class SettingsScreen(ListScreen):
+    """Brightness and sound."""
+
+    LEVELS = (40, 100, 170, 255)
+
+    def __init__(self, dev: Device) -> None:
+        super().__init__(dev, "Settings", self._entries)
+
+    def _entries(self) -> list[Item]:
+        dev = self.dev
+        level = dev.settings["brightness"]
+        percent = f"{round(level / 255 * 100)}%"
+        return [
+            Item("Brightness", self._brighter, percent),
+            Item("Sound", self._toggle_sound, "on" if dev.settings["sound"] else "off"),
+        ]
+
+    def _toggle_sound(self) -> None:
+        self.dev.change_setting("sound", not self.dev.settings["sound"])
+
+    def _brighter(self) -> None:
+        level = self.dev.settings["brightness"]
+        higher = [v for v in self.LEVELS if v > level]
+        self.dev.change_setting("brightness", higher[0] if higher else self.LEVELS[0])
+
+
+class HistoryScreen(ListScreen):
+    """Finished games, newest first."""
+
+    def __init__(self, dev: Device) -> None:
+        super().__init__(dev, "History", self._entries)
+
+    def _entries(self) -> list[Item]:
+        items = []
+        for e in reversed(self.dev.store.history()[-50:]):
+            day = time.strftime("%m-%d", time.localtime(e.get("started", 0)))
+            who = ",".join(e.get("winners") or []) or ("early" if e.get("reason") != "over" else "-")
+            items.append(Item(f"{day} {TITLES.get(e.get('game'), e.get('game'))[:9]}", lambda: None, who[:8]))
+        return items or [Item("No games yet", lambda: None)]
+
+
+TEST_STEPS = (
+    TowerState(red=ON),
+    TowerState(yellow=ON),
+    TowerState(green=ON),
+    TowerState(buzzer=ON),
+    TowerState(red=BLINK, yellow=BLINK, green=BLINK),
+    DARK,
+)
+
+
+class SelfTest(Screen):
+    """Every button (shown when pressed), the scale reading, a tower test; hold back to leave."""
+
+    mood = "test"
+
+    def __init__(self, dev: Device) -> None:
+        super().__init__(dev)
+        self.seen: dict[str, str] = {}
+
+    def press(self, press: Press) -> None:
+        if press.button == "back" and press.long:
+            self.dev.pop()
+            return
+        self.seen[press.button] = "L" if press.long else "s"
+        if press.button == "ok":
+            self.dev.lights.play([(s, 0.6) for s in TEST_STEPS])
+
+    def frame(self) -> Frame:
+        cells = [f"{b}{self.seen.get(b, '')}" for b in BUTTONS]
+        pressed = " ".join(cells[:6])
+        nav = " ".join(cells[6:])
+        rows = [
+            Row.of(pressed),
+            Row.of(nav),
+            Row.of(self.dev.scale_line()),
+            Row.of(f"Tower {self.dev.lights.showing.describe()}"),
+            Row.of(f"Display {self.dev.display.status}"),
+            Row.of("ok: tower test  hold back"),
+        ]
+        return Frame("Self-test", tuple(rows))

@@ -1,0 +1,1 @@
+"""Arschbombe (Zoch 2011)."""

@@ -1,0 +1,195 @@
+"""Arschbombe (Zoch 2011): jumper cards dropped into a pool, scored by where they land.
+
+Rules digest: ``shared/rules/arschbombe.md``. The companion walks each turn (jumper kind, normal or
+special, who picks a rascal's target, the result), scores it, and keeps every marker's position
+on the pool-edge score track.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from games.core import (
+    Action,
+    BaseState,
+    Effect,
+    Engine,
+    Menu,
+    Option,
+    Rng,
+    SetupError,
+    View,
+    get_field,
+    need,
+    say,
+    signal,
+    top_scorers,
+)
+
+JUMPERS = ("rascal", "diver")
+EACH_KIND = 3
+EDGE_CARDS = {2: 18, 3: 20, 4: 24}
+
+RASCAL_POINTS = {"A": 3, "B": 2, "C": 1, "D": 0}
+DIVER_RESULTS = ("clean", "touch")
+COMMON_RESULTS = ("out", "under", "under_edge")
+RESULTS = {"rascal": (*RASCAL_POINTS, *COMMON_RESULTS), "diver": (*DIVER_RESULTS, *COMMON_RESULTS)}
+
+RESULT_LABELS = {
+    "A": "A on target",
+    "B": "B part cover",
+    "C": "C full cover",
+    "D": "D missed",
+    "clean": "Clean",
+    "touch": "Touched card",
+    "out": "Out/edge",
+    "under": "Under a card",
+    "under_edge": "Under + edge",
+}
+
+
+@dataclass
+class ArschbombeState(BaseState):
+    """Scores, jumpers left and jumps made per player; ``current`` indexes ``players``."""
+
+    current: int = 0
+    score: dict[str, int] = field(default_factory=dict)
+    left: dict[str, dict[str, int]] = field(default_factory=dict)
+    jumps: dict[str, int] = field(default_factory=dict)
+
+
+def jump_points(jumper: str, special: bool, result: str, ordinal: int) -> int:
+    """Points of one jump; ``ordinal`` is its place among the jumper's owner's jumps (1..6)."""
+    if result in ("out", "under_edge"):
+        return -2 if special else -1
+    if jumper == "rascal":
+        base = RASCAL_POINTS.get(result, 0)
+    elif result == "clean":
+        base = ordinal
+    else:
+        base = 0
+    return base * 2 if special else base
+
+
+class Arschbombe(Engine[ArschbombeState]):
+    """The Arschbombe engine."""
+
+    id = "arschbombe"
+    title = "Arschbombe"
+    min_players = 2
+    max_players = 4
+
+    def setup(self, players: list[str], rng: Rng, options: dict[str, Any]) -> ArschbombeState:
+        if options:
+            raise SetupError("arschbombe takes no options")
+        return ArschbombeState(
+            players=players,
+            rng=rng,
+            score={p: 0 for p in players},
+            left={p: {k: EACH_KIND for k in JUMPERS} for p in players},
+            jumps={p: 0 for p in players},
+        )
+
+    # -- moves --------------------------------------------------------------------------------
+    def move_jump(self, s: ArschbombeState, action: Action, effects: list[Effect]) -> None:
+        """The current player's jump: jumper kind, normal or special, and where it landed."""
+        player = s.players[s.current]
+        named = get_field(action, "player", str, player)
+        need(named in s.players, f"unknown player {named!r}")
+        need(named == player, f"it is {player}'s turn, not {named}'s")
+        jumper = get_field(action, "jumper", str)
+        need(jumper in JUMPERS, f"jumper must be rascal or diver, not {jumper!r}")
+        special = get_field(action, "special", bool, False)
+        result = get_field(action, "result", str)
+        need(result in RESULTS[jumper], f"a {jumper} cannot land {result!r}")
+        need(s.left[player][jumper] > 0, f"{player} has no {jumper} left")
+
+        s.left[player][jumper] -= 1
+        s.jumps[player] += 1
+        points = jump_points(jumper, special, result, s.jumps[player])
+        s.score[player] += points
+        effects.append(say(f"{player} {points:+d}"))
+        if points > 0:
+            effects.append(signal("success"))
+        elif points < 0:
+            effects.append(signal("penalty"))
+
+        if all(j == 2 * EACH_KIND for j in s.jumps.values()):
+            s.over = True
+            effects.append(signal("game_over"))
+        else:
+            s.current = (s.current + 1) % len(s.players)
+
+    # -- reading ------------------------------------------------------------------------------
+    def edge(self, s: ArschbombeState) -> int:
+        """Number of pool-edge cards, which is also the length of the score track."""
+        return EDGE_CARDS[len(s.players)]
+
+    def scores(self, s: ArschbombeState) -> dict[str, int]:
+        return dict(s.score)
+
+    def winners(self, s: ArschbombeState) -> list[str]:
+        return top_scorers(s.score, s.players)
+
+    def turn(self, s: ArschbombeState) -> str | None:
+        return s.players[s.current]
+
+    def details(self, s: ArschbombeState) -> dict[str, Any]:
+        edge = self.edge(s)
+        return {
+            "left": {p: dict(s.left[p]) for p in s.players},
+            "jumps": dict(s.jumps),
+            "edge": edge,
+            "track": {p: s.score[p] % edge for p in s.players},
+        }
+
+    def target_picker(self, s: ArschbombeState) -> str:
+        """The left neighbour (next clockwise), who points out a rascal's target."""
+        return s.players[(s.current + 1) % len(s.players)]
+
+    def prompt(self, s: ArschbombeState) -> Menu | None:
+        if s.over:
+            return None
+        player = s.players[s.current]
+        ordinal = s.jumps[player] + 1
+        kinds = []
+        for jumper in JUMPERS:
+            n = s.left[player][jumper]
+            if n:
+                styles = tuple(
+                    Option(style, then=self._result_menu(s, jumper, special, ordinal))
+                    for style, special in (("Normal", False), ("Special", True))
+                )
+                label = f"{jumper.capitalize()} ({n} left)"
+                kinds.append(Option(label, then=Menu(f"{player}: {jumper}", styles, player)))
+        return Menu(f"{player}: jump {ordinal}/6", tuple(kinds), player)
+
+    def _result_menu(self, s: ArschbombeState, jumper: str, special: bool, ordinal: int) -> Menu:
+        player = s.players[s.current]
+        options = tuple(
+            Option(
+                f"{RESULT_LABELS[r]} {jump_points(jumper, special, r, ordinal):+d}",
+                action={"type": "jump", "jumper": jumper, "special": special, "result": r},
+            )
+            for r in RESULTS[jumper]
+        )
+        if jumper == "rascal":
+            title = f"{self.target_picker(s)} picks target"
+        else:
+            title = f"{player}: {'platform' if special else 'dive'}"
+        return Menu(title, options, player)
+
+    def view(self, s: ArschbombeState) -> View:
+        edge = self.edge(s)
+        scores = tuple((p, f"{s.score[p]} ({s.score[p] % edge})") for p in s.players)
+        if s.over:
+            win = self.winners(s)
+            return View(self.title, scores, (f"Winner: {', '.join(win)}",), tuple(win), "over")
+        player = s.players[s.current]
+        left = s.left[player]
+        lines = (f"{player} R{left['rascal']} D{left['diver']} left",)
+        return View(self.title, scores, lines, (player,), "playing")
+
+
+ENGINE = Arschbombe()

@@ -1,0 +1,38 @@
+"""What every game engine shares: the engine base, prompts, effects and seeded randomness."""
+
+from games.core.engine import (
+    BaseState,
+    Effect,
+    Engine,
+    Refused,
+    SetupError,
+    View,
+    get_field,
+    need,
+    say,
+    signal,
+    top_scorers,
+)
+from games.core.prompts import Action, Collect, Menu, Option, Order, Prompt
+from games.core.rng import Rng
+
+__all__ = [
+    "Action",
+    "BaseState",
+    "Collect",
+    "Effect",
+    "Engine",
+    "Menu",
+    "Option",
+    "Order",
+    "Prompt",
+    "Refused",
+    "Rng",
+    "SetupError",
+    "View",
+    "get_field",
+    "need",
+    "say",
+    "signal",
+    "top_scorers",
+]

@@ -1,0 +1,199 @@
+"""The shape every game engine has: a deterministic state machine with no I/O and no clock.
+
+``new(players, seed, options)`` makes the first state; ``apply(state, action)`` returns a new
+state and the effects to play out, or raises :class:`Refused` with the reason a player will
+read; ``summary(state)`` is the replay summary of ``shared/contract.md``. Randomness lives in
+the state (:class:`~games.core.rng.Rng`), so the same seed and actions always give the same game.
+
+Moves are methods named ``move_<type>``: they get a private copy of the state to change, the
+action, and a list to append effects to. The base class makes the copy, dispatches, and checks
+what every game checks (the action's shape, a game already over).
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from games.core.prompts import Action, Option, Prompt
+from games.core.rng import Rng
+
+
+class Refused(Exception):
+    """An action the rules forbid, or a malformed one. ``str()`` is the reason for players."""
+
+
+class SetupError(ValueError):
+    """Players or options a game cannot start with."""
+
+
+@dataclass(frozen=True)
+class Effect:
+    """Something for the host to play out: a tower/buzzer ``signal`` or a line to ``say``."""
+
+    kind: str
+    value: str
+
+
+def signal(name: str) -> Effect:
+    """A named moment (``"explosion"``, ``"fall"``, ``"success"``…) the host maps to light and sound."""
+    return Effect("signal", name)
+
+
+def say(text: str) -> Effect:
+    """A short line shown to the table for a moment."""
+    return Effect("say", text)
+
+
+@dataclass(frozen=True)
+class View:
+    """What the screen shows of a state, as data; the runtime draws it.
+
+    ``mood`` names the lasting light of the tower while this state holds (``"choosing"``,
+    ``"playing"``, ``"rolling"``, ``"over"``…); the runtime maps it to colours and blinking.
+    """
+
+    title: str
+    scores: tuple[tuple[str, str], ...]
+    lines: tuple[str, ...] = ()
+    active: tuple[str, ...] = ()
+    mood: str = "playing"
+
+
+@dataclass
+class BaseState:
+    """Fields every game state has. Games subclass it with their own fields."""
+
+    players: list[str]
+    rng: Rng
+    options: dict[str, Any] = field(default_factory=dict)
+    over: bool = False
+
+
+S = TypeVar("S", bound=BaseState)
+
+
+class Engine(ABC, Generic[S]):
+    """Base class of the five game engines."""
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int | None] = None
+    option_keys: ClassVar[frozenset[str]] = frozenset()
+    timeout_action: ClassVar[bool] = False
+    """Whether the game gives a hard turn timeout (a ``timeout`` action) a consequence."""
+
+    # -- making and changing states ---------------------------------------------------------
+    def new(self, players: list[str], seed: int = 0, options: Mapping[str, Any] | None = None) -> S:
+        """The first state; raises :class:`SetupError` for bad players or options."""
+        if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
+            raise SetupError("players must be a list of non-empty names")
+        if len(set(players)) != len(players):
+            raise SetupError("player names must differ")
+        top = self.max_players
+        if len(players) < self.min_players or (top is not None and len(players) > top):
+            allowed = f"{self.min_players}–{top}" if top else f"{self.min_players} or more"
+            raise SetupError(f"{self.id} takes {allowed} players, not {len(players)}")
+        options = dict(options or {})
+        unknown = sorted(set(options) - self.option_keys)
+        if unknown:
+            known = ", ".join(sorted(self.option_keys)) or "none"
+            raise SetupError(f"unknown option {unknown[0]!r} for {self.id} (known: {known})")
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise SetupError("seed must be an integer")
+        return self.setup(list(players), Rng(seed), options)
+
+    @abstractmethod
+    def setup(self, players: list[str], rng: Rng, options: dict[str, Any]) -> S:
+        """The first state of a game with these players; validate ``options`` here."""
+
+    def apply(self, state: S, action: Action) -> tuple[S, list[Effect]]:
+        """The state after ``action`` and the effects to play out. ``state`` is left unchanged."""
+        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+            raise Refused("an action is an object with a string 'type'")
+        move = getattr(self, "move_" + action["type"], None)
+        if move is None:
+            raise Refused(f"{self.title} has no action {action['type']!r}")
+        if state.over:
+            raise Refused("the game is over")
+        new = copy.deepcopy(state)
+        effects: list[Effect] = []
+        move(new, action, effects)
+        return new, effects
+
+    # -- reading states -----------------------------------------------------------------------
+    def summary(self, state: S) -> dict[str, Any]:
+        """The replay summary of the contract: common keys, then the game's own."""
+        out: dict[str, Any] = {
+            "game": self.id,
+            "players": list(state.players),
+            "over": state.over,
+            "winners": self.winners(state) if state.over else [],
+            "scores": self.scores(state),
+            "turn": None if state.over else self.turn(state),
+        }
+        out.update(self.details(state))
+        return out
+
+    @abstractmethod
+    def scores(self, state: S) -> dict[str, int]:
+        """Name → the integer the game counts."""
+
+    @abstractmethod
+    def winners(self, state: S) -> list[str]:
+        """Who won a finished game (empty when everyone lost)."""
+
+    @abstractmethod
+    def turn(self, state: S) -> str | None:
+        """Whose input comes next, or ``None`` when several players answer at once."""
+
+    @abstractmethod
+    def details(self, state: S) -> dict[str, Any]:
+        """The game's own summary keys."""
+
+    @abstractmethod
+    def prompt(self, state: S) -> Prompt | None:
+        """What the game waits for now (``None`` when over)."""
+
+    @abstractmethod
+    def view(self, state: S) -> View:
+        """What the screen shows."""
+
+    def anytime(self, state: S) -> list[Option]:
+        """Actions open outside the turn order (a toilet break, an exchange), for the game menu."""
+        return []
+
+
+# -- helpers for moves ---------------------------------------------------------------------------
+def need(condition: object, reason: str) -> None:
+    """Refuse with ``reason`` unless ``condition`` holds."""
+    if not condition:
+        raise Refused(reason)
+
+
+def get_field(action: Action, name: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
+    """``action[name]`` checked to be of ``kind``; missing gives ``default`` or a refusal."""
+    if name not in action:
+        if default is ...:
+            raise Refused(f"{action['type']} needs {name!r}")
+        return default
+    value = action[name]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) and bool not in kinds:
+        raise Refused(f"{action['type']}: {name!r} has the wrong type")
+    if not isinstance(value, kinds):
+        raise Refused(f"{action['type']}: {name!r} has the wrong type")
+    return value
+
+
+def top_scorers(scores: Mapping[str, int], players: Iterable[str]) -> list[str]:
+    """Players sharing the highest score, in seat order (ties share the win)."""
+    players = list(players)
+    if not players:
+        return []
+    best = max(scores[p] for p in players)
+    return [p for p in players if scores[p] == best]

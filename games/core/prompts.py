@@ -1,0 +1,81 @@
+"""What an engine is waiting for, as data.
+
+An engine never reads buttons. It says who may act now and with which choices; one generic
+input layer in the runtime turns button presses into the action the prompt describes. A new
+game brings rules and a few words, not a new input system.
+
+Three shapes cover every game:
+
+- :class:`Menu` — one player (or anyone at the table) picks one option; options may open
+  sub-menus, so a multi-part move (jumper kind, then normal or special, then the result) is a
+  short walk down a tree that ends in one complete action.
+- :class:`Collect` — several players answer at once, each on their own button: secret card
+  values in a reveal, bets or passes. Either all answers become one action (``build``) or each
+  answer is its own action (``each``).
+- :class:`Order` — players press their buttons in the order that settles a tie.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+Action = dict
+"""A replay action: a JSON object with a ``type`` (see ``shared/contract.md``)."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One entry of a :class:`Menu`: a complete action, or a sub-menu to walk into."""
+
+    label: str
+    action: Action | None = None
+    then: Menu | None = None
+
+    def __post_init__(self) -> None:
+        if (self.action is None) == (self.then is None):
+            raise ValueError(f"option {self.label!r} needs exactly one of action or then")
+
+
+@dataclass(frozen=True)
+class Menu:
+    """One player (``player``; ``None`` for anyone at the table) picks one option."""
+
+    title: str
+    options: tuple[Option, ...]
+    player: str | None = None
+    default: int = 0
+
+
+@dataclass(frozen=True)
+class Collect:
+    """Every player in ``players`` answers with one of their ``values`` on their own button.
+
+    ``hidden`` keeps answers off the screen until everyone has confirmed. When all have
+    answered, ``build`` turns the answers into one action; with ``each`` instead, every
+    confirmed answer is handed over at once as its own action.
+    """
+
+    title: str
+    players: tuple[str, ...]
+    values: Mapping[str, tuple[str, ...]]
+    hidden: bool = False
+    build: Callable[[dict[str, str]], Action] | None = None
+    each: Callable[[str, str], Action] | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+    def label(self, value: str) -> str:
+        """How ``value`` reads on screen."""
+        return self.labels.get(value, value)
+
+
+@dataclass(frozen=True)
+class Order:
+    """The players press their buttons in turn; the order they pressed in becomes the action."""
+
+    title: str
+    players: tuple[str, ...]
+    build: Callable[[list[str]], Action]
+
+
+Prompt = Menu | Collect | Order

@@ -100,8 +100,8 @@ def test_prompt_walks_kind_style_result_to_a_complete_action():
     s = E.new(["Ann", "Ben", "Cy"])
     root = E.prompt(s)
     assert root.player == "Ann"
-    rascal = root.options[0].then
-    special = rascal.options[1].then
+    rascal = root.options[0].submenu()
+    special = rascal.options[1].submenu()
     assert special.title == "Ben picks target"  # the left neighbour picks a rascal's target
     labels = [o.label for o in special.options]
     assert labels[0] == "A on target +6"

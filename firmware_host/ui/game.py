@@ -39,6 +39,7 @@ class GameScreen(Screen):
         super().__init__(dev)
         self.prompt: Prompt | None = None
         self.path: list[Menu] = []
+        self.trail: list[int] = []
         self.index = 0
         self.answers: dict[str, int] = {}
         self.locked: set[str] = set()
@@ -56,6 +57,7 @@ class GameScreen(Screen):
         session = self.dev.session
         self.prompt = session.prompt() if session else None
         self.path = [self.prompt] if isinstance(self.prompt, Menu) else []
+        self.trail = []
         self.index = self.prompt.default if isinstance(self.prompt, Menu) else 0
         self.answers, self.locked, self.order = {}, set(), []
         if isinstance(self.prompt, Collect) and session is not None:
@@ -103,16 +105,17 @@ class GameScreen(Screen):
             self.index = (self.index - 1) % n
         elif press.button == "ok" or (is_seat(press) and acting and press.long):
             option = menu.options[self.index]
-            if option.then is not None:
-                self.path.append(option.then)
-                self.index = option.then.default
+            sub = option.submenu()
+            if sub is not None:
+                self.path.append(sub)
+                self.trail.append(self.index)
+                self.index = sub.default
             else:
                 self.dev.apply(option.action)
         elif press.button == "back":
             if len(self.path) > 1:
-                left = self.path.pop()
-                parent = self.path[-1]
-                self.index = next((i for i, o in enumerate(parent.options) if o.then is left), 0)
+                self.path.pop()
+                self.index = self.trail.pop()
             else:
                 self.dev.open_game_menu()
         elif is_seat(press) and not acting and self.dev.player_of(press.button):

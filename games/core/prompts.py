@@ -26,15 +26,23 @@ Action = dict
 
 @dataclass(frozen=True)
 class Option:
-    """One entry of a :class:`Menu`: a complete action, or a sub-menu to walk into."""
+    """One entry of a :class:`Menu`: a complete action, or a sub-menu to walk into.
+
+    ``then`` may be a function that makes the sub-menu when it is entered, so a deep tree (the
+    faces of ten dice entered one by one) costs nothing until someone walks into it.
+    """
 
     label: str
     action: Action | None = None
-    then: Menu | None = None
+    then: Menu | Callable[[], Menu] | None = None
 
     def __post_init__(self) -> None:
         if (self.action is None) == (self.then is None):
             raise ValueError(f"option {self.label!r} needs exactly one of action or then")
+
+    def submenu(self) -> Menu | None:
+        """The sub-menu this option opens (made now if it is lazy), or ``None``."""
+        return self.then() if callable(self.then) else self.then
 
 
 @dataclass(frozen=True)

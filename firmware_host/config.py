@@ -223,7 +223,7 @@ def _cross_checks(config: Config, where: str) -> None:
 
     def claim(pin: int, key: str) -> None:
         if pin in used:
-            raise ConfigError(f"{where}: {key}: GPIO {pin} is already used by {used[pin]}")
+            raise ConfigError(f"{where}: {used[pin]} and {key} both use GPIO {pin}; give each its own pin")
         used[pin] = key
 
     if config["buttons"]["backend"] == "gpio":

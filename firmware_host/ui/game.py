@@ -134,6 +134,7 @@ class GameScreen(Screen):
                 self.dev.toast(f"{player}: hold to unlock")
                 return
             self.answers[player] = (self.answers.get(player, -1) + 1) % len(values)
+            self._save_draft()
             return
         if player in self.locked:
             self.locked.discard(player)

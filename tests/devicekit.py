@@ -1,0 +1,69 @@
+"""Running a whole Device on simulated hardware and virtual time, for tests."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from firmware_host import config as configuration
+from firmware_host.device import Device
+from firmware_host.render import to_text
+from firmware_host.store import Store
+from firmware_host.vtime import run_virtual
+
+
+def run_device(
+    state_dir: Path,
+    body: Callable[[Device], Awaitable[Any]],
+    config: configuration.Config | None = None,
+    seed: int | None = 1,
+) -> Any:
+    """Start a simulated device, run ``body(device)``, stop it as SIGTERM would."""
+
+    async def main() -> Any:
+        loop = asyncio.get_running_loop()
+        device = Device(
+            (config or configuration.defaults()).with_sim(),
+            Store(state_dir),
+            seed=seed,
+            wall=lambda: 1_700_000_000 + loop.time(),
+        )
+        task = asyncio.create_task(device.run())
+        await device.ready.wait()
+        try:
+            return await body(device)
+        finally:
+            device.stop()
+            await task
+
+    return run_virtual(main)
+
+
+async def press(device: Device, button: str, long: bool = False) -> None:
+    """A press as a finger makes it: down, held, up."""
+    device.hw.buttons.press(button)
+    await asyncio.sleep(1.0 if long else 0.1)
+    device.hw.buttons.release(button)
+    await asyncio.sleep(0.05)
+
+
+async def presses(device: Device, *buttons: str) -> None:
+    """Several presses; a trailing ``!`` on a name makes that press long."""
+    for b in buttons:
+        await press(device, b.rstrip("!"), b.endswith("!"))
+
+
+async def screen(device: Device) -> str:
+    """The text rows of the frame showing now (from the frame model, not pixels)."""
+    await device.flush()
+    frame = device.frame()
+    rows = [frame.title + ("  " + frame.title_right if frame.title_right else "")]
+    rows += [" | ".join(r.cells) + ("  " + r.right if r.right else "") for r in frame.rows]
+    return "\n".join(rows)
+
+
+def pixels(device: Device) -> str:
+    """The picture on the simulated panel as # and . text."""
+    return to_text(device.display.shown)

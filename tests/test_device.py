@@ -1,0 +1,270 @@
+"""The device as players meet it: menus, a whole game on the buttons, undo, resume, stop."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from firmware_host import config as configuration
+from firmware_host.session import Session
+from firmware_host.store import Store
+from games import ENGINES
+from tests.devicekit import presses, run_device, screen
+
+
+@pytest.fixture
+def probe_game(monkeypatch):
+    monkeypatch.setitem(ENGINES, "probe", "tests.probe_game")
+    from games import TITLES
+
+    monkeypatch.setitem(TITLES, "probe", "Probe")
+
+
+def named_config(**names: str) -> configuration.Config:
+    c = configuration.defaults()
+    c.sections["table"]["names"] = names
+    return c
+
+
+def test_new_game_from_the_menus_with_chosen_seats_and_start_player(tmp_path):
+    async def body(dev):
+        assert "New game" in await screen(dev)
+        await presses(dev, "ok")  # New game
+        assert "Arschbombe" in await screen(dev)
+        await presses(dev, "ok")  # Arschbombe
+        await presses(dev, "p3", "p4")  # seats p3, p4 out
+        assert "2 players" in await screen(dev)
+        await presses(dev, "ok", "p2")  # who starts: Ben's own button
+        return dev.session.summary
+
+    summary = run_device(tmp_path, body, named_config(p1="Ann", p2="Ben", p3="Cy", p4="Dee"))
+    assert summary["players"] == ["Ben", "Ann"] and summary["turn"] == "Ben"
+
+
+def test_too_many_seats_for_the_game_is_refused_on_screen(tmp_path):
+    async def body(dev):
+        await presses(dev, "ok", "ok", "p5", "p6", "ok")
+        text = await screen(dev)
+        return text, dev.session
+
+    text, session = run_device(tmp_path, body)
+    assert "2-4 players" in text and session is None
+
+
+def test_a_whole_arschbombe_game_on_the_buttons_ends_in_the_history(tmp_path):
+    async def body(dev):
+        dev.start_named("arschbombe", ["Ann", "Ben"])
+        for _ in range(12):
+            await presses(dev, "ok", "ok", "ok")  # first jumper kind, normal, first result
+        return await screen(dev)
+
+    final = run_device(tmp_path, body)
+    assert "Winner" in final or "Shared" in final
+    history = Store(tmp_path).history()
+    assert len(history) == 1 and history[0]["reason"] == "over"
+    assert history[0]["scores"] == {"Ann": 3 * 3 + 3, "Ben": 3 * 3 + 3} or history[0]["winners"]
+
+
+def test_seat_buttons_walk_and_pick_for_the_acting_player_only(tmp_path):
+    async def body(dev):
+        dev.start_named("arschbombe", ["Ann", "Ben"])
+        await presses(dev, "p2")  # Ben is not acting
+        assert "Ann's turn" in await screen(dev)
+        await presses(dev, "p1")  # Ann: next option (Diver)
+        assert "Diver" in await screen(dev)
+        await presses(dev, "p1!", "p1!", "p1!")  # hold: pick diver, normal, clean
+        return dev.session.summary
+
+    summary = run_device(tmp_path, body)
+    assert summary["scores"]["Ann"] == 1 and summary["left"]["Ann"]["diver"] == 2
+
+
+def test_back_steps_out_of_a_sub_menu_then_opens_the_game_menu(tmp_path):
+    async def body(dev):
+        dev.start_named("arschbombe", ["Ann", "Ben"])
+        await presses(dev, "next", "ok")  # into Diver
+        assert "Ann: diver" in await screen(dev)
+        await presses(dev, "back")
+        text = await screen(dev)
+        assert "Diver" in text and "2/2" in text  # back where we were
+        await presses(dev, "back")
+        return await screen(dev)
+
+    assert "Game menu" in run_device(tmp_path, body)
+
+
+def test_long_back_asks_then_undoes_the_last_action(tmp_path):
+    async def body(dev):
+        dev.start_named("arschbombe", ["Ann", "Ben"])
+        await presses(dev, "ok", "ok", "ok")
+        assert dev.session.summary["scores"]["Ann"] == 3
+        await presses(dev, "back!")
+        assert "Take back" in await screen(dev)
+        await presses(dev, "ok")
+        return dev.session.summary
+
+    summary = run_device(tmp_path, body)
+    assert summary["scores"]["Ann"] == 0 and summary["turn"] == "Ann"
+    assert Session.resume(Store(tmp_path)).summary == summary
+
+
+def test_end_game_early_from_the_game_menu(tmp_path):
+    async def body(dev):
+        dev.start_named("arschbombe", ["Ann", "Ben"])
+        await presses(dev, "ok", "ok", "ok", "back")
+        for _ in range(4):
+            await presses(dev, "next")
+        assert "End game early" in await screen(dev)
+        await presses(dev, "ok", "ok")
+        return await screen(dev)
+
+    text = run_device(tmp_path, body)
+    assert "Ended early" in text
+    assert Store(tmp_path).history()[0]["reason"] == "abandoned"
+    assert Session.resume(Store(tmp_path)) is None
+
+
+def test_an_unfinished_game_resumes_at_boot(tmp_path):
+    async def first(dev):
+        dev.start_named("arschbombe", ["Ann", "Ben"])
+        await presses(dev, "ok", "ok", "ok")
+        return dev.session.summary
+
+    async def second(dev):
+        return dev.session.summary if dev.session else None, await screen(dev)
+
+    before = run_device(tmp_path, first)
+    after, text = run_device(tmp_path, second)
+    assert after == before and "Ben: jump 1/6" in text
+
+
+def test_a_refused_action_shows_the_reason_and_changes_nothing(tmp_path):
+    async def body(dev):
+        dev.start_named("arschbombe", ["Ann", "Ben"])
+        ok = dev.apply({"type": "jump", "jumper": "diver", "result": "A"})
+        return ok, await screen(dev), dev.lights.showing, dev.session.actions
+
+    ok, text, light, actions = run_device(tmp_path, body)
+    assert not ok and "cannot land 'A'" in text and actions == []
+    assert light.yellow == "blink"  # the refusal signal
+
+
+def test_the_screen_dims_when_idle_and_wakes_on_a_button(tmp_path):
+    async def body(dev):
+        await asyncio.sleep(179)
+        assert not dev.dimmed
+        await asyncio.sleep(2)
+        assert dev.dimmed
+        await presses(dev, "next")
+        return dev.dimmed
+
+    assert run_device(tmp_path, body) is False
+
+
+def test_the_picture_moves_against_burn_in_but_only_redraws_on_change(tmp_path):
+    async def body(dev):
+        await dev.flush()
+        first = dev.display.shown.tobytes()
+        sent = dev.display.frames_sent
+        await asyncio.sleep(30)
+        assert dev.display.frames_sent == sent  # nothing changed: nothing sent
+        await asyncio.sleep(31)
+        await dev.flush()
+        return first, dev.display.shown.tobytes()
+
+    first, later = run_device(tmp_path, body)
+    assert first != later
+
+
+def test_stop_leaves_a_stopped_frame_on_the_panel(tmp_path):
+    devices = []
+
+    async def body(dev):
+        devices.append(dev)
+        dev.start_named("arschbombe", ["Ann", "Ben"])
+
+    run_device(tmp_path, body)
+    dev = devices[0]
+    assert dev.screens[-1].text == "Stopped"
+    assert dev.display.shown is not None and dev.display.device.persist
+    assert dev.hw.tower.state.describe() == "R- Y- G- B-"
+
+
+def test_a_dead_display_degrades_and_the_game_goes_on(tmp_path):
+    async def body(dev):
+        dev.start_named("arschbombe", ["Ann", "Ben"])
+        await dev.flush()
+
+        def broken(*_):
+            raise OSError(121, "Remote I/O error")
+
+        dev.display.device.display = broken
+        await presses(dev, "ok", "ok", "ok")
+        await asyncio.sleep(0.5)
+        return dev.display.status, dev.session.summary["scores"]["Ann"]
+
+    status, score = run_device(tmp_path, body)
+    assert status == "degraded" and score == 3
+
+
+def test_self_test_shows_presses_and_runs_the_tower(tmp_path):
+    async def body(dev):
+        await presses(dev, "next", "next", "next", "ok")
+        assert "Self-test" in await screen(dev)
+        await presses(dev, "p3", "p5!", "ok")
+        text = await screen(dev)
+        await asyncio.sleep(0.7)
+        light = dev.lights.showing
+        await presses(dev, "back!")
+        return text, light, await screen(dev)
+
+    text, light, after = run_device(tmp_path, body)
+    assert "p3s" in text and "p5L" in text and "Scale:" in text
+    assert light.yellow == "on"  # second step of the tower test
+    assert "New game" in after
+
+
+def test_settings_change_sound_and_brightness_and_are_kept(tmp_path):
+    async def body(dev):
+        await presses(dev, "next", "next", "ok", "ok", "next", "ok")
+        return dict(dev.settings)
+
+    settings = run_device(tmp_path, body)
+    assert settings["sound"] is False and settings["brightness"] == 255
+    assert Store(tmp_path).read_doc("settings") == {"brightness": 255, "sound": False}
+
+
+def test_secret_picks_are_hidden_kept_across_a_power_cut_then_revealed(tmp_path, probe_game):
+    async def first(dev):
+        dev.start_named("probe", ["Ann", "Ben", "Cy"])
+        await presses(dev, "p1", "p1", "p1!")  # Ann: 2, locked
+        await presses(dev, "p2")  # Ben: 1, not locked
+        text = await screen(dev)
+        assert "Ann [ok]" in text and "Ben 1?" in text and "Cy ..." in text
+        return dev.session.actions
+
+    assert run_device(tmp_path, first) == []
+
+    async def second(dev):
+        text = await screen(dev)
+        assert "Ann [ok]" in text and "Ben 1?" in text  # the picks so far survived
+        await presses(dev, "p2", "p2!", "p3", "p3", "p3", "p3!")  # Ben 2 — a tie with Ann —, Cy 3
+        assert "Tie" in await screen(dev)
+        await presses(dev, "p2", "back", "p2", "p1", "p3")  # back takes a press back
+        return dev.session.actions
+
+    actions = run_device(tmp_path, second)
+    assert actions[0] == {"type": "reveal", "cards": {"Ann": 2, "Ben": 2, "Cy": 3}}
+    assert actions[1] == {"type": "order", "players": ["Ben", "Ann", "Cy"]}
+
+
+def test_a_locked_pick_can_be_unlocked_and_changed(tmp_path, probe_game):
+    async def body(dev):
+        dev.start_named("probe", ["Ann", "Ben"])
+        await presses(dev, "p1", "p1!", "p1")
+        assert "hold to unlock" in await screen(dev)
+        await presses(dev, "p1!", "p1", "p1!", "p2", "p2", "p2", "p2!")
+        return dev.session.actions
+
+    assert run_device(tmp_path, body)[0]["cards"] == {"Ann": 2, "Ben": 3}

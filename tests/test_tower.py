@@ -1,0 +1,148 @@
+"""The tower: the USB-serial light's bytes on pyserial's loop:// and a pty, the GPIO stack on mock
+pins, and the lights service's layers and patterns on virtual time."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+import serial
+from gpiozero.pins.mock import MockFactory
+
+from drivers.tower import BLINK, DARK, ON, TowerState
+from drivers.tower.gpio import GpioTower
+from drivers.tower.sim import SimTower
+from drivers.tower.usb import UsbTower, command, commands
+from firmware_host.lights import SIGNALS, Lights
+
+
+def wait_until(condition, timeout: float = 3.0) -> None:
+    """Wait for the tower's writer thread (bounded; returns as soon as the condition holds)."""
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, "timed out waiting for the tower thread"
+        time.sleep(0.001)
+
+
+def test_protocol_bytes():
+    assert command("red", "on") == 0x11
+    assert command("green", "off") == 0x24
+    assert command("buzzer", "blink") == 0x48
+    assert commands(None, DARK) == bytes([0x21, 0x22, 0x24, 0x28])
+    assert commands(DARK, TowerState(yellow=BLINK)) == bytes([0x42])
+    assert commands(TowerState(yellow=BLINK), TowerState(yellow=BLINK)) == b""
+
+
+def test_usb_tower_on_loop_url_sends_full_state_then_changes_only():
+    port = serial.serial_for_url("loop://", timeout=0.5)
+    tower = UsbTower("loop://", opener=lambda _: port)
+    tower.show(TowerState(green=ON))
+    wait_until(lambda: port.in_waiting >= 5)
+    tower.show(TowerState(green=ON, buzzer=ON))
+    wait_until(lambda: port.in_waiting >= 6)
+    data = port.read(port.in_waiting)
+    assert data[-2:] == bytes([0x14, 0x18])
+    assert set(data[:4]) <= {0x21, 0x22, 0x24, 0x28, 0x14}
+    tower.close()
+
+
+def test_usb_tower_on_a_pty_like_a_real_device():
+    master, slave = os.openpty()
+    try:
+        tower = UsbTower(os.ttyname(slave))
+        tower.show(TowerState(red=BLINK))
+        got = b""
+        end = time.monotonic() + 3
+        while 0x41 not in got and time.monotonic() < end:
+            got += os.read(master, 16)
+        assert got.endswith(bytes([0x41]))
+        tower.close()
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_usb_tower_reconnects_with_backoff_and_resends_everything():
+    statuses = []
+    attempts = []
+    ports = []
+
+    class Flaky:
+        """A port that fails on write once, as when the tower is unplugged."""
+
+        def __init__(self, inner, fail):
+            self.inner, self.fail = inner, fail
+
+        def write(self, data):
+            if self.fail:
+                raise serial.SerialException("device disconnected")
+            return self.inner.write(data)
+
+        def flush(self):
+            self.inner.flush()
+
+        def close(self):
+            pass
+
+    def opener(_):
+        attempts.append(time.monotonic())
+        if len(attempts) in (2, 3):
+            raise serial.SerialException("could not open port")
+        port = serial.serial_for_url("loop://", timeout=0.5)
+        ports.append(port)
+        return Flaky(port, fail=len(attempts) == 1)
+
+    tower = UsbTower("x", lambda s, d: statuses.append(s), opener, backoff=(0.001, 0.004))
+    tower.show(TowerState(red=ON))
+    wait_until(lambda: len(ports) == 2 and ports[1].in_waiting >= 4)
+    assert statuses[:2] == ["ok", "lost"] and statuses[-1] == "ok"
+    assert 0x11 in ports[1].read(ports[1].in_waiting)  # the state is resent after reconnecting
+    tower.close()
+
+
+def test_gpio_tower_on_mock_pins():
+    factory = MockFactory()
+    tower = GpioTower(17, 27, 22, 18, bar=[5, 6, 13, 19], pin_factory=factory)
+    tower.show(TowerState(red=ON, bar=0.5))
+    assert factory.pin(17).state and not factory.pin(22).state
+    assert [factory.pin(p).state for p in (5, 6, 13, 19)] == [1, 1, 0, 0]
+    tower.show(TowerState(green=ON, bar=1.0))
+    assert not factory.pin(17).state and factory.pin(22).state
+    tower.close()
+    assert not factory.pin(22).state
+    tower.close()
+
+
+def test_lights_layers_signal_over_timer_over_mood_and_mute(virtual):
+    tower = SimTower()
+
+    async def main():
+        lights = Lights(tower)
+        lights.set_mood("choosing")
+        assert tower.state == TowerState(yellow=ON)
+        lights.set_timer(TowerState(green=ON))
+        assert tower.state == TowerState(green=ON)
+        lights.signal("fall")
+        assert tower.state == SIGNALS["fall"][0][0]
+        await asyncio.sleep(10)
+        assert tower.state == TowerState(green=ON)  # the pattern ended, the timer shows again
+        lights.set_sound(False)
+        lights.signal("explosion")
+        assert tower.state.buzzer == "off" and tower.state.red == BLINK
+        lights.set_timer(None)
+        await asyncio.sleep(10)
+        assert tower.state == TowerState(yellow=ON)
+
+    virtual(main)
+
+
+def test_every_signal_differs_by_sound_or_rhythm_not_only_colour():
+    def rhythm(steps):
+        return tuple(
+            (s.buzzer, round(d, 2), tuple(getattr(s, c) != "off" for c in ("red", "yellow", "green"))) for s, d in steps
+        )
+
+    shapes = {name: tuple((s.buzzer, round(d, 2)) for s, d in steps) for name, steps in SIGNALS.items()}
+    assert len(set(shapes.values())) == len(shapes), "two signals differ only by colour"
+    assert len({rhythm(s) for s in SIGNALS.values()}) == len(SIGNALS)

@@ -178,7 +178,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
     except SimScriptError as exc:
         raise Fail(str(exc)) from None
     store = _store(args)
-    run_script(config, store, commands, Path(args.frames) if args.frames else None, args.seed)
+    run_script(config, store, commands, Path(args.frames) if args.frames else None, args.seed, args.realtime)
     return EXIT_OK
 
 
@@ -224,6 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--script", metavar="FILE", help="run these commands on virtual time instead of the keyboard")
     p.add_argument("--frames", metavar="DIR", help="where 'snap LABEL' writes LABEL.png")
     p.add_argument("--seed", type=int, help="seed of new games (default: random)")
+    p.add_argument("--realtime", action="store_true", help="play a --script at the speed of the clock")
     config(p)
     state_dir(p)
     return parser

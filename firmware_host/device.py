@@ -127,6 +127,10 @@ class Device:
             self.stop_reason = reason
         self._stopped.set()
 
+    async def stopped(self) -> None:
+        """Wait until :meth:`stop` is called."""
+        await self._stopped.wait()
+
     async def _shutdown(self) -> None:
         sdnotify.notify("STOPPING=1")
         self.screens.append(Message(self, "tablemate", self.stop_reason or "Stopped"))

@@ -12,12 +12,13 @@ One command a line (``shared/contract.md``)::
 
 The whole script is checked before anything runs; a bad line stops it with exit status 2 and one
 line naming it. The session runs on virtual time: ``wait 600`` takes no real time, and every
-timer due in those ten minutes fires in order.
+timer due in those ten minutes fires in order (``--realtime`` plays it at the speed of the clock).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import time
@@ -156,6 +157,8 @@ class ScriptRunner:
     async def run(self, commands: list[Command]) -> None:
         """Run every command in order."""
         for command in commands:
+            if self.device.stop_reason is not None:  # stopped from outside (SIGTERM)
+                return
             await self.handlers[command.verb](*command.args)
             await asyncio.sleep(0)
 
@@ -178,8 +181,9 @@ class ScriptRunner:
         await self.hold(button, PRESS_SECONDS)
 
     async def wait(self, seconds: float) -> None:
-        """``wait SECONDS``: let the device run."""
-        await asyncio.sleep(seconds)
+        """``wait SECONDS``: let the device run (a stop from outside ends the wait)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.device.stopped(), seconds)
 
     async def grams(self, delta: float) -> None:
         """``grams DELTA``: change the simulated load."""
@@ -208,13 +212,15 @@ def run_script(
     commands: list[Command],
     frames: Path | None,
     seed: int | None = None,
+    realtime: bool = False,
 ) -> Device:
-    """Run a parsed script on virtual time, then stop the device as SIGTERM would."""
+    """Run a parsed script (on virtual time unless ``realtime``), then stop as SIGTERM would."""
     base = time.time()
 
     async def main() -> Device:
         loop = asyncio.get_running_loop()
-        device = Device(config.with_sim(), store, seed=seed, wall=lambda: base + loop.time())
+        wall = time.time if realtime else (lambda: base + loop.time())
+        device = Device(config.with_sim(), store, seed=seed, wall=wall, signals_on=realtime)
         task = asyncio.create_task(device.run())
         ready = asyncio.create_task(device.ready.wait())
         await asyncio.wait([task, ready], return_when=asyncio.FIRST_COMPLETED)
@@ -229,4 +235,4 @@ def run_script(
             await task
         return device
 
-    return run_virtual(main)
+    return asyncio.run(main()) if realtime else run_virtual(main)

@@ -1,0 +1,84 @@
+"""The device as a process: kill -9 mid-game loses nothing; SIGTERM stops cleanly under systemd."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+from tests.conftest import ROOT, tablemate_process
+
+
+def tablemate(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "firmware_host", *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+
+
+def wait_for(condition, timeout: float = 30.0) -> None:
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.02)
+
+
+def journal_actions(state_dir) -> int:
+    try:
+        return sum(1 for line in (state_dir / "game.jsonl").read_text().splitlines() if line.startswith('{"a"'))
+    except FileNotFoundError:
+        return 0
+
+
+def test_kill_9_mid_game_then_state_shows_the_same_game_and_its_script_replays(tmp_path):
+    state = tmp_path / "state"
+    script = tmp_path / "play.txt"
+    script.write_text("start arschbombe Ann Ben\n" + "press ok\npress ok\npress ok\n" * 3 + "wait 60\n")
+    proc = tablemate_process("sim", "--realtime", "--script", script, "--state-dir", state, "--seed", "4")
+    try:
+        wait_for(lambda: journal_actions(state) == 3)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    shown = tablemate("state", "--state-dir", state)
+    assert shown.returncode == 0, shown.stderr
+    data = json.loads(shown.stdout)
+    assert data["summary"]["jumps"] == {"Ann": 2, "Ben": 1}
+    replay_file = tmp_path / "again.json"
+    replay_file.write_text(json.dumps(data["script"]))
+    replayed = tablemate("replay", replay_file)
+    assert replayed.returncode == 0 and json.loads(replayed.stdout) == data["summary"]
+    # the restarted device resumes that very game, and carries on from it
+    more = tmp_path / "more.txt"
+    more.write_text("press ok\npress ok\npress ok\n")
+    assert tablemate("sim", "--script", more, "--state-dir", state).returncode == 0
+    after = json.loads(tablemate("state", "--state-dir", state).stdout)["summary"]
+    assert after["jumps"] == {"Ann": 2, "Ben": 2}
+
+
+def test_sigterm_stops_cleanly_after_ready_and_watchdog_under_systemd(tmp_path):
+    sock_path = tmp_path / "notify.sock"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(sock_path))
+    sock.settimeout(30)
+    env = dict(os.environ, NOTIFY_SOCKET=str(sock_path), WATCHDOG_USEC="200000")
+    proc = tablemate_process("run", "--sim", "--state-dir", tmp_path / "state", env=env, stderr=subprocess.PIPE)
+    messages = []
+    try:
+        while not any("READY=1" in m for m in messages):
+            messages.append(sock.recv(4096).decode())
+        while not any("WATCHDOG=1" in m for m in messages):
+            messages.append(sock.recv(4096).decode())
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+        sock.settimeout(1)
+        while not any("STOPPING=1" in m for m in messages):
+            messages.append(sock.recv(4096).decode())
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        sock.close()
+    assert "Traceback" not in proc.stderr.read().decode()

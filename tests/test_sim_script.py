@@ -1,0 +1,102 @@
+"""`tablemate sim --script`, `state` and `history`, exactly as shared/contract.md has them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PIL import Image
+
+JUMP = '{"type":"jump","jumper":"diver","special":true,"result":"clean"}'
+
+
+def run_sim(cli, tmp_path, text: str, *extra: str):
+    script = tmp_path / "s.txt"
+    script.write_text(text)
+    return cli("sim", "--script", script, "--state-dir", tmp_path / "state", "--frames", tmp_path / "frames", *extra)
+
+
+def test_a_scripted_session_plays_a_whole_arschbombe_game_from_the_buttons(cli, tmp_path):
+    lines = ["# two players, every jump the first choice of each menu", "start arschbombe Ann Ben", "snap start"]
+    for turn in range(12):
+        lines += ["press ok", "press ok", f"snap turn{turn:02d}-result", "press ok"]
+    lines += ["wait 1", "snap final"]
+    result = run_sim(cli, tmp_path, "\n".join(lines) + "\n")
+    assert result.status == 0, result.err
+    history = cli("history", "--json", "--state-dir", tmp_path / "state").json()
+    assert len(history) == 1
+    # three rascals on target (3 each), then the divers, clean as jumps 4, 5, 6
+    assert history[0]["scores"] == {"Ann": 24, "Ben": 24} and history[0]["winners"] == ["Ann", "Ben"]
+    frames = sorted((tmp_path / "frames").glob("*.png"))
+    assert len(frames) == 14
+    image = Image.open(tmp_path / "frames" / "final.png")
+    assert image.size == (128, 64)
+    assert cli("state", "--state-dir", tmp_path / "state").json() == {"summary": None, "script": None}
+
+
+def test_action_lines_and_grams_and_wait_run(cli, tmp_path):
+    result = run_sim(cli, tmp_path, f"start arschbombe Ann Ben Cy\naction {JUMP}\ngrams 25\nwait 3600\nsnap x\n")
+    assert result.status == 0, result.err
+    state = cli("state", "--state-dir", tmp_path / "state").json()
+    assert state["summary"]["scores"]["Ann"] == 2 and state["summary"]["turn"] == "Ben"
+    assert state["script"]["actions"] == [json.loads(JUMP)]
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("start arschbombe Ann Ben\nfly away\n", "line 2: unknown command 'fly'"),
+        ("press p7\n", "line 1: press needs one button"),
+        ("hold ok\n", "line 1: hold needs a button and seconds"),
+        ("\n# comment\nwait soon\n", "line 3: wait: bad number"),
+        ("grams lots\n", "line 1: grams: bad number"),
+        ("action [1,2]\n", "line 1: action needs a JSON object"),
+        ("action {nope\n", "line 1: action needs a JSON object"),
+        ("snap ../../etc\n", "line 1: snap needs one label"),
+        ("start chess A B\n", "line 1: unknown game 'chess'"),
+        ("start arschbombe\n", "line 1: start needs a game and at least one player"),
+        ("wait -1\n", "line 1: wait: bad number"),
+    ],
+)
+def test_a_bad_line_exits_2_naming_it_and_nothing_runs(cli, tmp_path, text, needle):
+    result = run_sim(cli, tmp_path, text)
+    assert result.status == 2
+    assert needle in result.err and result.err.count("\n") == 1
+    assert not (tmp_path / "state" / "game.jsonl").exists()
+
+
+def test_an_unfinished_game_in_the_state_folder_is_resumed_first(cli, tmp_path):
+    assert run_sim(cli, tmp_path, f"start arschbombe Ann Ben\naction {JUMP}\n").status == 0
+    assert run_sim(cli, tmp_path, "press ok\npress ok\npress ok\n").status == 0
+    summary = cli("state", "--state-dir", tmp_path / "state").json()["summary"]
+    assert summary["jumps"] == {"Ann": 1, "Ben": 1}
+
+
+def test_state_of_an_unreadable_folder_exits_2(cli, tmp_path):
+    missing = cli("state", "--state-dir", tmp_path / "nope")
+    assert missing.status == 2 and missing.out == "" and missing.err.count("\n") == 1
+    (tmp_path / "file").write_text("x")
+    assert cli("state", "--state-dir", tmp_path / "file").status == 2
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "game.jsonl").write_text('{"broken\n{"x":1}\n')
+    damaged = cli("state", "--state-dir", tmp_path / "s")
+    assert damaged.status == 2 and "line 1" in damaged.err
+
+
+def test_state_of_an_empty_folder_is_null(cli, tmp_path):
+    assert cli("state", "--state-dir", tmp_path).json() == {"summary": None, "script": None}
+
+
+def test_history_table_json_and_csv(cli, tmp_path):
+    lines = ["start arschbombe Ann Ben"] + ["press ok"] * 36
+    assert run_sim(cli, tmp_path, "\n".join(lines) + "\n").status == 0
+    assert run_sim(cli, tmp_path, "start arschbombe Cy Dee\nwait 5\nstart arschbombe Eve Fay\n").status == 0
+    state = tmp_path / "state"
+    entries = cli("history", "--json", "--state-dir", state).json()
+    assert [e["reason"] for e in entries] == ["over", "abandoned"]
+    assert entries[0]["players"] == ["Ann", "Ben"] and entries[0]["duration_s"] > 0
+    table = cli("history", "--state-dir", state).out.splitlines()
+    assert table[0].split()[:4] == ["date", "game", "duration", "players"]
+    assert "Ann, Ben" in table[1] and "ended early" in table[2]
+    csv_lines = cli("history", "--csv", "--state-dir", state).out.splitlines()
+    assert csv_lines[0] == "date,game,duration,players,scores,winners,reason" and len(csv_lines) == 3

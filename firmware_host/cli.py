@@ -182,6 +182,27 @@ def cmd_sim(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_install(args: argparse.Namespace) -> int:
+    """Install (or remove) the systemd service on a Raspberry Pi."""
+    import os
+
+    from firmware_host.install import Installer, find_source
+
+    source = Path(args.source) if args.source else find_source(Path.cwd())
+    if source is None or not (source / "systemd" / "tablemate.service").is_file():
+        raise Fail("cannot find the tablemate checkout: run from it or pass --source DIR")
+    root = Path(args.root)
+    if str(root) == "/" and not args.dry_run and os.geteuid() != 0:
+        raise Fail("needs root: run it with sudo (or use systemd/install.sh)")
+    installer = Installer(source.resolve(), root, dry_run=args.dry_run)
+    done = installer.uninstall(args.purge) if args.uninstall else installer.install()
+    for line in done:
+        print(("would " if args.dry_run else "") + line)
+    if not done:
+        print("nothing to do: already " + ("removed" if args.uninstall else "installed"))
+    return EXIT_OK
+
+
 # -- the parser ------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
@@ -227,6 +248,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--realtime", action="store_true", help="play a --script at the speed of the clock")
     config(p)
     state_dir(p)
+    p = add("install", cmd_install, "set the Pi up to boot into tablemate (idempotent)")
+    p.add_argument("--uninstall", action="store_true", help="stop and remove the service")
+    p.add_argument("--purge", action="store_true", help="with --uninstall: also config, state, user, /opt")
+    p.add_argument("--source", metavar="DIR", help="the tablemate checkout (default: found from here)")
+    p.add_argument("--root", metavar="DIR", default="/", help=argparse.SUPPRESS)
+    p.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
     return parser
 
 

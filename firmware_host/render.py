@@ -127,8 +127,8 @@ def wrap(text: str, width: int = CONTENT_W - 2) -> list[str]:
 
 
 def _row(img: Image.Image, x0: int, y: int, row: Row, width: int) -> None:
-    if row.invert:
-        img.paste(1, (x0, y, x0 + width, y + ROW))
+    if row.invert:  # the bar leaves its last line dark, so stacked bars stay apart
+        img.paste(1, (x0, y, x0 + width, y + ROW - 1))
     cell_w = width // len(row.cells)
     right_w = text_width(row.right) if row.right else 0
     canvas = Image.new("1", (width, ROW))

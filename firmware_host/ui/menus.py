@@ -173,7 +173,8 @@ class GameOver(Screen):
         else:
             head = "Everyone lost"
         ranking = sorted(e["scores"].items(), key=lambda kv: -kv[1])
-        cells = [f"{i + 1}.{name} {score}" for i, (name, score) in enumerate(ranking)]
+        scores = [score for _, score in ranking]
+        cells = [f"{scores.index(score) + 1}.{name} {score}" for name, score in ranking]  # ties share a place
         rows = [Row.of(head)] + [Row(tuple(cells[i : i + 2])) for i in range(0, len(cells), 2)]
         rows = rows[: ROWS - 1] + [Row.of()] * (ROWS - 1 - len(rows)) + [Row.of("ok: menu")]
         return Frame(TITLES.get(e["game"], e["game"]), tuple(rows), "over")

@@ -1,0 +1,130 @@
+"""The Pi install: the unit passes systemd-analyze, the installer is idempotent and undoes itself."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from firmware_host.install import Installer
+from tests.conftest import ROOT
+
+UNIT = ROOT / "systemd" / "tablemate.service"
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+def test_unit_passes_systemd_analyze_verify(tmp_path):
+    # verify insists that ExecStart exists: point it at this Python, everything else unchanged
+    text = UNIT.read_text().replace("/opt/tablemate/venv/bin/tablemate", sys.executable)
+    unit = tmp_path / "tablemate.service"
+    unit.write_text(text)
+    result = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stderr == "" and result.stdout == ""
+
+
+def test_unit_has_what_the_device_relies_on():
+    text = UNIT.read_text()
+    for line in (
+        "Type=notify",
+        "WatchdogSec=",
+        "Restart=on-failure",
+        "RestartPreventExitStatus=2",
+        "User=tablemate",
+        "SupplementaryGroups=gpio i2c dialout",
+        "StateDirectory=tablemate",
+        "ProtectSystem=strict",
+    ):
+        assert line in text
+
+
+class FakeSystem:
+    """Answers the installer's commands like a Pi would, remembering users, groups and units."""
+
+    def __init__(self) -> None:
+        self.users: dict[str, set[str]] = {}
+        self.groups = {"gpio", "i2c"}
+        self.enabled = self.active = False
+        self.log: list[str] = []
+
+    def __call__(self, cmd) -> int:
+        self.log.append(" ".join(cmd))
+        match list(cmd):
+            case ["id", "-u", user]:
+                return 0 if user in self.users else 1
+            case ["useradd", *_, user]:
+                self.users[user] = set()
+            case ["getent", "group", group]:
+                return 0 if group in self.groups else 2
+            case ["groupadd", _, group]:
+                self.groups.add(group)
+            case ["sh", "-c", script]:
+                user, group = script.split()[2], script.split()[-1]
+                return 0 if group in self.users.get(user, set()) else 1
+            case ["usermod", "-aG", group, user]:
+                self.users[user].add(group)
+            case ["systemctl", "is-enabled", *_]:
+                return 0 if self.enabled else 1
+            case ["systemctl", "is-active", *_]:
+                return 0 if self.active else 3
+            case ["systemctl", "enable", _]:
+                self.enabled = True
+            case ["systemctl", "start" | "restart", _]:
+                self.active = True
+            case ["systemctl", "disable", "--now", _]:
+                self.enabled = self.active = False
+            case ["userdel", user]:
+                del self.users[user]
+        return 0
+
+
+def pi_root(tmp_path: Path) -> Path:
+    root = tmp_path / "pi"
+    (root / "boot" / "firmware").mkdir(parents=True)
+    (root / "boot" / "firmware" / "config.txt").write_text("[all]\ndtparam=audio=on\n")
+    return root
+
+
+def test_install_sets_everything_up_and_a_second_run_changes_nothing(tmp_path):
+    root, system = pi_root(tmp_path), FakeSystem()
+    done = Installer(ROOT, root, system).install()
+    assert "create system user tablemate" in done and "start tablemate" in done
+    assert system.users["tablemate"] == {"gpio", "i2c", "dialout"}
+    assert system.enabled and system.active
+    assert (root / "etc/systemd/system/tablemate.service").read_bytes() == UNIT.read_bytes()
+    assert (root / "etc/tablemate/config.toml").read_bytes() == (ROOT / "hardware/config.toml").read_bytes()
+    assert "dtparam=i2c_arm=on" in (root / "boot/firmware/config.txt").read_text()
+    assert (root / "etc/modules-load.d/tablemate.conf").read_text() == "i2c-dev\n"
+    assert Installer(ROOT, root, system).install() == []
+
+
+def test_install_keeps_an_edited_config_and_restarts_on_a_new_unit(tmp_path):
+    root, system = pi_root(tmp_path), FakeSystem()
+    Installer(ROOT, root, system).install()
+    (root / "etc/tablemate/config.toml").write_text("[table]\nseats = ['p1', 'p2']\n")
+    (root / "etc/systemd/system/tablemate.service").write_text("old unit")
+    done = Installer(ROOT, root, system).install()
+    assert done == ["write /etc/systemd/system/tablemate.service", "systemctl daemon-reload", "restart tablemate"]
+    assert "p2" in (root / "etc/tablemate/config.toml").read_text()
+
+
+def test_uninstall_keeps_history_and_config_unless_purged(tmp_path):
+    root, system = pi_root(tmp_path), FakeSystem()
+    Installer(ROOT, root, system).install()
+    (root / "var/lib/tablemate").mkdir(parents=True)
+    (root / "var/lib/tablemate/history.jsonl").write_text("{}\n")
+    Installer(ROOT, root, system).uninstall()
+    assert not (root / "etc/systemd/system/tablemate.service").exists() and not system.active
+    assert (root / "var/lib/tablemate/history.jsonl").exists() and (root / "etc/tablemate/config.toml").exists()
+    assert Installer(ROOT, root, system).uninstall() == []
+    Installer(ROOT, root, system).uninstall(purge=True)
+    assert not (root / "var/lib/tablemate").exists() and "tablemate" not in system.users
+
+
+def test_dry_run_changes_nothing(cli, tmp_path):
+    root = pi_root(tmp_path)
+    result = cli("install", "--root", root, "--source", ROOT, "--dry-run")
+    assert result.status == 0 and "would write /etc/tablemate/config.toml" in result.out
+    assert not (root / "etc").exists()

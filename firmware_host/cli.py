@@ -182,6 +182,13 @@ def cmd_sim(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_bench_idle(args: argparse.Namespace) -> int:
+    """Measure the device's idle CPU and memory."""
+    from firmware_host.bench.idle import main as bench_idle
+
+    return bench_idle(args.seconds)
+
+
 def cmd_install(args: argparse.Namespace) -> int:
     """Install (or remove) the systemd service on a Raspberry Pi."""
     import os
@@ -248,6 +255,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--realtime", action="store_true", help="play a --script at the speed of the clock")
     config(p)
     state_dir(p)
+    bench = sub.add_parser("bench", help="measure speed and accuracy", description="Benchmarks.")
+    bench_sub = bench.add_subparsers(dest="bench", required=True, metavar="BENCH")
+    p = bench_sub.add_parser("idle", help="CPU and memory of `run --sim` while idle")
+    p.add_argument("--seconds", type=float, default=30.0, help="how long to watch (default 30)")
+    p.set_defaults(handler=cmd_bench_idle)
+
     p = add("install", cmd_install, "set the Pi up to boot into tablemate (idempotent)")
     p.add_argument("--uninstall", action="store_true", help="stop and remove the service")
     p.add_argument("--purge", action="store_true", help="with --uninstall: also config, state, user, /opt")

@@ -83,9 +83,7 @@ class Installer:
         for group in GROUPS:
             if self.run(["getent", "group", group]) != 0 and self.step(f"create group {group}"):
                 self.run(["groupadd", "--system", group])
-            if self.run(["sh", "-c", f"id -nG {USER} | grep -qw {group}"]) != 0 and self.step(
-                f"add {USER} to {group}"
-            ):
+            if self.run(["sh", "-c", f"id -nG {USER} | grep -qw {group}"]) != 0 and self.step(f"add {USER} to {group}"):
                 self.run(["usermod", "-aG", group, USER])
 
     def ensure_config(self) -> None:

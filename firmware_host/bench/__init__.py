@@ -1,0 +1,1 @@
+"""Benchmarks behind ``tablemate bench``: figures the README quotes, measured, not guessed."""

@@ -401,7 +401,7 @@ class Bomb(Engine[BombState]):
         tied = tuple(p for p in s.defusers if any(p in g for g in s.ties))
         choose = Order("Press in defusal order", tied, build=lambda order: {"type": "order", "players": list(order)})
         options = (Option("Random order", then=menu), Option("Choose on screen", then=choose))
-        return Menu(f"Tie: {', '.join(tied)}", options)
+        return Menu("Tie on lives: order?", options)
 
     def _defuse_menu(self, s: BombState) -> Menu:
         p = s.defusers[0]

@@ -334,9 +334,35 @@ def test_after_a_failure_hand_limit_one_card_each_and_two_dice():
     s, _ = E.apply(s, roll({"card": 3}, {}, {}, {}))  # Ann: 5 + 3 = 8 cards
     s, _ = E.apply(s, roll(*BOOM, {}, {}))  # Ben fails
     assert s.hands == {"Ann": 4 + 1, "Ben": 4 + 1, "Cy": 3 + 1}
+    assert s.used == 0 and s.table == 0  # used cards shuffled back into the pile
     prompt = E.prompt(s)
     assert isinstance(prompt, Collect) and prompt.title.startswith("Ann,Ben: to 4")
     assert E.summary(s)["dice"] == 2
+
+
+def test_a_failed_defuser_draws_nothing_even_with_card_marks():
+    s = play([reveal(Ann="1", Ben="5", Cy="5")])
+    before = s.hands["Ann"]
+    s, _ = E.apply(s, roll({"bomb": 1, "card": 2}, {"fuse": 1, "card": 2}))
+    assert s.hands["Ann"] == before + 1  # nothing drawn; +1 card each after the failure
+    assert s.claim is None and s.lives["Ann"] == 2
+
+
+def test_an_out_players_cards_go_to_the_used_cards_and_their_0_leaves():
+    s = play([reveal(Ann="1", Ben="5", Cy="5")])
+    hand, used = s.hands["Ann"], s.used
+    s, _ = E.apply(s, roll({"bomb": 3}, {"fuse": 3}))
+    assert s.hands["Ann"] == 0
+    # Ann's hand but the 0, and the three cards played, were shuffled into the pile; Ben and Cy drew one
+    assert s.used == 0 and s.pile == 37 - 9 + used + (hand - 1) + 3 - 2
+
+
+def test_an_empty_pile_is_refilled_from_the_used_cards():
+    s = play([reveal(Ann="1", Ben="5", Cy="5")])
+    s.pile, s.used = 0, 5
+    s, effects = E.apply(s, roll({"card": 2}, {}))
+    assert ("say", "Ann defused, draws 2") in [(e.kind, e.value) for e in effects]
+    assert s.pile == 3 and s.used == 3  # the round's three played cards are used now
 
 
 def test_draws_stop_when_no_card_is_left():
@@ -368,6 +394,7 @@ def test_tie_prompt_offers_random_or_an_order_on_screen():
     assert random.submenu().player == first
     order = choose.submenu()
     assert isinstance(order, Order) and set(order.players) == {"Ann", "Ben"}
+    assert set(E.view(s).active) == {"Ann", "Ben"}
     assert order.build(["Ben", "Ann"]) == {"type": "order", "players": ["Ben", "Ann"]}
     assert E.view(s).mood == "rolling"
 

@@ -455,6 +455,9 @@ class Bomb(Engine[BombState]):
             return View(title, scores, tuple(lines), tuple(self.alive(s)), "choosing")
         if phase == "claim":
             return View(title, scores, tuple(lines), (str(s.claim),), "playing")
+        if s.ties:  # the table settles the tie (or takes the random order)
+            tied = tuple(p for p in s.defusers if any(p in g for g in s.ties))
+            return View(title, scores, tuple(lines), tied, "rolling")
         return View(title, scores, tuple(lines), (s.defusers[0],), "rolling")
 
     def _roll_lines(self, s: BombState) -> list[str]:

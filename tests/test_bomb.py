@@ -203,6 +203,10 @@ def test_order_only_reorders_within_a_tie():
         E.apply(s, {"type": "order", "players": ["Cy", "Ann", "Ben"]})
     with pytest.raises(Refused, match="tied too"):
         E.apply(s, {"type": "order", "players": ["Ben"]})
+    with pytest.raises(Refused, match="names no player"):
+        E.apply(s, {"type": "order", "players": []})
+    with pytest.raises(Refused, match="twice"):
+        E.apply(s, {"type": "order", "players": ["Ben", "Ben"]})
     s, _ = E.apply(s, {"type": "order", "players": ["Ben", "Ann"]})
     assert E.summary(s)["defusers"] == ["Ben", "Ann", "Cy"]
 
@@ -292,7 +296,7 @@ def test_a_player_without_lives_is_out_and_can_no_longer_play():
     assert out["out"] == ["Ann"] and out["lives"]["Ann"] == 0 and not out["over"]
     with pytest.raises(Refused, match="Ann is out"):
         E.apply(s, reveal(Ann="1", Ben="5", Cy="5"))
-    with pytest.raises(Refused, match="Cy has no card"):
+    with pytest.raises(Refused, match="no card for Cy"):
         E.apply(s, reveal(Ben="5"))
     s, _ = E.apply(s, reveal(Ben="5", Cy="4"))
     with pytest.raises(Refused, match="Ann is out"):

@@ -194,7 +194,7 @@ class Bomb(Engine[BombState]):
             need(isinstance(value, str) and value in VALUES, f"{name}: a card is '0' to '9', not {value!r}")
         alive = self.alive(s)
         missing = [p for p in alive if p not in cards]
-        need(not missing, f"{', '.join(missing)} has no card")
+        need(not missing, f"no card for {', '.join(missing)}")
 
         s.cards = {p: cards[p] for p in alive}
         s.notice = ""
@@ -228,6 +228,7 @@ class Bomb(Engine[BombState]):
         self._waiting(s, "defuse")
         need(s.ties, "no tie to settle (or the defusals have begun)")
         players = get_field(action, "players", list)
+        need(players, "order names no player")
         for p in players:
             need(isinstance(p, str) and p in s.players, f"unknown player {p!r}")
             need(p not in s.out, f"{p} is out")

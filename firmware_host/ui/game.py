@@ -9,7 +9,8 @@ system every game shares:
   the answer, long: lock it in or unlock it). Answers given so far are journaled as a draft, so a
   power cut in the middle of a reveal loses nobody's pick.
 - :class:`~games.core.prompts.Order` — players press their buttons in the order asked for;
-  ``back`` takes the last press back.
+  ``back`` takes the last press back. A menu option may open an Order; ``back`` before anyone
+  pressed returns to the menu.
 
 A short ``back`` at the top of a prompt opens the game menu; a long ``back`` asks to undo.
 """
@@ -106,7 +107,9 @@ class GameScreen(Screen):
         elif press.button == "ok" or (is_seat(press) and acting and press.long):
             option = menu.options[self.index]
             sub = option.submenu()
-            if sub is not None:
+            if isinstance(sub, Order):
+                self.prompt, self.order = sub, []
+            elif sub is not None:
                 self.path.append(sub)
                 self.trail.append(self.index)
                 self.index = sub.default
@@ -159,6 +162,8 @@ class GameScreen(Screen):
         if press.button == "back":
             if self.order:
                 self.order.pop()
+            elif self.path:  # an Order opened from a menu option: back to that menu
+                self.prompt = self.path[0]
             else:
                 self.dev.open_game_menu()
         elif player in prompt.players and player not in self.order:

@@ -29,19 +29,21 @@ class Option:
     """One entry of a :class:`Menu`: a complete action, or a sub-menu to walk into.
 
     ``then`` may be a function that makes the sub-menu when it is entered, so a deep tree (the
-    faces of ten dice entered one by one) costs nothing until someone walks into it.
+    faces of ten dice entered one by one) costs nothing until someone walks into it. ``then`` may
+    also be an :class:`Order` (the players press in turn; ``back`` before anyone pressed returns
+    to the menu).
     """
 
     label: str
     action: Action | None = None
-    then: Menu | Callable[[], Menu] | None = None
+    then: Menu | Order | Callable[[], Menu | Order] | None = None
 
     def __post_init__(self) -> None:
         if (self.action is None) == (self.then is None):
             raise ValueError(f"option {self.label!r} needs exactly one of action or then")
 
-    def submenu(self) -> Menu | None:
-        """The sub-menu this option opens (made now if it is lazy), or ``None``."""
+    def submenu(self) -> Menu | Order | None:
+        """The sub-menu (or Order) this option opens (made now if it is lazy), or ``None``."""
         return self.then() if callable(self.then) else self.then
 
 

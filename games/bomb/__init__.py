@@ -1,0 +1,1 @@
+"""ぼむ！ (Bomb): the dice-defusal elimination game."""

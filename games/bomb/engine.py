@@ -1,0 +1,482 @@
+"""ぼむ！ (Bomb, Kisekiya): cards chosen in secret decide who rolls the bomb dice.
+
+Rules digest: ``shared/rules/bomb.md``; rulings the digest leaves open: ``docs/bomb.md``. A round
+is a reveal (every player still in, one card each), then one defusal per defuser (a roll or
+``SAFE``), then its end (more dice after a clean round; after a failure the hand limit, one card
+each and back to two dice). The engine keeps the lives, the dice in the centre and the red die;
+the hands are physical and secret, so it only counts cards (hand sizes, the draw pile) to tell the
+table what to draw or discard, and never refuses a card it cannot see.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from games.bomb.dice import (
+    DEFAULT_RED,
+    DEFAULT_WHITE,
+    Face,
+    FaceError,
+    check_die,
+    check_face,
+    face_text,
+    most,
+    roll,
+    spread,
+    totals,
+)
+from games.core import (
+    Action,
+    BaseState,
+    Collect,
+    Effect,
+    Engine,
+    Menu,
+    Option,
+    Order,
+    Prompt,
+    Refused,
+    Rng,
+    SetupError,
+    View,
+    get_field,
+    need,
+    say,
+    signal,
+)
+
+LIVES = 3
+START_DICE = 2
+MAX_DICE = 10
+HAND_LIMIT = 4
+START_HAND = 4
+"""The ``0`` card and three dealt cards."""
+DECK = 37
+"""Cards other than ``0`` (assumed: 42 cards, five of them ``0``); only counted, for draws."""
+CLAIM_MARKS = 4
+"""Card marks from which a successful defuser may take a life chip instead of cards."""
+VALUES = tuple(str(v) for v in range(10))
+
+
+@dataclass
+class BombState(BaseState):
+    """Lives, the centre, the round in progress, and the card counts the device can know.
+
+    ``cards`` holds this round's revealed cards (empty while the reveal is awaited); ``defusers``
+    those still to defuse, in order; ``ties`` the groups of defusers tied on life chips whose
+    order the table may still choose (until the first defusal). ``hands``, ``pile``, ``used`` and
+    ``table`` count cards (the last: cards played this round); they guide, they never refuse.
+    """
+
+    white: list[Face] = field(default_factory=list)
+    red_die: list[Face] = field(default_factory=list)
+    lives: dict[str, int] = field(default_factory=dict)
+    out: list[str] = field(default_factory=list)
+    dice: int = START_DICE
+    red: bool = False
+    round: int = 1
+    cards: dict[str, str] = field(default_factory=dict)
+    defusers: list[str] = field(default_factory=list)
+    ties: list[list[str]] = field(default_factory=list)
+    failed: bool = False
+    claim: str | None = None
+    claim_cards: int = 0
+    last: dict[str, Any] | None = None
+    hands: dict[str, int] = field(default_factory=dict)
+    pile: int = 0
+    used: int = 0
+    table: int = 0
+    notice: str = ""
+
+
+def defusers_of(cards: dict[str, str]) -> list[str]:
+    """Who defuses, in seat order: the lowest card, or a lone ``6``/``7`` over low cards."""
+    values = {p: int(v) for p, v in cards.items()}
+    for p, v in values.items():
+        others = [w for q, w in values.items() if q != p]
+        if (v == 6 and all(w <= 2 for w in others)) or (v == 7 and all(w <= 3 for w in others)):
+            return [p]
+    low = min(values.values())
+    return [p for p, v in values.items() if v == low]
+
+
+class Bomb(Engine[BombState]):
+    """The Bomb engine."""
+
+    id = "bomb"
+    title = "Bomb"
+    min_players = 2
+    max_players = 5
+    option_keys = frozenset({"white", "red"})
+    timeout_action = False
+
+    def setup(self, players: list[str], rng: Rng, options: dict[str, Any]) -> BombState:
+        try:
+            white = check_die(options["white"], "white") if "white" in options else DEFAULT_WHITE
+            red = check_die(options["red"], "red") if "red" in options else DEFAULT_RED
+        except FaceError as exc:
+            raise SetupError(str(exc)) from None
+        return BombState(
+            players=players,
+            rng=rng,
+            options=options,
+            white=[dict(f) for f in white],
+            red_die=[dict(f) for f in red],
+            lives={p: LIVES for p in players},
+            hands={p: START_HAND for p in players},
+            pile=DECK - (START_HAND - 1) * len(players),
+        )
+
+    # -- helpers ------------------------------------------------------------------------------------
+    def alive(self, s: BombState) -> list[str]:
+        """Players still in, in seat order."""
+        return [p for p in s.players if p not in s.out]
+
+    def phase(self, s: BombState) -> str:
+        """``"over"``, ``"claim"``, ``"defuse"`` or ``"reveal"``."""
+        if s.over:
+            return "over"
+        if s.claim is not None:
+            return "claim"
+        return "defuse" if s.defusers else "reveal"
+
+    def _waiting(self, s: BombState, wanted: str) -> None:
+        phase = self.phase(s)
+        if phase == wanted:
+            return
+        if phase == "claim":
+            raise Refused(f"{s.claim} first chooses: life or cards")
+        if phase == "defuse":
+            raise Refused(f"{s.defusers[0]} must defuse first")
+        raise Refused("reveal the cards first")
+
+    def _player(self, s: BombState, action: Action, expected: str) -> str:
+        named = get_field(action, "player", str, expected)
+        need(named in s.players, f"unknown player {named!r}")
+        need(named not in s.out, f"{named} is out")
+        return named
+
+    def _draw(self, s: BombState, player: str, count: int) -> int:
+        """``player`` draws up to ``count`` cards (used cards reshuffled when the pile is empty)."""
+        drawn = 0
+        for _ in range(count):
+            if s.pile == 0:
+                s.pile, s.used = s.used, 0
+            if s.pile == 0:
+                break
+            s.pile -= 1
+            s.hands[player] += 1
+            drawn += 1
+        return drawn
+
+    def _add_die(self, s: BombState) -> None:
+        s.dice = min(MAX_DICE, s.dice + 1)
+
+    def _defuser(self, s: BombState, action: Action) -> str:
+        self._waiting(s, "defuse")
+        player = self._player(s, action, s.defusers[0])
+        need(player in s.defusers, f"{player} is not defusing this round")
+        need(player == s.defusers[0], f"{s.defusers[0]} defuses before {player}")
+        s.ties = []
+        s.defusers.pop(0)
+        return player
+
+    # -- moves --------------------------------------------------------------------------------------
+    def move_reveal(self, s: BombState, action: Action, effects: list[Effect]) -> None:
+        """Every player still in reveals one card; card effects, then the defusers and their order."""
+        self._waiting(s, "reveal")
+        cards = get_field(action, "cards", dict)
+        for name, value in cards.items():
+            need(name in s.players, f"unknown player {name!r}")
+            need(name not in s.out, f"{name} is out")
+            need(not (isinstance(value, str) and value.upper() == "SAFE"), "SAFE cannot be chosen in a reveal")
+            need(isinstance(value, str) and value in VALUES, f"{name}: a card is '0' to '9', not {value!r}")
+        alive = self.alive(s)
+        missing = [p for p in alive if p not in cards]
+        need(not missing, f"no card for {', '.join(missing)}")
+
+        s.cards = {p: cards[p] for p in alive}
+        s.notice = ""
+        for p, value in s.cards.items():
+            if value == "0":  # draw 1, add a die, the 0 goes back to hand
+                self._draw(s, p, 1)
+                self._add_die(s)
+                continue
+            s.hands[p] = max(1, s.hands[p] - 1)
+            s.table += 1
+            if value == "2":
+                s.red = True
+            elif value == "3":
+                self._add_die(s)
+
+        chosen = defusers_of(s.cards)
+        order: list[str] = []
+        s.ties = []
+        for chips in sorted({s.lives[p] for p in chosen}, reverse=True):
+            group = [p for p in chosen if s.lives[p] == chips]
+            if len(group) > 1:
+                group = s.rng.shuffled(group)
+                s.ties.append(list(group))
+            order += group
+        s.defusers = order
+        verb = "defuses" if len(order) == 1 else "defuse"
+        effects.append(say(f"{', '.join(order)} {verb}"))
+
+    def move_order(self, s: BombState, action: Action, effects: list[Effect]) -> None:
+        """The table's order for defusers tied on life chips (replacing the random one)."""
+        self._waiting(s, "defuse")
+        need(s.ties, "no tie to settle (or the defusals have begun)")
+        players = get_field(action, "players", list)
+        need(players, "order names no player")
+        for p in players:
+            need(isinstance(p, str) and p in s.players, f"unknown player {p!r}")
+            need(p not in s.out, f"{p} is out")
+            need(p in s.defusers, f"{p} is not defusing this round")
+        need(len(set(players)) == len(players), "order names a player twice")
+        named = set(players)
+        groups = [g for g in s.ties if named & set(g)]
+        for p in players:
+            need(any(p in g for g in groups), f"{p} is not tied with anyone")
+        for g in groups:
+            left = [p for p in g if p not in named]
+            need(not left, f"{', '.join(left)} is tied too: order the whole tie")
+        for g in groups:
+            slots = sorted(s.defusers.index(p) for p in g)
+            for slot, p in zip(slots, [p for p in players if p in g], strict=True):
+                s.defusers[slot] = p
+        s.ties = [g for g in s.ties if g not in groups]
+        effects.append(say(f"{s.defusers[0]} defuses first"))
+
+    def move_safe(self, s: BombState, action: Action, effects: list[Effect]) -> None:
+        """The next defuser plays SAFE: discarded, the defusal succeeds without a roll."""
+        player = self._defuser(s, action)
+        s.hands[player] = max(1, s.hands[player] - 1)
+        s.used += 1
+        s.last = {"player": player, "round": s.round, "safe": True}
+        effects += [signal("success"), say(f"{player}: SAFE")]
+        self._advance(s, effects)
+
+    def move_roll(self, s: BombState, action: Action, effects: list[Effect]) -> None:
+        """The next defuser rolls every die in the centre (given ``faces``, else seeded)."""
+        self._waiting(s, "defuse")
+        self._player(s, action, s.defusers[0])
+        count = s.dice + (1 if s.red else 0)
+        given = get_field(action, "faces", list, None)
+        if given is not None:
+            red = " with the red die" if s.red else ""
+            need(len(given) == count, f"{count} dice in the centre{red}, not {len(given)} faces")
+            try:
+                faces = [check_face(f, f"face {i + 1}") for i, f in enumerate(given)]
+            except FaceError as exc:
+                raise Refused(str(exc)) from None
+        player = self._defuser(s, action)
+        if given is None:
+            faces = roll(s.rng, [s.white] * s.dice + ([s.red_die] if s.red else []))
+        marks = totals(faces)
+        bombs, fuses, cards = marks["bomb"], marks["fuse"], marks["card"]
+        s.last = {"player": player, "round": s.round, "faces": faces, "red": s.red}
+        if bombs and fuses:
+            lost = min(bombs, fuses, s.lives[player])
+            s.lives[player] -= lost
+            s.failed = True
+            s.last["lost"] = lost
+            effects.append(signal("explosion"))
+            if s.lives[player] == 0:
+                self._eliminate(s, player)
+                effects.append(say(f"{player} -{lost}, out!"))
+            else:
+                effects.append(say(f"{player} -{lost} {'life' if lost == 1 else 'lives'}"))
+        else:
+            effects.append(signal("success"))
+            ending = not s.defusers and len(self.alive(s)) <= 1
+            if cards >= CLAIM_MARKS and not ending:
+                s.claim, s.claim_cards = player, cards
+                effects.append(say(f"{player}: {cards} cards or a life?"))
+            else:
+                drawn = self._draw(s, player, cards)
+                effects.append(say(f"{player} defused, draws {drawn}" if drawn else f"{player} defused"))
+        self._advance(s, effects)
+
+    def move_claim(self, s: BombState, action: Action, effects: list[Effect]) -> None:
+        """After a success with 4+ card marks: ``take`` ``"life"`` or ``"cards"``."""
+        self._waiting(s, "claim")
+        claimant = s.claim
+        assert claimant is not None
+        player = self._player(s, action, claimant)
+        need(player == claimant, f"{claimant} chooses, not {player}")
+        take = get_field(action, "take", str)
+        need(take in ("life", "cards"), f"take 'life' or 'cards', not {take!r}")
+        if take == "life":
+            s.lives[player] += 1
+            effects.append(say(f"{player} +1 life"))
+        else:
+            drawn = self._draw(s, player, s.claim_cards)
+            effects.append(say(f"{player} draws {drawn}"))
+        s.claim, s.claim_cards = None, 0
+        self._advance(s, effects)
+
+    # -- the round's course ---------------------------------------------------------------------------
+    def _eliminate(self, s: BombState, player: str) -> None:
+        """Out: the hand but the ``0`` goes to the used cards, the ``0`` leaves the game."""
+        s.out.append(player)
+        s.used += max(0, s.hands[player] - 1)
+        s.hands[player] = 0
+
+    def _advance(self, s: BombState, effects: list[Effect]) -> None:
+        if s.claim is not None or s.defusers:
+            return
+        alive = self.alive(s)
+        if len(alive) <= 1:
+            s.over = True
+            effects.append(signal("game_over"))
+            effects.append(say(f"{alive[0]} wins!" if alive else "Everyone loses!"))
+            return
+        s.used += s.table
+        s.table = 0
+        if s.failed:
+            over = [p for p in alive if s.hands[p] > HAND_LIMIT]
+            for p in over:
+                s.used += s.hands[p] - HAND_LIMIT
+                s.hands[p] = HAND_LIMIT
+            for p in alive:
+                self._draw(s, p, 1)
+            s.pile += s.used
+            s.used = 0
+            s.dice = START_DICE
+            s.notice = f"{','.join(over)}: to {HAND_LIMIT}, +1 card" if over else "Everyone +1 card"
+        else:
+            self._add_die(s)
+        s.red = False
+        s.failed = False
+        s.cards = {}
+        s.round += 1
+
+    # -- reading ------------------------------------------------------------------------------------
+    def scores(self, s: BombState) -> dict[str, int]:
+        return dict(s.lives)
+
+    def winners(self, s: BombState) -> list[str]:
+        return self.alive(s) if len(self.alive(s)) == 1 else []
+
+    def turn(self, s: BombState) -> str | None:
+        if s.over:
+            return None
+        if s.claim is not None:
+            return s.claim
+        return s.defusers[0] if s.defusers else None
+
+    def details(self, s: BombState) -> dict[str, Any]:
+        return {
+            "lives": dict(s.lives),
+            "dice": s.dice,
+            "red": s.red,
+            "defusers": list(s.defusers),
+            "out": list(s.out),
+            "round": s.round,
+        }
+
+    def prompt(self, s: BombState) -> Prompt | None:
+        phase = self.phase(s)
+        if phase == "over":
+            return None
+        if phase == "reveal":
+            alive = tuple(self.alive(s))
+            return Collect(
+                s.notice or "Pick a card (no SAFE)",
+                alive,
+                {p: VALUES for p in alive},
+                hidden=True,
+                build=lambda answers: {"type": "reveal", "cards": dict(answers)},
+            )
+        if phase == "claim":
+            p, n = s.claim, s.claim_cards
+            options = (
+                Option(f"Draw {n} cards", action={"type": "claim", "player": p, "take": "cards"}),
+                Option("Take 1 life", action={"type": "claim", "player": p, "take": "life"}),
+            )
+            return Menu(f"{p}: {n} card marks", options, p)
+        menu = self._defuse_menu(s)
+        if not s.ties:
+            return menu
+        tied = tuple(p for p in s.defusers if any(p in g for g in s.ties))
+        choose = Order("Press in defusal order", tied, build=lambda order: {"type": "order", "players": list(order)})
+        options = (Option("Random order", then=menu), Option("Choose on screen", then=choose))
+        return Menu("Tie on lives: order?", options)
+
+    def _defuse_menu(self, s: BombState) -> Menu:
+        p = s.defusers[0]
+        count = s.dice + (1 if s.red else 0)
+        dice = [s.white] * s.dice + ([s.red_die] if s.red else [])
+        top = {mark: sum(most(die, mark) for die in dice) for mark in ("bomb", "fuse", "card")}
+        label = f"Roll {s.dice} dice" + (" +red" if s.red else "")
+
+        def entered(bombs: int, fuses: int, cards: int) -> Action:
+            return {"type": "roll", "player": p, "faces": spread(count, bombs, fuses, cards)}
+
+        def card_menu(bombs: int, fuses: int) -> Menu:
+            options = tuple(Option(str(c), action=entered(bombs, fuses, c)) for c in range(top["card"] + 1))
+            return Menu(f"B{bombs} F{fuses}: card marks?", options, p)
+
+        def fuse_menu(bombs: int) -> Menu:
+            options = []
+            for f in range(top["fuse"] + 1):
+                if bombs and f:
+                    options.append(Option(f"{f}  boom -{min(bombs, f)}", action=entered(bombs, f, 0)))
+                else:
+                    options.append(Option(str(f), then=lambda f=f: card_menu(bombs, f)))
+            return Menu(f"B{bombs}: fuse marks?", tuple(options), p)
+
+        def bomb_menu() -> Menu:
+            options = tuple(Option(str(b), then=lambda b=b: fuse_menu(b)) for b in range(top["bomb"] + 1))
+            return Menu(f"{p}: bomb marks?", options, p)
+
+        options = (
+            Option(label, action={"type": "roll", "player": p}),
+            Option("Play SAFE", action={"type": "safe", "player": p}),
+            Option("Enter dice", then=bomb_menu),
+        )
+        return Menu(f"{p} defuses", options, p)
+
+    def view(self, s: BombState) -> View:
+        scores = tuple((p, "out" if p in s.out else str(s.lives[p])) for p in s.players)
+        title = f"Bomb R{s.round} {s.dice}d" + ("+red" if s.red else "")
+        phase = self.phase(s)
+        if phase == "over":
+            win = self.winners(s)
+            head = f"Winner: {win[0]}" if win else "Everyone lost"
+            return View(title, scores, (head, *self._roll_lines(s)), tuple(win), "over")
+        lines: list[str] = []
+        if s.last is not None and s.last["round"] == s.round:
+            lines += self._roll_lines(s)
+        if s.cards:
+            lines.append(" ".join(f"{p}:{v}" for p, v in s.cards.items()))
+        lines.append("Hands " + " ".join(f"{p} {s.hands[p]}" for p in self.alive(s)))
+        if phase == "reveal":
+            return View(title, scores, tuple(lines), tuple(self.alive(s)), "choosing")
+        if phase == "claim":
+            return View(title, scores, tuple(lines), (str(s.claim),), "playing")
+        if s.ties:  # the table settles the tie (or takes the random order)
+            tied = tuple(p for p in s.defusers if any(p in g for g in s.ties))
+            return View(title, scores, tuple(lines), tied, "rolling")
+        return View(title, scores, tuple(lines), (s.defusers[0],), "rolling")
+
+    def _roll_lines(self, s: BombState) -> list[str]:
+        last = s.last
+        if last is None:
+            return []
+        p = last["player"]
+        if last.get("safe"):
+            return [f"{p}: SAFE"]
+        faces = last["faces"]
+        marks = totals(faces)
+        head = f"{p}: B{marks['bomb']} F{marks['fuse']} C{marks['card']}"
+        head += f" boom -{last['lost']}" if "lost" in last else " ok"
+        shown = [face_text(f) for f in faces]
+        if last.get("red") and shown:
+            shown[-1] = "R:" + shown[-1]
+        return [head, " ".join(shown)]
+
+
+ENGINE = Bomb()
+"""ぼむ！ (Bomb, Kisekiya)."""

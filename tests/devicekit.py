@@ -67,3 +67,13 @@ async def screen(device: Device) -> str:
 def pixels(device: Device) -> str:
     """The picture on the simulated panel as # and . text."""
     return to_text(device.display.shown)
+
+
+async def choose_game(device: Device, title: str) -> None:
+    """From the main menu: New game, then walk the game list to ``title`` and pick it."""
+    await presses(device, "ok")
+    for _ in range(10):
+        if device.screens[-1].items()[device.screens[-1].index].label == title:
+            break
+        await presses(device, "next")
+    await presses(device, "ok")

@@ -10,7 +10,7 @@ from firmware_host import config as configuration
 from firmware_host.session import Session
 from firmware_host.store import Store
 from games import ENGINES
-from tests.devicekit import presses, run_device, screen
+from tests.devicekit import choose_game, presses, run_device, screen
 
 
 @pytest.fixture
@@ -30,9 +30,7 @@ def named_config(**names: str) -> configuration.Config:
 def test_new_game_from_the_menus_with_chosen_seats_and_start_player(tmp_path):
     async def body(dev):
         assert "New game" in await screen(dev)
-        await presses(dev, "ok")  # New game
-        assert "Arschbombe" in await screen(dev)
-        await presses(dev, "ok")  # Arschbombe
+        await choose_game(dev, "Arschbombe")
         await presses(dev, "p3", "p4")  # seats p3, p4 out
         assert "2 players" in await screen(dev)
         await presses(dev, "ok", "p2")  # who starts: Ben's own button
@@ -44,7 +42,8 @@ def test_new_game_from_the_menus_with_chosen_seats_and_start_player(tmp_path):
 
 def test_too_many_seats_for_the_game_is_refused_on_screen(tmp_path):
     async def body(dev):
-        await presses(dev, "ok", "ok", "p5", "p6", "ok")
+        await choose_game(dev, "Arschbombe")
+        await presses(dev, "p5", "p6", "ok")
         text = await screen(dev)
         return text, dev.session
 

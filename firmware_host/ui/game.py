@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
-from firmware_host.render import ROWS, Frame, Row
+from firmware_host.render import CONTENT_W, ROWS, Frame, Row, text_width
 from firmware_host.ui.base import Screen, is_seat
 from games.core import Collect, Menu, Order, Prompt
 
@@ -29,8 +29,11 @@ if TYPE_CHECKING:
 
 
 def pairs(cells: list[str]) -> list[Row]:
-    """Cells laid out two to a row."""
-    return [Row(tuple(cells[i : i + 2])) for i in range(0, len(cells), 2)]
+    """Cells laid out two to a row, or three when there are more than four and all fit."""
+    per_row = 2
+    if len(cells) > 4 and all(text_width(c) <= CONTENT_W // 3 - 3 for c in cells):
+        per_row = 3
+    return [Row(tuple(cells[i : i + per_row])) for i in range(0, len(cells), per_row)]
 
 
 class GameScreen(Screen):
@@ -217,4 +220,4 @@ class GameScreen(Screen):
             else:
                 cells.append(f"{p} ...")
         rows = [Row.of(prompt.title), *pairs(cells)]
-        return [*rows[: ROWS - 1], Row.of("own btn: tap=change hold=lock")]
+        return [*rows[: ROWS - 1], Row.of("tap: change  hold: lock")]

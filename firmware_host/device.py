@@ -196,10 +196,15 @@ class Device:
             self.handle(press)
 
     def handle(self, press: Press) -> None:
-        """One finished press, to the screen on top."""
+        """One finished press, to the screen on top. A bug in a screen never stops the device."""
         self._wake()
-        if self.screens:
-            self.screens[-1].press(press)
+        try:
+            if self.screens:
+                self.screens[-1].press(press)
+        except Exception:
+            log.exception("press %s failed", press)
+            self.home()
+            self.refuse("Internal error: back to the start")
         self.redraw()
 
     def _tower_status(self, status: str, detail: str | None) -> None:

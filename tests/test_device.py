@@ -267,3 +267,20 @@ def test_a_locked_pick_can_be_unlocked_and_changed(tmp_path, probe_game):
         return dev.session.actions
 
     assert run_device(tmp_path, body)[0]["cards"] == {"Ann": 2, "Ben": 3}
+
+
+def test_a_bug_in_a_screen_does_not_stop_the_device(tmp_path):
+    async def body(dev):
+        dev.start_named("arschbombe", ["Ann", "Ben"])
+
+        def broken(press):
+            raise RuntimeError("bug")
+
+        dev.screens[-1].press = broken
+        await presses(dev, "ok")
+        text = await screen(dev)
+        await presses(dev, "ok", "ok", "ok")
+        return text, dev.session.summary["scores"]["Ann"]
+
+    text, score = run_device(tmp_path, body)
+    assert "Internal error" in text and score == 3

@@ -137,10 +137,10 @@ class Trottel(Engine[TrottelState]):
         if len(tied) == 1:
             s.cap, s.contenders = tied[0], []
             s.current = s.players.index(tied[0])
-            self._log(s, f"cap roll: {tied[0]} lowest ({low})")
+            self._log(s, f"Cap roll: {tied[0]} lowest ({low})")
         else:
             s.cap, s.contenders = None, tied
-            self._log(s, f"cap roll: {', '.join(tied)} tie ({low})")
+            self._log(s, f"Cap roll: {', '.join(tied)} tie ({low})")
 
     def _seeded_cap(self, s: TrottelState) -> None:
         """Roll for the cap with seeded dice (ties re-roll among the tied) until it is settled."""
@@ -254,7 +254,7 @@ class Trottel(Engine[TrottelState]):
         if allowed:
             s.passes.remove(p)
         s.away[p] = allowed
-        self._log(s, f"{p} to WC" + ("" if allowed else " (cap on return)"))
+        self._log(s, f"{p} to WC" + ("" if allowed else ", cap on return"))
         if p == turn:
             self._log(s, f"{p} skipped")
             self._give(s, p, "beer")
@@ -322,7 +322,6 @@ class Trottel(Engine[TrottelState]):
             s.pending = "casino"
         elif kind == "trottelmuetze":
             s.cap = p
-            self._log(s, f"cap {p}")
         elif kind == "stehtisch":
             table, s.stehtisch = s.stehtisch, no_drinks()
             for drink, n in table.items():
@@ -376,7 +375,8 @@ class Trottel(Engine[TrottelState]):
             return
         p = effect.get("player", default)
         if kind == "drink":
-            self._log(s, f"{p} {effect['drink']}")
+            if strict:
+                self._log(s, "card")
             self._give(s, p, effect["drink"])
         elif kind == "cap":
             if p in s.away:
@@ -417,7 +417,7 @@ class Trottel(Engine[TrottelState]):
             if q not in s.away:
                 s.current = i
                 return
-            self._log(s, f"{q} away, skipped")
+            self._log(s, f"{q} skipped")
             self._give(s, q, "beer")
 
     # -- helpers -----------------------------------------------------------------------------------------

@@ -235,3 +235,25 @@ snap done
     assert who.title == "Who drinks?" and texts(who)[1] == "Ben >"
     assert drink.title == "Ben drinks?" and [t for t in texts(drink)[:3]] == ["Beer", "Shot", "Water"]
     assert done.title.startswith("Cap Cy") and any("Ben W" in t for t in texts(done))
+
+
+def test_new_game_menu_offers_the_alcohol_free_mode(tmp_path):
+    lines = """
+press ok
+press next
+press ok
+press ok
+press ok
+snap options
+press ok
+press next
+press ok
+wait 5
+snap game
+"""
+    options, game = device_frames(tmp_path, lines)
+    assert options.title == "Options" and texts(options)[0] == "Alcohol-free" and options.rows[0].right == "off"
+    store = Store(tmp_path / "state")
+    journal = store.open_game()
+    assert journal is not None and journal.header["options"] == {"alcohol_free": True}
+    assert game.title.startswith("Cap ") and len(journal.header["players"]) == 4

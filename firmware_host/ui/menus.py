@@ -161,7 +161,7 @@ class ChoiceMenu(ListScreen):
 
     def __init__(self, dev: Device, menu: Menu | None) -> None:
         self.menu = menu or Menu("-", ())
-        super().__init__(dev, self.menu.title, [self._item(o) for o in self.menu.options])
+        super().__init__(dev, self.menu.title, [self._item(o) for o in self.menu.options], on_back=dev.pop)
 
     def _item(self, option: Option) -> Item:
         if option.action is None:

@@ -13,6 +13,7 @@ from games.core import Engine
 ENGINES: dict[str, str] = {
     "arschbombe": "games.arschbombe.engine",
     "bomb": "games.bomb.engine",
+    "trottel": "games.trottel.engine",
 }
 
 TITLES: dict[str, str] = {

@@ -186,8 +186,11 @@ class GameScreen(Screen):
             body = self._collect_rows(prompt)
         else:
             marks = [(">" if p in view.active else " ") + f"{p} {s}" for p, s in view.scores]
-            body = pairs(marks) + [Row.of(line) for line in view.lines]
+            score_rows = pairs(marks)
+            body = score_rows + [Row.of(line) for line in view.lines]
             prompt_rows = self._prompt_rows()
+            if isinstance(prompt, Menu) and view.lines and len(score_rows) >= ROWS - len(prompt_rows):
+                prompt_rows = prompt_rows[:-1]  # a full table: the game's first line before the hint
             body = body[: ROWS - len(prompt_rows)] + prompt_rows
         toast = self.dev.toast_text()
         if toast:

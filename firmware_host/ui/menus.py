@@ -11,6 +11,7 @@ from firmware_host.config import BUTTONS, SEATS
 from firmware_host.render import ROWS, Frame, Row
 from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, is_seat
 from games import ENGINES, TITLES, get_engine
+from games.core import Menu, Option
 
 if TYPE_CHECKING:
     from firmware_host.device import Device
@@ -138,6 +139,8 @@ class GameMenu(ListScreen):
             for option in session.engine.anytime(session.state):
                 if option.action is not None:
                     items.append(Item(option.label, lambda a=option.action: (dev.pop(), dev.apply(a))))
+                else:
+                    items.append(Item(option.label + " >", lambda o=option: dev.push(ChoiceMenu(dev, o.submenu()))))
         items += [
             Item("Settings", lambda: dev.push(SettingsScreen(dev))),
             Item("Self-test", lambda: dev.push(SelfTest(dev))),
@@ -148,6 +151,22 @@ class GameMenu(ListScreen):
     def _end(self) -> None:
         question = "End this game now? It goes to the history as ended early."
         self.dev.push(Confirm(self.dev, "End game", question, self.dev.end_early))
+
+
+class ChoiceMenu(ListScreen):
+    """A sub-menu of an option the game offers at any time (who takes a penalty, which card...).
+
+    Picking a sub-menu walks into it; picking an action goes back to the game and hands it over.
+    """
+
+    def __init__(self, dev: Device, menu: Menu | None) -> None:
+        self.menu = menu or Menu("-", ())
+        super().__init__(dev, self.menu.title, [self._item(o) for o in self.menu.options], on_back=dev.pop)
+
+    def _item(self, option: Option) -> Item:
+        if option.action is None:
+            return Item(option.label + " >", lambda: self.dev.push(ChoiceMenu(self.dev, option.submenu())))
+        return Item(option.label, lambda: (self.dev.home(), self.dev.apply(option.action)))
 
 
 class GameOver(Screen):

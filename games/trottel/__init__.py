@@ -1,0 +1,1 @@
+"""Trottelmütze: the drinking board game with the dunce cap (``games.trottel.engine``)."""

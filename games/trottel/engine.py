@@ -1,0 +1,663 @@
+"""Trottelmütze: a drinking board game with a dunce cap, a standing table and a drink ledger.
+
+Rules digest: ``shared/rules/trottel.md``; rulings the source leaves open: ``docs/trottel.md``.
+The companion rolls (or takes physical dice), moves every piece on its model of the board, applies
+fields, meetings, Jail and the Stehtisch, tracks the cap and who is away, and books every drink.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from games.core import (
+    Action,
+    BaseState,
+    Effect,
+    Engine,
+    Menu,
+    Option,
+    Refused,
+    Rng,
+    SetupError,
+    View,
+    get_field,
+    need,
+    say,
+    signal,
+)
+from games.trottel.board import (
+    DEFAULT_BOARD,
+    DEFAULT_CASINO,
+    DRINKS,
+    SHORT,
+    board_error,
+    casino_error,
+    counts,
+    effect_error,
+    field_label,
+)
+
+PENDING_VERBS = {"taxi": "choose a taxi target", "invite": "invite someone", "casino": "play the Spielothek"}
+
+
+def no_drinks() -> dict[str, int]:
+    """An empty drink count."""
+    return dict.fromkeys(DRINKS, 0)
+
+
+@dataclass
+class TrottelState(BaseState):
+    """The board, the pieces, the cap, the Stehtisch, who is away, and every drink taken.
+
+    ``current`` indexes ``players``; ``contenders`` is non-empty while a tie in the cap roll
+    waits for a re-roll; ``again`` says the current player rolls again once ``pending`` is done.
+    ``tally``/``tisch``/``log`` collect what the action in progress did, for ``line``.
+    """
+
+    board: list[str] = field(default_factory=list)
+    casino: dict[str, dict[str, Any]] = field(default_factory=dict)
+    alcohol_free: bool = False
+    cap: str | None = None
+    current: int = 0
+    contenders: list[str] = field(default_factory=list)
+    started: bool = False
+    positions: dict[str, int] = field(default_factory=dict)
+    stehtisch: dict[str, int] = field(default_factory=no_drinks)
+    drinks: dict[str, dict[str, int]] = field(default_factory=dict)
+    away: dict[str, bool] = field(default_factory=dict)
+    """Names away → whether the game allowed it (no cap on return)."""
+    passes: list[str] = field(default_factory=list)
+    """Players the game lets go to the toilet now (until the next turn's roll)."""
+    cards: dict[int, dict[str, int]] = field(default_factory=dict)
+    """Field index → drink cards lying on it."""
+    pending: str | None = None
+    again: bool = False
+    line: str = ""
+    tally: dict[str, dict[str, int]] = field(default_factory=dict)
+    tisch: dict[str, int] = field(default_factory=no_drinks)
+    log: list[str] = field(default_factory=list)
+
+
+def check_dice(value: Any, name: str) -> tuple[int, int]:
+    """Two dice from an action field: a list of two whole numbers 1..6."""
+    ok = (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in value)
+    )
+    need(ok, f"{name} must be two dice like [3, 5]")
+    return value[0], value[1]
+
+
+class Trottel(Engine[TrottelState]):
+    """The Trottelmütze engine."""
+
+    id = "trottel"
+    title = "Trottelmuetze"
+    min_players = 2
+    max_players = None
+    option_keys = frozenset({"board", "casino", "alcohol_free"})
+    menu_options = (("alcohol_free", "Alcohol-free", (("off", False), ("on", True))),)
+    """Options the device asks for when a game starts (key, label, choices)."""
+
+    def setup(self, players: list[str], rng: Rng, options: dict[str, Any]) -> TrottelState:
+        board = options.get("board", list(DEFAULT_BOARD))
+        problem = board_error(board)
+        if problem:
+            raise SetupError(problem)
+        casino = options.get("casino", DEFAULT_CASINO)
+        problem = casino_error(casino, players, len(board))
+        if problem:
+            raise SetupError(problem)
+        alcohol_free = options.get("alcohol_free", False)
+        if not isinstance(alcohol_free, bool):
+            raise SetupError("alcohol_free must be true or false")
+        s = TrottelState(
+            players=players,
+            rng=rng,
+            options=options,
+            board=list(board),
+            casino={k: dict(v) for k, v in casino.items()},
+            alcohol_free=alcohol_free,
+            positions=dict.fromkeys(players, 0),
+            drinks={p: no_drinks() for p in players},
+        )
+        s.stehtisch["beer"] = 1  # setup: one beer on the Stehtisch
+        self._seeded_cap(s)
+        s.line = s.log[-1]
+        s.log = []
+        return s
+
+    # -- the cap roll -------------------------------------------------------------------------------
+    def _cap_round(self, s: TrottelState, rolls: dict[str, tuple[int, int]]) -> None:
+        totals = {p: a + b for p, (a, b) in rolls.items()}
+        low = min(totals.values())
+        tied = [p for p in s.players if totals.get(p) == low]
+        if len(tied) == 1:
+            s.cap, s.contenders = tied[0], []
+            s.current = s.players.index(tied[0])
+            self._log(s, f"Cap roll: {tied[0]} lowest ({low})")
+        else:
+            s.cap, s.contenders = None, tied
+            self._log(s, f"Cap roll: {', '.join(tied)} tie ({low})")
+
+    def _seeded_cap(self, s: TrottelState) -> None:
+        """Roll for the cap with seeded dice (ties re-roll among the tied) until it is settled."""
+        contenders = s.contenders or list(s.players)
+        while True:
+            self._cap_round(s, {p: (s.rng.die(), s.rng.die()) for p in contenders})
+            if not s.contenders:
+                return
+            contenders = s.contenders
+
+    def move_cap_roll(self, s: TrottelState, action: Action, effects: list[Effect]) -> None:
+        """The setup roll for the cap, before the first turn: lowest total gets it and starts."""
+        self._begin(s)
+        need(not s.started, "the cap roll is over: the game has begun")
+        contenders = s.contenders or list(s.players)
+        gone = [p for p in contenders if p in s.away]
+        need(not gone, f"{', '.join(gone)} away: roll when back")
+        rolls = get_field(action, "rolls", dict, None)
+        if rolls is None:
+            self._seeded_cap(s)
+        else:
+            need(
+                set(rolls) == set(contenders),
+                f"cap_roll needs one roll from each of {', '.join(contenders)}",
+            )
+            self._cap_round(s, {p: check_dice(rolls[p], f"{p}'s roll") for p in contenders})
+        self._finish(s, effects)
+
+    # -- turns --------------------------------------------------------------------------------------
+    def move_roll(self, s: TrottelState, action: Action, effects: list[Effect]) -> None:
+        """The current player's roll: a double costs the cap a beer; move; enter the field."""
+        self._begin(s)
+        need(s.pending is None, self._pending_reason(s))
+        if s.contenders:
+            self._seeded_cap(s)
+        p = s.players[s.current]
+        a, b = self._dice(s, action, "dice")
+        s.started = True
+        s.passes = []  # a Pinkeln pass cannot be saved for later
+        double = a == b
+        if double:  # the cap drinks before the piece moves (it may leave Jail)
+            assert s.cap is not None
+            self._give(s, s.cap, "beer")
+        self._enter(s, p, (s.positions[p] + a + b) % len(s.board), f"{p} {a}+{b}")
+        self._then(s, double)
+        self._finish(s, effects)
+
+    def move_taxi(self, s: TrottelState, action: Action, effects: list[Effect]) -> None:
+        """The Taxi's ride: to any field (not a Taxi), entered as if moved there."""
+        self._begin(s)
+        need(s.pending == "taxi", "no taxi is waiting")
+        to = get_field(action, "to", int)
+        need(0 <= to < len(s.board), f"to must be a field 0–{len(s.board) - 1}")
+        need(s.board[to] != "taxi", "the taxi cannot go to a Taxi field")
+        p = s.players[s.current]
+        s.pending = None
+        self._enter(s, p, to, f"{p} taxi")
+        self._then(s, s.again)
+        self._finish(s, effects)
+
+    def move_invite(self, s: TrottelState, action: Action, effects: list[Effect]) -> None:
+        """The Schüttelbude's invitation: the guest joins the field and both drink the drink."""
+        self._begin(s)
+        need(s.pending == "invite", "nobody is at the Schuettelbude")
+        p = s.players[s.current]
+        guest = get_field(action, "player", str)
+        need(guest in s.players, f"unknown player {guest!r}")
+        need(guest != p, f"{p} cannot invite themselves")
+        drink = get_field(action, "drink", str)
+        need(drink in DRINKS, f"drink must be beer, shot or water, not {drink!r}")
+        s.pending = None
+        s.positions[guest] = s.positions[p]
+        self._log(s, f"{p} invites {guest}")
+        self._give(s, p, drink)
+        self._give(s, guest, drink)
+        self._then(s, s.again)
+        self._finish(s, effects)
+
+    def move_casino(self, s: TrottelState, action: Action, effects: list[Effect]) -> None:
+        """A Spielothek roll: the payout; a double costs the cap a beer and plays again."""
+        self._begin(s)
+        need(s.pending == "casino", "nobody is at the Spielothek")
+        p = s.players[s.current]
+        a, b = self._dice(s, action, "dice")
+        self._log(s, f"{p} casino {a}+{b}")
+        payout = s.casino.get(str(a + b))
+        if payout is None:
+            self._log(s, "no win")
+        else:
+            self._effect(s, payout, p, strict=False)
+        if a == b:
+            self._log(s, "play again")
+            assert s.cap is not None
+            self._give(s, s.cap, "beer")
+        else:
+            s.pending = None
+            self._then(s, s.again)
+        self._finish(s, effects)
+
+    # -- out of turn ----------------------------------------------------------------------------------
+    def move_leave(self, s: TrottelState, action: Action, effects: list[Effect]) -> None:
+        """A player goes to the toilet; without the game's leave they get the cap on return."""
+        self._begin(s)
+        self._no_contest(s)
+        p = self._player(s, action)
+        need(p != s.cap, f"{p} has the cap: never to the toilet")
+        need(p not in s.away, f"{p} is already away")
+        turn = s.players[s.current]
+        need(not (s.pending and p == turn), self._pending_reason(s))
+        allowed = p in s.passes
+        if allowed:
+            s.passes.remove(p)
+        s.away[p] = allowed
+        self._log(s, f"{p} to WC" + ("" if allowed else ", cap on return"))
+        if p == turn:
+            self._log(s, f"{p} skipped")
+            self._give(s, p, "beer")
+            s.again = False
+            self._next_player(s)
+        self._finish(s, effects)
+
+    def move_return(self, s: TrottelState, action: Action, effects: list[Effect]) -> None:
+        """A player is back from the toilet (with the cap if they went without leave)."""
+        self._begin(s)
+        self._no_contest(s)
+        p = self._player(s, action)
+        need(p in s.away, f"{p} is not away")
+        allowed = s.away.pop(p)
+        if allowed:
+            self._log(s, f"{p} back")
+        else:
+            s.cap = p
+            self._log(s, f"{p} back: cap")
+        self._finish(s, effects)
+
+    def move_penalty(self, s: TrottelState, action: Action, effects: list[Effect]) -> None:
+        """Whining or a broken rule: a shot."""
+        self._begin(s)
+        p = self._player(s, action)
+        self._log(s, f"{p} penalty")
+        self._give(s, p, "shot")
+        self._finish(s, effects)
+
+    def move_effect(self, s: TrottelState, action: Action, effects: list[Effect]) -> None:
+        """A card's effect (Arschloch or Willkommen am Arsch), entered as a generic effect."""
+        self._begin(s)
+        self._no_contest(s)
+        problem = effect_error(action, s.players, len(s.board), strict=False)
+        need(problem is None, str(problem))
+        self._effect(s, action, s.players[s.current], strict=True)
+        self._finish(s, effects)
+
+    def move_end(self, s: TrottelState, action: Action, effects: list[Effect]) -> None:
+        """The table ends the session; the drink totals stand."""
+        self._begin(s)
+        s.over = True
+        self._log(s, "Session over")
+        self._finish(s, effects)
+
+    # -- the rules' machinery -------------------------------------------------------------------------
+    def _enter(self, s: TrottelState, p: str, index: int, how: str) -> None:
+        """Steps 3–5 of a turn: drink cards on the field, the meeting, the field's action."""
+        s.positions[p] = index
+        kind = s.board[index]
+        self._log(s, f"{how} {SHORT[kind]}")
+        for drink, n in s.cards.pop(index, {}).items():
+            if n:
+                self._give(s, p, drink, n)
+        others = [q for q in s.players if q != p and s.positions[q] == index]
+        if others:
+            self._log(s, "meet")
+            for q in [p, *others]:
+                self._give(s, q, "beer")
+        if kind == "schuettelbude":
+            s.pending = "invite"
+        elif kind == "taxi":
+            s.pending = "taxi"
+        elif kind == "spielothek":
+            s.pending = "casino"
+        elif kind == "trottelmuetze":
+            s.cap = p
+        elif kind == "stehtisch":
+            table, s.stehtisch = s.stehtisch, no_drinks()
+            for drink, n in table.items():
+                if n:
+                    self._give(s, p, drink, n)
+            s.stehtisch["beer"] += 1  # the law of beer conservation: a new beer
+        elif kind in ("kneipe", "brennerei"):
+            for q in s.players:
+                self._give(s, q, "beer" if kind == "kneipe" else "shot")
+        elif kind == "bier":
+            self._give(s, p, "beer")
+        elif kind == "kurzer":
+            self._give(s, p, "shot")
+        elif kind == "daemmerschoppen":
+            self._give(s, p, "beer")
+            self._give(s, p, "shot")
+        elif kind == "fruehschoppen":
+            self._give(s, p, "beer", 2)
+        elif kind == "teich":
+            self._give(s, p, "water")
+        elif kind == "waa":
+            self._log(s, "read a WaA card")
+        elif kind == "arschloch":
+            self._log(s, "take an Arschloch card")
+        elif kind == "pinkeln" and p != s.cap:
+            s.passes.append(p)
+            self._log(s, f"{p} may pee")
+
+    def _give(self, s: TrottelState, p: str, drink: str, n: int = 1) -> None:
+        """``p`` drinks ``n`` of ``drink`` — unless on Jail: then it goes onto the Stehtisch."""
+        if s.board[s.positions[p]] == "jail":
+            s.stehtisch[drink] += n
+            s.tisch[drink] += n
+        else:
+            s.drinks[p][drink] += n
+            s.tally.setdefault(p, no_drinks())[drink] += n
+
+    def _effect(self, s: TrottelState, effect: dict[str, Any], default: str, strict: bool) -> None:
+        """One generic card or payout effect; ``strict`` refuses what cannot be done, else it is void."""
+
+        def fail(reason: str) -> None:
+            if strict:
+                raise Refused(reason)
+            self._log(s, f"({reason})")
+
+        kind = effect["kind"]
+        if kind == "field_drink":
+            index, drink = effect["field"], effect["drink"]
+            s.cards.setdefault(index, no_drinks())[drink] += 1
+            self._log(s, f"{drink} card on field {index}")
+            return
+        p = effect.get("player", default)
+        if kind == "drink":
+            if strict:
+                self._log(s, "card")
+            self._give(s, p, effect["drink"])
+        elif kind == "cap":
+            if p in s.away:
+                return fail(f"{p} is away: no cap")
+            s.cap = p
+            self._log(s, f"cap {p}")
+        elif kind == "move":
+            s.positions[p] = effect["to"]
+            self._log(s, f"{p} moved to {effect['to']}")
+        elif kind == "pee_pass":
+            if p == s.cap:
+                return fail(f"{p} has the cap: no toilet")
+            if p in s.away:
+                return fail(f"{p} is already away")
+            if p not in s.passes:
+                s.passes.append(p)
+            self._log(s, f"{p} may pee")
+        return None
+
+    def _then(self, s: TrottelState, again: bool) -> None:
+        """After a field: wait for its choice, or end the move (a double rolls again)."""
+        if s.pending is not None:
+            s.again = again
+            return
+        s.again = False
+        if again:
+            self._log(s, "roll again")
+        else:
+            self._next_player(s)
+
+    def _next_player(self, s: TrottelState) -> None:
+        """The next player clockwise; anyone away is skipped and owed a beer."""
+        n = len(s.players)
+        i = s.current
+        for _ in range(n):  # the cap holder is never away, so someone is found
+            i = (i + 1) % n
+            q = s.players[i]
+            if q not in s.away:
+                s.current = i
+                return
+            self._log(s, f"{q} skipped")
+            self._give(s, q, "beer")
+
+    # -- helpers -----------------------------------------------------------------------------------------
+    def _dice(self, s: TrottelState, action: Action, name: str) -> tuple[int, int]:
+        if name in action:
+            return check_dice(action[name], name)
+        return s.rng.die(), s.rng.die()
+
+    def _player(self, s: TrottelState, action: Action) -> str:
+        if "player" not in action:
+            need(not s.contenders, f"{action['type']} needs 'player' while the cap is rolled for")
+            return s.players[s.current]
+        p = get_field(action, "player", str)
+        need(p in s.players, f"unknown player {p!r}")
+        return p
+
+    def _no_contest(self, s: TrottelState) -> None:
+        need(not s.contenders, f"first the cap: {', '.join(s.contenders)} re-roll")
+
+    def _pending_reason(self, s: TrottelState) -> str:
+        return f"{s.players[s.current]} must {PENDING_VERBS.get(s.pending or '', 'choose')} first"
+
+    def _log(self, s: TrottelState, text: str) -> None:
+        s.log.append(text)
+
+    def _begin(self, s: TrottelState) -> None:
+        s.tally, s.tisch, s.log = {}, no_drinks(), []
+
+    def _finish(self, s: TrottelState, effects: list[Effect]) -> None:
+        drank = self.drink_line(s)
+        text = ", ".join(s.log)
+        s.line = f"{drank} | {text}" if drank else text
+        s.log = []
+        effects.append(say(s.line))
+        if s.over:
+            effects.append(signal("game_over"))
+        elif s.tally:
+            effects.append(signal("penalty"))
+
+    def drink_line(self, s: TrottelState) -> str:
+        """Who drinks what in the action just done: ``all B``, ``Ann 2B+S, Ben B, Tisch+B``."""
+        each = {p: self._amount(s, s.tally[p]) for p in s.players if p in s.tally}
+        parts: list[str] = []
+        if len(each) == len(s.players) and len(set(each.values())) == 1:
+            parts.append(f"all {next(iter(each.values()))}")
+        else:
+            parts += [f"{p} {amount}" for p, amount in each.items()]
+        if any(s.tisch.values()):
+            parts.append(f"Tisch+{counts(s.tisch)}")
+        return ", ".join(parts)
+
+    def _amount(self, s: TrottelState, drinks: dict[str, int]) -> str:
+        return f"+{sum(drinks.values())}" if s.alcohol_free else counts(drinks)
+
+    # -- reading ---------------------------------------------------------------------------------------
+    def scores(self, s: TrottelState) -> dict[str, int]:
+        return {p: sum(s.drinks[p].values()) for p in s.players}
+
+    def winners(self, s: TrottelState) -> list[str]:
+        """Nobody: the rules name no winner (``docs/trottel.md``)."""
+        return []
+
+    def turn(self, s: TrottelState) -> str | None:
+        return None if s.contenders else s.players[s.current]
+
+    def details(self, s: TrottelState) -> dict[str, Any]:
+        return {
+            "cap": s.cap,
+            "positions": dict(s.positions),
+            "stehtisch": dict(s.stehtisch),
+            "drinks": {p: dict(s.drinks[p]) for p in s.players},
+            "away": [p for p in s.players if p in s.away],
+            "board": list(s.board),
+            "pending": s.pending,
+        }
+
+    # -- prompts -----------------------------------------------------------------------------------------
+    def prompt(self, s: TrottelState) -> Menu | None:
+        if s.over:
+            return None
+        if s.contenders:
+            tied = ", ".join(s.contenders)
+            options = (
+                Option("Roll dice", action={"type": "cap_roll"}),
+                Option("Enter dice", then=lambda: self._cap_dice_menu(s.contenders, {})),
+            )
+            return Menu(f"Cap tie: {tied}", options)
+        p = s.players[s.current]
+        if s.pending == "invite":
+            guests = tuple(
+                Option(q, then=self._drink_menu(f"{p}+{q} drink?", {"type": "invite", "player": q}, p))
+                for q in s.players
+                if q != p
+            )
+            return Menu(f"{p}: invite whom?", guests, p)
+        if s.pending == "taxi":
+            targets = tuple(
+                Option(field_label(s.board, i), action={"type": "taxi", "to": i})
+                for i, kind in enumerate(s.board)
+                if kind != "taxi"
+            )
+            return Menu(f"{p}: taxi to?", targets, p)
+        if s.pending == "casino":
+            return Menu(f"{p}: Spielothek", self._dice_options(p, "casino"), p)
+        options = self._dice_options(p, "roll")
+        if not s.started:
+            players = list(s.players)
+            options += (Option("Cap roll: enter", then=lambda: self._cap_dice_menu(players, {})),)
+        return Menu(f"{p}: roll", options, p)
+
+    def _dice_options(self, p: str, kind: str) -> tuple[Option, ...]:
+        """Roll (seeded) or enter physical dice, for a ``roll`` or ``casino`` action."""
+
+        def second(a: int) -> Menu:
+            faces = tuple(Option(f"{a}+{b}", action={"type": kind, "dice": [a, b]}) for b in range(1, 7))
+            return Menu(f"{p}: {a} + die 2?", faces, p)
+
+        def first() -> Menu:
+            return Menu(f"{p}: die 1?", tuple(Option(str(a), then=lambda a=a: second(a)) for a in range(1, 7)), p)
+
+        return (Option("Roll dice", action={"type": kind}), Option("Enter dice", then=first))
+
+    def _cap_dice_menu(self, players: list[str], rolls: dict[str, list[int]], first: int | None = None) -> Menu:
+        """Physical dice of the cap roll, one die at a time, player after player."""
+        p = players[len(rolls)]
+        if first is None:
+            faces = tuple(Option(str(a), then=lambda a=a: self._cap_dice_menu(players, rolls, a)) for a in range(1, 7))
+            return Menu(f"Cap: {p} die 1?", faces)
+        options = []
+        for b in range(1, 7):
+            done = {**rolls, p: [first, b]}
+            if len(done) == len(players):
+                options.append(Option(f"{first}+{b}", action={"type": "cap_roll", "rolls": done}))
+            else:
+                options.append(Option(f"{first}+{b}", then=lambda done=done: self._cap_dice_menu(players, done)))
+        return Menu(f"Cap: {p} {first} + die 2?", tuple(options))
+
+    def _drink_menu(self, title: str, base: Action, player: str | None = None) -> Menu:
+        options = tuple(Option(d.capitalize(), action={**base, "drink": d}) for d in DRINKS)
+        return Menu(title, options, player)
+
+    def _players_menu(self, title: str, players: list[str], build: Any) -> Menu:
+        return Menu(title, tuple(Option(q, **build(q)) for q in players))
+
+    def anytime(self, s: TrottelState) -> list[Option]:
+        """Toilet trips, penalty shots, card effects and the end of the session, at any time."""
+        if s.over:
+            return []
+        out: list[Option] = []
+        if not s.contenders:
+            for p in s.players:
+                if p in s.away:
+                    out.append(Option(f"{p} back from WC", action={"type": "return", "player": p}))
+                elif p != s.cap:
+                    note = " (allowed)" if p in s.passes else ""
+                    out.append(Option(f"{p} to WC{note}", action={"type": "leave", "player": p}))
+        everyone = list(s.players)
+        out.append(
+            Option(
+                "Penalty shot",
+                then=lambda: self._players_menu(
+                    "Penalty: who?", everyone, lambda q: {"action": {"type": "penalty", "player": q}}
+                ),
+            )
+        )
+        if not s.contenders:
+            out.append(Option("Card effect", then=lambda: self._card_menu(s)))
+        out.append(Option("End session", action={"type": "end"}))
+        return out
+
+    def _card_menu(self, s: TrottelState) -> Menu:
+        """The generic effects of the physical cards."""
+        everyone = list(s.players)
+        present = [p for p in s.players if p not in s.away]
+        may_pee = [p for p in present if p != s.cap]
+        board = list(s.board)
+
+        def drink(q: str) -> dict[str, Any]:
+            base = {"type": "effect", "kind": "drink", "player": q}
+            return {"then": self._drink_menu(f"{q} drinks?", base)}
+
+        def move(q: str) -> Menu:
+            targets = tuple(
+                Option(field_label(board, i), action={"type": "effect", "kind": "move", "player": q, "to": i})
+                for i in range(len(board))
+            )
+            return Menu(f"Move {q} to?", targets)
+
+        def field_drink() -> Menu:
+            targets = tuple(
+                Option(
+                    field_label(board, i),
+                    then=self._drink_menu(f"Card on {i}?", {"type": "effect", "kind": "field_drink", "field": i}),
+                )
+                for i in range(len(board))
+            )
+            return Menu("Drink on which field?", targets)
+
+        options = [
+            Option("Give a drink", then=lambda: self._players_menu("Who drinks?", everyone, drink)),
+            Option(
+                "Give the cap",
+                then=lambda: self._players_menu(
+                    "Cap to?", present, lambda q: {"action": {"type": "effect", "kind": "cap", "player": q}}
+                ),
+            ),
+            Option(
+                "Move a piece",
+                then=lambda: self._players_menu("Move whom?", everyone, lambda q: {"then": lambda: move(q)}),
+            ),
+        ]
+        if may_pee:
+            options.append(
+                Option(
+                    "Toilet pass",
+                    then=lambda: self._players_menu(
+                        "Pass for?", may_pee, lambda q: {"action": {"type": "effect", "kind": "pee_pass", "player": q}}
+                    ),
+                )
+            )
+        options.append(Option("Drink on a field", then=field_drink))
+        return Menu("Card effect", tuple(options))
+
+    # -- the screen ------------------------------------------------------------------------------------------
+    def view(self, s: TrottelState) -> View:
+        cap = s.cap or "?"
+        title = f"Cap {cap}  Tisch {counts(s.stehtisch)}"
+        scores = []
+        for p in s.players:
+            marks = (" cap" if p == s.cap else "") + (" WC" if p in s.away else "")
+            scores.append((p, f"{sum(s.drinks[p].values())}{marks}"))
+        lines = [s.line, " ".join(f"{p}@{s.positions[p]}" for p in s.players)]
+        cards = [f"{counts(c)}@{i}" for i, c in sorted(s.cards.items()) if any(c.values())]
+        if cards:
+            lines.append("Cards " + " ".join(cards))
+        if s.over:
+            return View(self.title, tuple(scores), ("Session over", *lines[:1]), (), "over")
+        active = tuple(s.contenders) if s.contenders else (s.players[s.current],)
+        return View(title, tuple(scores), tuple(lines), active, "playing")
+
+
+ENGINE = Trottel()
+"""Trottelmütze (a drinking board game)."""

@@ -10,7 +10,9 @@ from drivers.tower import BLINK, DARK, ON, TowerState
 from firmware_host.config import BUTTONS, SEATS
 from firmware_host.render import ROWS, Frame, Row
 from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, is_seat
+from firmware_host.ui.game import GameScreen
 from games import ENGINES, TITLES, get_engine
+from games.core import Menu, Option
 
 if TYPE_CHECKING:
     from firmware_host.device import Device
@@ -135,9 +137,7 @@ class GameMenu(ListScreen):
         items = [Item("Continue", dev.pop), Item("Undo last action", dev.ask_undo)]
         session = dev.session
         if session is not None:
-            for option in session.engine.anytime(session.state):
-                if option.action is not None:
-                    items.append(Item(option.label, lambda a=option.action: (dev.pop(), dev.apply(a))))
+            items += [option_item(dev, option) for option in session.engine.anytime(session.state)]
         items += [
             Item("Settings", lambda: dev.push(SettingsScreen(dev))),
             Item("Self-test", lambda: dev.push(SelfTest(dev))),
@@ -148,6 +148,27 @@ class GameMenu(ListScreen):
     def _end(self) -> None:
         question = "End this game now? It goes to the history as ended early."
         self.dev.push(Confirm(self.dev, "End game", question, self.dev.end_early))
+
+
+def option_item(dev: Device, option: Option) -> Item:
+    """A game-menu line for an engine option: its action, or a walk through its sub-menus."""
+    if option.action is None:
+        return Item(option.label + " >", lambda: dev.push(OptionMenu(dev, option.submenu())))
+
+    def pick(action: dict[str, Any] = option.action) -> None:
+        while len(dev.screens) > 1 and not isinstance(dev.screens[-1], GameScreen):
+            dev.pop()
+        dev.apply(action)
+
+    return Item(option.label, pick)
+
+
+class OptionMenu(ListScreen):
+    """A sub-menu of an option the game offers at any time (a player, then a card…)."""
+
+    def __init__(self, dev: Device, menu: Menu | None) -> None:
+        options = menu.options if menu is not None else ()
+        super().__init__(dev, menu.title if menu else "", [option_item(dev, o) for o in options])
 
 
 class GameOver(Screen):

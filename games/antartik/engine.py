@@ -173,24 +173,28 @@ class Antartik(Engine[AntartikState]):
         return code
 
     def _answerer(self, s: AntartikState, action: Action) -> str:
-        """The player of a pass or bet, checked to be one who may still answer."""
+        """The player of a pass or bet, checked to be one who has not answered this decision."""
         default = self.turn(s)
         player = self._player(s, action, default)
         need(player != self.diver(s), f"{player} is diving; only the others pass or bet")
-        need(player not in s.betted, f"{player} has already bet this turn")
         need(player not in s.passed, f"{player} has already passed")
         return player
 
     # -- moves ------------------------------------------------------------------------------------
     def move_pass(self, s: AntartikState, action: Action, effects: list[Effect]) -> None:
-        """A player raises a hand: no bet on the diver's next decision."""
+        """A player raises a hand: no bet on the diver's next decision.
+
+        A player who has bet this turn is not asked again; their pass changes nothing.
+        """
         player = self._answerer(s, action)
-        s.passed.append(player)
+        if player not in s.betted:
+            s.passed.append(player)
         s.chute = None
 
     def move_bet(self, s: AntartikState, action: Action, effects: list[Effect]) -> None:
         """A player bets one of their face-up cards that the turn will stop."""
         player = self._answerer(s, action)
+        need(player not in s.betted, f"{player} has already bet this turn")
         card = self._card(action, "card")
         need(card in s.face_up[player], f"{player} has no face-up {card}")
         s.face_up[player].remove(card)
@@ -218,8 +222,7 @@ class Antartik(Engine[AntartikState]):
             for bettor, bet in bets.items():  # daredevil: the bets are won
                 s.face_down[bettor].append(bet)
             s.face_up[diver].append(card)
-            won = f", {len(bets)} bet(s) won" if bets else ""
-            effects += [signal("fall"), say(f"Belly flop! {diver} keeps {card}{won}")]
+            effects += [signal("fall"), say(f"Flop! {diver} keeps {card}")]
             self._next_turn(s)
             if s.pile:
                 s.chute, s.flop = diver, card
@@ -230,7 +233,7 @@ class Antartik(Engine[AntartikState]):
             s.face_up[diver].append(bet)
         s.dive.append(card)
         s.passed = []
-        lost = f", wins {len(bets)} bet(s)" if bets else ""
+        lost = f" +{len(bets)} bet" if bets else ""
         effects.append(say(f"{diver} turns {card}{lost}"))
         if not s.pile:  # the last card, no flop: the diver gains the dive as if stopping
             s.face_up[diver] += s.dive
@@ -243,23 +246,24 @@ class Antartik(Engine[AntartikState]):
         need(s.turned > 0, f"{diver} must turn a card first")
         for bettor, bet in s.bets.items():
             s.face_down[bettor].append(bet)
-        won = f", {len(s.bets)} bet(s) won" if s.bets else ""
         gained = len(s.dive)
         s.face_up[diver] += s.dive
         s.dive = []
         s.chute = None
-        effects += [signal("success"), say(f"{diver} gains {gained} card(s){won}")]
+        effects += [signal("success"), say(f"{diver} gains {gained} card(s)")]
         self._next_turn(s)
 
     def move_new_dive(self, s: AntartikState, action: Action, effects: list[Effect]) -> None:
-        """At the start of a turn, the failed dive goes under the pile and a new one begins."""
+        """At the start of a turn, the failed dive goes under the pile and a new one begins.
+
+        With no failed dive on the table the dive is new anyway: nothing changes.
+        """
         diver = self._diver_move(s, action)
         need(s.turned == 0, f"{diver} has already turned a card this turn")
-        need(s.dive, "there is no failed dive to drop")
         s.pile += s.dive
         s.dive = []
         s.chute = None
-        effects.append(say(f"{diver} starts a new dive"))
+        effects.append(say(f"{diver}: new dive"))
 
     def move_referee(self, s: AntartikState, action: Action, effects: list[Effect]) -> None:
         """The diver discards a referee card and rearranges the top cards, or puts them under."""
@@ -276,15 +280,15 @@ class Antartik(Engine[AntartikState]):
             need(len(order) == look, f"order must list {look} card(s)")
             for code in order:
                 need(is_code(code), f"referee: {code!r} is not a card")
-            if s.physical:  # the engine cannot know a physical pile's top: the table tells it
+            if Counter(order) == Counter(top):
+                s.pile[:look] = order
+            else:  # not the engine's top cards: a physical pile, whose top only the table knows
                 rest = list(s.pile)
                 for code in order:
                     need(code in rest, f"no {code} is left in the pile")
                     rest.remove(code)
                 s.pile = [*order, *rest]
-            else:
-                need(Counter(order) == Counter(top), f"order must list the top {look}: {' '.join(by_number(top))}")
-                s.pile[:look] = order
+                s.physical = True
             top = list(order)
         if bottom:
             s.pile = s.pile[look:] + top
@@ -311,7 +315,7 @@ class Antartik(Engine[AntartikState]):
         s.face_up[flopper] += s.dive
         s.dive = []
         s.chute = s.flop = None
-        effects += [signal("success"), say(f"{flopper}'s parachute: gains {gained} card(s)")]
+        effects += [signal("success"), say(f"Parachute! {flopper} +{gained}")]
 
     def move_exchange(self, s: AntartikState, action: Action, effects: list[Effect]) -> None:
         """A face-down card turns face up, and a second card comes from the bottom of the pile."""
@@ -331,7 +335,7 @@ class Antartik(Engine[AntartikState]):
             drawn = s.pile.pop()
         s.face_down[player].remove(card)
         s.face_up[player] += [card, drawn]
-        effects.append(say(f"{player} turns up {card}, takes {drawn}"))
+        effects.append(say(f"{player}: {card} up, +{drawn}"))
 
     # -- helpers of moves ---------------------------------------------------------------------
     def _discard(self, s: AntartikState, player: str, card: str) -> None:
@@ -391,9 +395,6 @@ class Antartik(Engine[AntartikState]):
             return self._betting(s, waiting)
         return self._diver_menu(s)
 
-    def _dive_text(self, s: AntartikState) -> str:
-        return " ".join(s.dive) if s.dive else "-"
-
     def _betting(self, s: AntartikState, waiting: list[str]) -> Collect:
         values = {p: (PASS, *by_number(s.face_up[p])) for p in waiting}
         labels = {c: f"bet {c}" for p in waiting for c in s.face_up[p]}
@@ -403,7 +404,7 @@ class Antartik(Engine[AntartikState]):
                 return {"type": "pass", "player": player}
             return {"type": "bet", "player": player, "card": value}
 
-        title = f"{self.diver(s)} {self._dive_text(s)}: bet?"
+        title = f"Bet on {self.diver(s)}? {' '.join(s.dive)}".rstrip()
         return Collect(title, tuple(waiting), values, each=each, labels=labels)
 
     def _chute_menu(self, s: AntartikState) -> Menu:
@@ -430,7 +431,8 @@ class Antartik(Engine[AntartikState]):
         if not s.bets:
             for card in by_number([c for c in s.face_up[diver] + s.face_down[diver] if is_referee(c)]):
                 options.append(Option(f"Referee {card}", then=lambda card=card: self._referee_menu(s, diver, card)))
-        return Menu(f"{diver}: {self._dive_text(s)}", tuple(options), diver)
+        title = f"{diver}'s dive: {' '.join(s.dive)}" if s.dive else f"{diver}'s turn"
+        return Menu(title, tuple(options), diver)
 
     def _card_menu(self, s: AntartikState, who: str, title: str, base: Action, key: str) -> Menu:
         """Which card came off a physical pile: its number, then its marks when several are left.
@@ -491,7 +493,7 @@ class Antartik(Engine[AntartikState]):
         if s.over:
             win = self.winners(s)
             return View(title, scores, (f"Winner: {', '.join(win)}",), tuple(win), "over")
-        lines = [f"Dive {self._dive_text(s)}"]
+        lines = ["Dive " + (" ".join(s.dive) or "empty")]
         if s.bets:
             lines.append("Bets " + " ".join(f"{p}:{c}" for p, c in s.bets.items()))
         if self.chute_open(s):

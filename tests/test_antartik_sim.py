@@ -136,6 +136,7 @@ class Player:
         self.snap("game-menu")
         self.emit(*["press next"] * (GAME_MENU_HEAD + index), "press ok")
         menu = options[index].submenu()
+        self.snap("exchange-menu")
         while True:
             choice = self.pick.randrange(len(menu.options))
             self.emit(*["press next"] * choice, "press ok")

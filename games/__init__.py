@@ -14,6 +14,7 @@ ENGINES: dict[str, str] = {
     "arschbombe": "games.arschbombe.engine",
     "bomb": "games.bomb.engine",
     "trottel": "games.trottel.engine",
+    "antartik": "games.antartik.engine",
 }
 
 TITLES: dict[str, str] = {

@@ -58,6 +58,8 @@ class GameScreen(Screen):
 
     def reset(self) -> None:
         """Start the prompt afresh (after every change of the game state)."""
+        before = self.prompt
+        pending = self._pending_answers()
         session = self.dev.session
         self.prompt = session.prompt() if session else None
         self.path = [self.prompt] if isinstance(self.prompt, Menu) else []
@@ -66,6 +68,27 @@ class GameScreen(Screen):
         self.answers, self.locked, self.order = {}, set(), []
         if isinstance(self.prompt, Collect) and session is not None:
             self._restore(session.journal.draft())
+            if isinstance(before, Collect) and before.title == self.prompt.title:
+                self._keep(pending)
+
+    def _pending_answers(self) -> dict[str, str]:
+        """Answers chosen but not locked in yet, in a Collect that hands over answers one by one.
+
+        Another player's locked answer changes the game state mid-prompt; the players still
+        choosing keep what they had chosen.
+        """
+        prompt = self.prompt
+        if not isinstance(prompt, Collect) or prompt.each is None:
+            return {}
+        return {p: prompt.values[p][i] for p, i in self.answers.items() if p not in self.locked}
+
+    def _keep(self, pending: dict[str, str]) -> None:
+        prompt = self.prompt
+        assert isinstance(prompt, Collect)
+        for player, value in pending.items():
+            values = prompt.values.get(player, ())
+            if player in prompt.players and value in values and player not in self.answers:
+                self.answers[player] = values.index(value)
 
     def _restore(self, draft: dict[str, Any] | None) -> None:
         prompt = self.prompt

@@ -10,6 +10,7 @@ from drivers.tower import BLINK, DARK, ON, TowerState
 from firmware_host.config import BUTTONS, SEATS
 from firmware_host.render import ROWS, Frame, Row
 from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, is_seat
+from firmware_host.ui.game import GameScreen
 from games import ENGINES, TITLES, get_engine
 from games.core import Menu, Option
 
@@ -136,11 +137,7 @@ class GameMenu(ListScreen):
         items = [Item("Continue", dev.pop), Item("Undo last action", dev.ask_undo)]
         session = dev.session
         if session is not None:
-            for option in session.engine.anytime(session.state):
-                if option.action is not None:
-                    items.append(Item(option.label, lambda a=option.action: (dev.pop(), dev.apply(a))))
-                else:
-                    items.append(Item(option.label + " >", lambda o=option: dev.push(ChoiceMenu(dev, o.submenu()))))
+            items += [option_item(dev, option) for option in session.engine.anytime(session.state)]
         items += [
             Item("Settings", lambda: dev.push(SettingsScreen(dev))),
             Item("Self-test", lambda: dev.push(SelfTest(dev))),
@@ -153,20 +150,25 @@ class GameMenu(ListScreen):
         self.dev.push(Confirm(self.dev, "End game", question, self.dev.end_early))
 
 
-class ChoiceMenu(ListScreen):
-    """A sub-menu of an option the game offers at any time (who takes a penalty, which card...).
+def option_item(dev: Device, option: Option) -> Item:
+    """A game-menu line for an engine option: its action, or a walk through its sub-menus."""
+    if option.action is None:
+        return Item(option.label + " >", lambda: dev.push(OptionMenu(dev, option.submenu())))
 
-    Picking a sub-menu walks into it; picking an action goes back to the game and hands it over.
-    """
+    def pick(action: dict[str, Any] = option.action) -> None:
+        while len(dev.screens) > 1 and not isinstance(dev.screens[-1], GameScreen):
+            dev.pop()
+        dev.apply(action)
+
+    return Item(option.label, pick)
+
+
+class OptionMenu(ListScreen):
+    """A sub-menu of an option the game offers at any time (a player, then a card…)."""
 
     def __init__(self, dev: Device, menu: Menu | None) -> None:
-        self.menu = menu or Menu("-", ())
-        super().__init__(dev, self.menu.title, [self._item(o) for o in self.menu.options], on_back=dev.pop)
-
-    def _item(self, option: Option) -> Item:
-        if option.action is None:
-            return Item(option.label + " >", lambda: self.dev.push(ChoiceMenu(self.dev, option.submenu())))
-        return Item(option.label, lambda: (self.dev.home(), self.dev.apply(option.action)))
+        options = menu.options if menu is not None else ()
+        super().__init__(dev, menu.title if menu else "", [option_item(dev, o) for o in options])
 
 
 class GameOver(Screen):

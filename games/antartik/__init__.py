@@ -1,0 +1,1 @@
+"""Antartik (Ilopeli 2012)."""

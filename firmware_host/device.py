@@ -303,9 +303,10 @@ class Device:
         session = self.session
         assert session is not None
         if session.over:
+            final = session.view()
             entry = session.finish("over", self._history_extra())
             self.session = None
-            self.screens = [MainMenu(self), GameOver(self, entry)]
+            self.screens = [MainMenu(self), GameOver(self, entry, final.lines[:1])]
         else:
             top = self._game_screen()
             if top is not None:

@@ -48,18 +48,31 @@ class Frame:
     blank: bool = field(default=False)
 
 
-def _codepoint(ch: str) -> int:
-    try:
-        code = ch.encode("cp437")[0]
-    except UnicodeEncodeError:
-        base = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore")
-        code = base[0] if base else ord("?")
-    return code
+SPELLED = {"Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss"}
+"""Letters the 7-pixel font has no room for, written out."""
+
+
+def _columns(ch: str) -> list[int]:
+    """The font's pixel columns for ``ch``; accents become their base letter, a lowercase umlaut
+    gets its two dots on the free top row."""
+    code = ord(ch)
+    if code < 128:
+        return list(LCD_FONT[code])
+    parts = unicodedata.normalize("NFKD", ch)
+    base = parts[0] if parts and ord(parts[0]) < 128 else "?"
+    columns = list(LCD_FONT[ord(base)])
+    if "\u0308" in parts and not any(c & 1 for c in columns):
+        used = [i for i, c in enumerate(columns) if c]
+        if used:
+            left, right = used[0], used[-1]
+            columns[left + 1] |= 1
+            columns[right - 1] |= 1
+    return columns
 
 
 @lru_cache(maxsize=512)
 def _glyph(ch: str) -> Image.Image:
-    columns = list(LCD_FONT[_codepoint(ch)])
+    columns = _columns(ch)
     while columns and columns[-1] == 0:
         columns.pop()
     lead = 0
@@ -77,9 +90,13 @@ def _glyph(ch: str) -> Image.Image:
     return img
 
 
+def _spell(text: str) -> str:
+    return "".join(SPELLED.get(ch, ch) for ch in text)
+
+
 def text_width(text: str) -> int:
     """Width in pixels of ``text`` in the screen font."""
-    return sum(_glyph(ch).width for ch in text)
+    return sum(_glyph(ch).width for ch in _spell(text))
 
 
 def fit(text: str, width: int) -> str:
@@ -94,7 +111,7 @@ def fit(text: str, width: int) -> str:
 def draw_text(img: Image.Image, x: int, y: int, text: str, width: int | None = None) -> int:
     """Paste ``text`` at (x, y) in white, clipped to ``width``; returns the x after it."""
     limit = x + (width if width is not None else img.width - x)
-    for ch in text:
+    for ch in _spell(text):
         glyph = _glyph(ch)
         if x + glyph.width - 1 > limit:
             break

@@ -42,6 +42,7 @@ def test_values_override_defaults(tmp_path):
         ("[table]\nseats = ['p1', 'p9']\n", "[table] seats: expected a list of different seats"),
         ("[table]\nnames = { p1 = 'Al', p2 = 'Al' }\n", "[table] names: expected different names"),
         ("[games.chess]\nfoo = 1\n", "[games.chess] unknown game"),
+        ("[games.bomb]\nwhite_die = []\n", "[games.bomb] unknown option 'white_die' (known: red, white)"),
         ("[display\nkind = 1\n", "invalid TOML"),
         ("[tower]\nsound = 'yes'\n", "[tower] sound: expected true or false"),
     ],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
@@ -176,9 +177,11 @@ class GameOver(Screen):
 
     mood = "over"
 
-    def __init__(self, dev: Device, entry: dict[str, Any]) -> None:
+    def __init__(self, dev: Device, entry: dict[str, Any], headline: Sequence[str] = ()) -> None:
         super().__init__(dev)
         self.entry = entry
+        self.headline = list(headline)
+        """The game's own last word (its final view), shown first when it has one."""
 
     def press(self, press: Press) -> None:
         if press.button in ("ok", "back"):
@@ -189,6 +192,8 @@ class GameOver(Screen):
         winners = e.get("winners") or []
         if e.get("reason") != "over":
             head = "Ended early"
+        elif self.headline:
+            head = self.headline[0]
         elif winners:
             head = ("Winner: " if len(winners) == 1 else "Shared: ") + ", ".join(winners)
         else:

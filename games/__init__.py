@@ -12,6 +12,7 @@ from games.core import Engine
 
 ENGINES: dict[str, str] = {
     "arschbombe": "games.arschbombe.engine",
+    "tonne": "games.tonne.engine",
 }
 
 TITLES: dict[str, str] = {

@@ -9,7 +9,10 @@ system every game shares:
   the answer, long: lock it in or unlock it). Answers given so far are journaled as a draft, so a
   power cut in the middle of a reveal loses nobody's pick.
 - :class:`~games.core.prompts.Order` — players press their buttons in the order asked for;
-  ``back`` takes the last press back.
+  ``back`` takes the last press back. A Collect's answers may lead to an Order (a tie among
+  them); ``back`` before the first press returns to the answers.
+- :class:`~games.core.prompts.Task` — a job for the table's hands; ``ok`` (or any seat held)
+  confirms it, which is journaled as a note, and the prompt after it shows.
 
 A short ``back`` at the top of a prompt opens the game menu; a long ``back`` asks to undo.
 """
@@ -19,9 +22,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
-from firmware_host.render import ROWS, Frame, Row
+from firmware_host.render import ROWS, Frame, Row, wrap
 from firmware_host.ui.base import Screen, is_seat
-from games.core import Collect, Menu, Order, Prompt
+from games.core import Collect, Menu, Order, Prompt, Task
 
 if TYPE_CHECKING:
     from firmware_host.device import Device
@@ -44,24 +47,35 @@ class GameScreen(Screen):
         self.answers: dict[str, int] = {}
         self.locked: set[str] = set()
         self.order: list[str] = []
+        self.parent: Collect | None = None
+        """The Collect whose answers led to the prompt showing (a tie to settle), if any."""
         self.reset()
 
     # -- state ----------------------------------------------------------------------------------
     @property
     def mood(self) -> str:  # type: ignore[override]
         session = self.dev.session
-        return session.view().mood if session else "idle"
+        if session is None:
+            return "idle"
+        mood = self.prompt.mood if isinstance(self.prompt, Task) else session.view().mood
+        return self.dev.scale.tint(mood)
 
     def reset(self) -> None:
         """Start the prompt afresh (after every change of the game state)."""
         session = self.dev.session
-        self.prompt = session.prompt() if session else None
-        self.path = [self.prompt] if isinstance(self.prompt, Menu) else []
-        self.trail = []
-        self.index = self.prompt.default if isinstance(self.prompt, Menu) else 0
-        self.answers, self.locked, self.order = {}, set(), []
+        self._show(session.prompt() if session else None)
+        self.answers, self.locked, self.parent = {}, set(), None
         if isinstance(self.prompt, Collect) and session is not None:
             self._restore(session.journal.draft())
+            if self.prompt.build is not None and self.locked >= set(self.prompt.players):
+                self._answered(self.prompt, apply=False)  # power cut while settling a tie
+
+    def _show(self, prompt: Prompt | None) -> None:
+        self.prompt = prompt
+        self.path = [prompt] if isinstance(prompt, Menu) else []
+        self.trail = []
+        self.index = prompt.default if isinstance(prompt, Menu) else 0
+        self.order = []
 
     def _restore(self, draft: dict[str, Any] | None) -> None:
         prompt = self.prompt
@@ -75,7 +89,7 @@ class GameScreen(Screen):
         self.locked = {p for p in draft.get("locked", []) if p in self.answers}
 
     def _save_draft(self) -> None:
-        prompt = self.prompt
+        prompt = self.parent or self.prompt
         assert isinstance(prompt, Collect)
         answers = {p: prompt.values[p][i] for p, i in self.answers.items()}
         self.dev.session.note("draft", {"answers": answers, "locked": sorted(self.locked)})
@@ -92,6 +106,8 @@ class GameScreen(Screen):
             self._press_collect(prompt, press)
         elif isinstance(prompt, Order):
             self._press_order(prompt, press)
+        elif isinstance(prompt, Task):
+            self._press_task(prompt, press)
         elif press.button == "back":
             self.dev.open_game_menu()
 
@@ -146,18 +162,45 @@ class GameScreen(Screen):
             self.dev.toast(f"{player}: tap to choose first")
             return
         if prompt.build is not None and self.locked >= set(prompt.players):
-            answers = {p: prompt.values[p][self.answers[p]] for p in prompt.players}
-            if not self.dev.apply(prompt.build(answers)):
-                self.locked.clear()
-                self._save_draft()
+            self._save_draft()
+            self._answered(prompt)
             return
         self._save_draft()
+
+    def _answered(self, prompt: Collect, apply: bool = True) -> None:
+        """Everyone has locked in: apply the action, or show the prompt the answers lead to."""
+        assert prompt.build is not None
+        answers = {p: prompt.values[p][self.answers[p]] for p in prompt.players}
+        result = prompt.build(answers)
+        if isinstance(result, Menu | Collect | Order | Task):
+            self._show(result)
+            self.parent = prompt
+        elif apply and not self.dev.apply(result):
+            self.locked.clear()
+            self._save_draft()
+
+    def _back_to_answers(self) -> None:
+        """Leave a follow-up prompt for the answers that led to it (unlocked, to change them)."""
+        parent, self.parent = self.parent, None
+        self._show(parent)
+        self.locked.clear()
+        self._save_draft()
+
+    def _press_task(self, prompt: Task, press: Press) -> None:
+        if press.button == "ok" or (is_seat(press) and press.long):
+            self.dev.confirm_task(prompt.key)
+        elif press.button == "back":
+            self.dev.open_game_menu()
+        elif is_seat(press):
+            self.dev.toast(f"ok: {prompt.confirm.lower()}")
 
     def _press_order(self, prompt: Order, press: Press) -> None:
         player = self.dev.player_of(press.button)
         if press.button == "back":
             if self.order:
                 self.order.pop()
+            elif self.parent is not None:
+                self._back_to_answers()
             else:
                 self.dev.open_game_menu()
         elif player in prompt.players and player not in self.order:
@@ -175,6 +218,8 @@ class GameScreen(Screen):
         prompt = self.prompt
         if isinstance(prompt, Collect):
             body = self._collect_rows(prompt)
+        elif isinstance(prompt, Task):
+            body = self._task_rows(prompt)
         else:
             marks = [(">" if p in view.active else " ") + f"{p} {s}" for p, s in view.scores]
             body = pairs(marks) + [Row.of(line) for line in view.lines]
@@ -196,9 +241,19 @@ class GameScreen(Screen):
             hint = "ok/hold: pick  back" if len(self.path) > 1 else "ok/hold: pick  tap: next"
             return [Row.of(menu.title), Row.of(label, f"{self.index + 1}/{n}", invert=True), Row.of(hint)]
         if isinstance(prompt, Order):
-            done = ", ".join(self.order) or "-"
-            return [Row.of(prompt.title), Row.of(done), Row.of("press in order  back: undo")]
+            left = [p for p in prompt.players if p not in self.order]
+            done = " ".join(self.order) + (f" ({' '.join(left)})" if left else "")
+            return [Row.of(prompt.title), Row.of(done.strip()), Row.of("press in order  back: undo")]
         return []
+
+    def _task_rows(self, task: Task) -> list[Row]:
+        lines = [line for text in task.lines for line in wrap(text)]
+        status = self.dev.scale.task_line(task)
+        if status:
+            lines.append(status)
+        rows = [Row.of(task.title), *(Row.of(line) for line in lines[: ROWS - 2])]
+        rows += [Row.of()] * (ROWS - 1 - len(rows))
+        return [*rows, Row.of(f"ok: {task.confirm}", invert=True)]
 
     def _collect_rows(self, prompt: Collect) -> list[Row]:
         cells = []
@@ -211,4 +266,4 @@ class GameScreen(Screen):
             else:
                 cells.append(f"{p} ...")
         rows = [Row.of(prompt.title), *pairs(cells)]
-        return [*rows[: ROWS - 1], Row.of("own btn: tap=change hold=lock")]
+        return [*rows[: ROWS - 1], Row.of("tap: change  hold: lock")]

@@ -206,7 +206,7 @@ class Tonne(Engine[TonneState]):
             effects.append(say(f"{player} emptied the supply: +{chip}"))
             effects.append(signal("success"))
             self._empty_bin(s)
-            self._end_turn(s, effects)
+            self._end_turn(s, effects, quiet=True)
         elif s.owed == 0:
             self._end_turn(s, effects)
 
@@ -218,7 +218,7 @@ class Tonne(Engine[TonneState]):
         effects.append(say(f"{player} fell: -{chip}"))
         effects.append(signal("fall"))
         self._empty_bin(s)
-        self._end_turn(s, effects)
+        self._end_turn(s, effects, quiet=True)
 
     # -- move helpers -----------------------------------------------------------------------------
     def _current(self, s: TonneState) -> str | None:
@@ -243,13 +243,15 @@ class Tonne(Engine[TonneState]):
         s.resets += 1
         s.refill = True
 
-    def _end_turn(self, s: TonneState, effects: list[Effect]) -> None:
+    def _end_turn(self, s: TonneState, effects: list[Effect], quiet: bool = False) -> None:
+        """Next player, next round or the end; ``quiet``: no turn beep over a fall or a win."""
         s.queue.pop(0)
         if not s.stack:
             self._game_over(s, effects)
         elif s.queue:
             s.owed = s.cards[s.queue[0]]
-            effects.append(signal("turn"))
+            if not quiet:
+                effects.append(signal("turn"))
         elif s.round == ROUNDS:
             self._game_over(s, effects)
         else:

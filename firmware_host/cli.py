@@ -182,6 +182,20 @@ def cmd_sim(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    """Calibrate the load cell step by step; saves ``scale.json`` in the state folder."""
+    from firmware_host.calibrate import Cancelled, calibrate
+    from firmware_host.calibration import CalibrationError
+
+    config = _config(args)
+    store = _store(args)
+    try:
+        calibrate(config, store, args.weight, args.sim)
+    except (Cancelled, CalibrationError) as exc:
+        raise Fail(str(exc)) from None
+    return EXIT_OK
+
+
 # -- the parser ------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
@@ -224,6 +238,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--script", metavar="FILE", help="run these commands on virtual time instead of the keyboard")
     p.add_argument("--frames", metavar="DIR", help="where 'snap LABEL' writes LABEL.png")
     p.add_argument("--seed", type=int, help="seed of new games (default: random)")
+    config(p)
+    state_dir(p)
+
+    p = add("calibrate", cmd_calibrate, "calibrate the load cell: empty bin, a known weight, one piece of each kind")
+    p.add_argument("--sim", action="store_true", help="on the simulated scale (it puts each load on itself)")
+    p.add_argument("--weight", type=float, metavar="GRAMS", help="the known weight in grams (else asked)")
     config(p)
     state_dir(p)
     return parser

@@ -305,7 +305,7 @@ class ScaleService:
         if self._task is None or task.key != self._task.key or self._expected is None or cal is None or level is None:
             return None
         grams = cal.grams(level) if self._empty_level is None else (level - self._empty_level) / cal.counts_per_gram
-        return f"Scale: {grams:.0f} of {self._expected:.0f} g"
+        return f"Scale {grams:.0f} g, want {self._expected:.0f}"
 
     def line(self) -> str:
         """The reading for the self-test screen."""

@@ -186,7 +186,7 @@ def test_events_change_nothing_while_the_bin_is_being_emptied_and_refilled(tmp_p
 
     run_device(tmp_path, body)
     assert isinstance(seen["task"], Task) and seen["task"].key == "bin1"
-    assert seen["still_task"] and seen["line"] == "Scale: 0 of 69 g"
+    assert seen["still_task"] and seen["line"] == "Scale 0 g, want 69"
     assert isinstance(seen["prompt"], Menu) and seen["prompt"].player == "Ben"
     assert seen["no_actions"]
     assert seen["records"] == [{"done": "bin0", "at": 0}, {"done": "bin1", "at": 2}]
@@ -375,3 +375,91 @@ def test_count_pieces_without_weights_and_the_fill_tolerance():
     assert fill_tolerance(0.0, 4.0) == 2.0
     assert fill_tolerance(0.0, 1.0) == 1.5
     assert fill_tolerance(200.0, 4.0) == pytest.approx(6.0)
+
+
+# -- a whole game in the simulator ---------------------------------------------------------------------------
+class TableScript:
+    """Writes a ``tablemate sim`` script for a 2-player game, keeping track of the bin's load."""
+
+    def __init__(self) -> None:
+        self.lines = ["start tonne Ann Ben", "wait 1"]
+        self.load = 0.0
+        self.played: dict[str, set[int]] = {"p1": set(), "p2": set()}
+
+    def grams(self, delta: float, settle: float = 1.0) -> None:
+        self.load += delta
+        self.lines += [f"grams {delta:g}", f"wait {settle:g}"]
+
+    def refill(self) -> None:
+        self.grams(-self.load)  # everything out
+        self.grams(FILL_2P, 1.5)  # three of each kind back in: the scale confirms it
+
+    def reveal(self, ann: int, ben: int) -> None:
+        for seat, value in (("p1", ann), ("p2", ben)):
+            left = sorted(set(range(1, 11)) - self.played[seat])
+            self.lines += [f"press {seat}"] * (left.index(value) + 1) + [f"hold {seat} 1"]
+            self.played[seat].add(value)
+        self.lines.append("wait 0.5")
+
+    def place(self, pieces: int, grams: float = 5.0) -> None:
+        for _ in range(pieces):
+            self.grams(grams)
+
+    def fall(self, grams: float = 8.0) -> None:
+        self.grams(-grams, 1.5)
+
+
+def test_a_whole_game_in_the_simulator_with_the_scale(cli, write_script, tmp_path):
+    t = TableScript()
+    t.grams(FILL_2P, 1.5)  # set-up: the bin pre-filled, seen by the scale
+    t.lines.append("snap 01-cards")
+    t.reveal(9, 10)  # round 1: Ann 9, Ben 10
+    t.lines.append("snap 02-placing")
+    t.place(9)
+    t.lines += ["grams 5", "wait 0.25", "snap 03-moving", "wait 1"]
+    t.load += 5
+    t.place(9)
+    t.reveal(2, 8)  # round 2: 9 left in the supply; Ann 2, then Ben empties it
+    t.place(2)
+    t.place(6)
+    t.lines.append("snap 04-last-piece")
+    t.place(1)  # the supply's last piece: Ben +1
+    t.lines.append("snap 05-supply-out")
+    t.refill()
+    t.reveal(1, 3)  # round 3
+    t.place(1)
+    t.place(1)
+    t.fall()  # Ben -2
+    t.lines.append("snap 06-fell")
+    t.refill()
+    t.reveal(3, 1)  # round 4: Ben first
+    t.fall(4.0)  # Ben -3
+    t.refill()
+    t.place(2)
+    t.fall(12.0)  # Ann -4
+    t.refill()
+    t.reveal(4, 2)  # round 5
+    t.fall()  # Ben -5
+    t.refill()
+    t.fall()  # Ann -6: the last chip ends the game
+    t.lines.append("snap 07-over")
+    state, frames = tmp_path / "state", tmp_path / "frames"
+    Store(state).write_doc("scale", CALIBRATION)
+    script = write_script("\n".join(t.lines) + "\n", "game.txt")
+    result = cli("sim", "--script", script, "--frames", frames, "--state-dir", state, "--seed", "4")
+    assert result.status == 0, result.err
+
+    history = cli("history", "--json", "--state-dir", state).json()
+    assert len(history) == 1
+    game = history[0]
+    assert game["game"] == "tonne" and game["reason"] == "over"
+    assert game["scores"] == {"Ann": -10, "Ben": -9} and game["winners"] == ["Ben"]
+    assert cli("state", "--state-dir", state).json() == {"summary": None, "script": None}
+
+    from firmware_host.journal import Journal
+
+    (archived,) = (state / "games").glob("*.jsonl")
+    kinds = [a["type"] for a in Journal.open(archived).actions()]
+    assert kinds.count("reveal") == 5 and kinds.count("fall") == 5
+    assert sum(a.get("count", 1) for a in Journal.open(archived).actions() if a["type"] == "place") == 32
+    assert {p.stem for p in frames.glob("*.png")} >= {"01-cards", "02-placing", "05-supply-out", "07-over"}

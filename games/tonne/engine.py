@@ -203,7 +203,7 @@ class Tonne(Engine[TonneState]):
         s.owed -= count
         if s.supply == 0:
             chip = self._take_chip(s, player, +1)
-            effects.append(say(f"{player} emptied the supply: +{chip}"))
+            effects.append(say(f"{player} +{chip}: supply empty"))
             effects.append(signal("success"))
             self._empty_bin(s)
             self._end_turn(s, effects, quiet=True)

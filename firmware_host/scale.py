@@ -111,6 +111,7 @@ class ScaleService:
         self._empty_level: float | None = None
         self._own = False
         self._shown = ""
+        self._fault_at = 0.0
         self.load()
 
     # -- calibration --------------------------------------------------------------------------------
@@ -167,7 +168,7 @@ class ScaleService:
             steady = t - self._settled_since
             if steady >= CREDIT_SECONDS:
                 self.credit = 0
-            if self.detector_fault and steady >= FAULT_CLEAR_SECONDS:
+            if self.detector_fault and t - max(self._settled_since, self._fault_at) >= FAULT_CLEAR_SECONDS:
                 self.detector_fault = None
                 self.device.redraw()
             self._watch_task()
@@ -186,6 +187,7 @@ class ScaleService:
     def _event(self, event: ScaleEvent) -> None:
         if event.event == FAULT:
             reason = event.reason or "fault"
+            self._fault_at = event.t
             if reason != self.detector_fault:
                 log.warning("scale fault: %s", reason)
                 self.detector_fault = reason

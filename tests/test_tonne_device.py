@@ -353,6 +353,49 @@ def test_a_mice_table_in_the_config_settles_ties_without_asking(tmp_path):
     assert seen["summary"]["turn"] == "Ben"
 
 
+def test_a_power_cut_while_settling_a_tie_comes_back_to_the_order(tmp_path):
+    async def first(device: Device, run: ScriptRunner) -> None:
+        await run.start("tonne", ("Ann", "Ben"))
+        await run.press("ok")
+        for seat in ("p1", "p2"):
+            await run.press(seat)
+            await run.hold(seat, 1.0)
+        assert isinstance(screen(device).prompt, Order)
+
+    run_device(tmp_path, first, scale="none")
+    seen: dict[str, Any] = {}
+
+    async def second(device: Device, run: ScriptRunner) -> None:
+        seen["prompt"] = screen(device).prompt
+        await run.press("p2")
+        await run.press("p1")
+        seen["actions"] = actions(device)
+
+    run_device(tmp_path, second, scale="none")
+    assert isinstance(seen["prompt"], Order)
+    assert seen["actions"] == [{"type": "reveal", "cards": {"Ann": 1, "Ben": 1}, "order": ["Ben", "Ann"]}]
+
+
+def test_a_detector_fault_shows_until_the_pile_has_been_still_a_while(tmp_path):
+    from firmware_host.detector import ScaleEvent
+
+    seen: dict[str, Any] = {}
+
+    async def body(device: Device, run: ScriptRunner) -> None:
+        await start_and_fill(device, run, {"Ann": 3, "Ben": 5})
+        device.scale._event(ScaleEvent(device.loop.time(), "fault", reason="stuck reading"))
+        seen["toast"] = device.toast_text()
+        seen["title"] = device.title_note()
+        await run.wait(4.5)
+        seen["still"] = device.title_note()
+        await run.wait(1)
+        seen["cleared"] = device.title_note()
+
+    run_device(tmp_path, body)
+    assert seen["toast"] == "Scale: stuck reading" and seen["title"] == "S!"
+    assert seen["still"] == "S!" and seen["cleared"] == ""
+
+
 # -- pure helpers --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("grams", "prefer", "expected"),

@@ -23,6 +23,8 @@ FILL_2P = 3 * sum(PIECES.values())  # 69 g: three of each kind
 CALIBRATION = {"counts_per_gram": 420.0, "offset": 84000, "noise": 150, "pieces": PIECES, "weight_grams": 100}
 
 Body = Callable[[Device, ScriptRunner], Awaitable[Any]]
+SETTLE = 2.5
+"""Seconds left after a load change for the detector to report it (virtual time costs nothing)."""
 
 
 def run_device(state: Path, body: Body, *, calibrated: bool = True, scale: str = "sim") -> Device:
@@ -50,6 +52,15 @@ def run_device(state: Path, body: Body, *, calibrated: bool = True, scale: str =
     return run_virtual(main)
 
 
+async def until(run: ScriptRunner, check: Callable[[], bool], timeout: float = SETTLE) -> None:
+    """Let the device run until ``check()`` holds (in small steps of virtual time)."""
+    for _ in range(round(timeout / 0.05)):
+        if check():
+            return
+        await run.wait(0.05)
+    raise AssertionError("timed out waiting")
+
+
 def actions(device: Device) -> list[dict]:
     assert device.session is not None
     return [dict(a) for a in device.session.actions]
@@ -71,12 +82,12 @@ async def start_and_fill(device: Device, run: ScriptRunner, cards: dict[str, int
     await run.start("tonne", ("Ann", "Ben"))
     await run.wait(1)
     await run.grams(FILL_2P)
-    await run.wait(1.5)
+    await run.wait(SETTLE)
     if cards is not None:
         device.apply({"type": "reveal", "cards": cards})
 
 
-async def put(run: ScriptRunner, grams: float, settle: float = 1.5) -> None:
+async def put(run: ScriptRunner, grams: float, settle: float = SETTLE) -> None:
     await run.grams(grams)
     await run.wait(settle)
 
@@ -121,10 +132,11 @@ def test_tower_is_yellow_while_the_pile_moves_and_red_with_the_buzzer_on_a_fall(
         await run.grams(5.0)
         await run.wait(0.25)
         seen["moving"] = (device.lights.mood, device.lights.showing.yellow)
-        await run.wait(1.5)
+        await until(run, lambda: summary(device)["owed"] == 2)
         seen["placed"] = device.lights.mood
         await run.grams(-9.0)
-        await run.wait(0.7)
+        await until(run, lambda: summary(device)["chips"]["Ann"] == [-1])
+        await run.wait(0.2)
         seen["fall"] = device.lights.showing
 
     run_device(tmp_path, body)
@@ -155,7 +167,7 @@ def test_a_hand_press_while_the_pile_moves_is_not_counted_twice(tmp_path):
         await start_and_fill(device, run, {"Ann": 3, "Ben": 5})
         await run.grams(5.0)
         await run.press("ok")  # "Placed" while the pile is still moving
-        await run.wait(1.5)
+        await run.wait(SETTLE)
         seen["owed"] = summary(device)["owed"]
         await put(run, 5.0)  # the next piece is the scale's again
         seen["owed2"] = summary(device)["owed"]
@@ -429,13 +441,13 @@ class TableScript:
         self.load = 0.0
         self.played: dict[str, set[int]] = {"p1": set(), "p2": set()}
 
-    def grams(self, delta: float, settle: float = 1.0) -> None:
+    def grams(self, delta: float, settle: float = SETTLE) -> None:
         self.load += delta
         self.lines += [f"grams {delta:g}", f"wait {settle:g}"]
 
     def refill(self) -> None:
         self.grams(-self.load)  # everything out
-        self.grams(FILL_2P, 1.5)  # three of each kind back in: the scale confirms it
+        self.grams(FILL_2P)  # three of each kind back in: the scale confirms it
 
     def reveal(self, ann: int, ben: int) -> None:
         for seat, value in (("p1", ann), ("p2", ben)):
@@ -449,17 +461,17 @@ class TableScript:
             self.grams(grams)
 
     def fall(self, grams: float = 8.0) -> None:
-        self.grams(-grams, 1.5)
+        self.grams(-grams)
 
 
 def test_a_whole_game_in_the_simulator_with_the_scale(cli, write_script, tmp_path):
     t = TableScript()
-    t.grams(FILL_2P, 1.5)  # set-up: the bin pre-filled, seen by the scale
+    t.grams(FILL_2P)  # set-up: the bin pre-filled, seen by the scale
     t.lines.append("snap 01-cards")
     t.reveal(9, 10)  # round 1: Ann 9, Ben 10
     t.lines.append("snap 02-placing")
     t.place(9)
-    t.lines += ["grams 5", "wait 0.25", "snap 03-moving", "wait 1"]
+    t.lines += ["grams 5", "wait 0.25", "snap 03-moving", f"wait {SETTLE}"]
     t.load += 5
     t.place(9)
     t.reveal(2, 8)  # round 2: 9 left in the supply; Ann 2, then Ben empties it

@@ -210,6 +210,20 @@ def cmd_install(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    """Calibrate the load cell step by step; saves ``scale.json`` in the state folder."""
+    from firmware_host.calibrate import Cancelled, calibrate
+    from firmware_host.calibration import CalibrationError
+
+    config = _config(args)
+    store = _store(args)
+    try:
+        calibrate(config, store, args.weight, args.sim)
+    except (Cancelled, CalibrationError) as exc:
+        raise Fail(str(exc)) from None
+    return EXIT_OK
+
+
 # -- the parser ------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
@@ -267,6 +281,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", metavar="DIR", help="the tablemate checkout (default: found from here)")
     p.add_argument("--root", metavar="DIR", default="/", help=argparse.SUPPRESS)
     p.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
+
+    p = add("calibrate", cmd_calibrate, "calibrate the load cell: empty bin, a known weight, one piece of each kind")
+    p.add_argument("--sim", action="store_true", help="on the simulated scale (it puts each load on itself)")
+    p.add_argument("--weight", type=float, metavar="GRAMS", help="the known weight in grams (else asked)")
+    config(p)
+    state_dir(p)
     return parser
 
 

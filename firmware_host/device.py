@@ -322,8 +322,23 @@ class Device:
 
     def _changed(self) -> None:
         self.timers.changed()
+        self.scale.changed()
+        self.update_mood()
+
+    def update_mood(self) -> None:
+        """Set the tower's lasting light from the screen on top (it changed, or its inputs did)."""
         top = self.screens[-1] if self.screens else None
         self.lights.set_mood(top.mood if top else "idle")
+
+    def confirm_task(self, key: str) -> None:
+        """The table did the job a :class:`~games.core.Task` prompt asked for: journal it, go on.
+
+        Confirming changes no game state; the prompt that follows the job shows next.
+        """
+        if self.session is None:
+            return
+        self.session.confirm_task(key)
+        self._after_change()
 
     def ask_undo(self) -> None:
         """Ask the table to confirm undoing the last action."""

@@ -107,3 +107,13 @@ def _scale(
     if s["backend"] == "hx711":
         problems.append("scale: the HX711 driver is not built yet")
     return None
+
+
+def open_scale(
+    config: Config,
+    clock: Callable[[], float],
+    call_later: Callable[[float, Callable[[], None]], Any],
+) -> tuple[Scale | None, list[str]]:
+    """Only the scale the configuration names (``tablemate calibrate``), with any problem found."""
+    problems: list[str] = []
+    return _scale(config, clock, call_later, problems), problems

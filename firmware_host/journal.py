@@ -7,6 +7,8 @@ Line 1 is the header (game, players, seed, options, start time). Every later lin
 - ``{"draft": {...}}`` answers given so far in a simultaneous prompt, so a power cut in the
   middle of a reveal loses nobody's pick;
 - ``{"meta": {...}}`` runtime bookkeeping the engine never sees (turn-timer banks, for one);
+- ``{"task": {"done": KEY, "at": N}}`` the table confirmed a job for its hands (empty and
+  re-fill the bin) with N actions in effect; it changes no game state;
 - ``{"end": REASON, "t": WALL}`` the game finished or was ended early.
 
 Each line carries ``"c"``, a CRC-32 of the rest of the line. A power cut can tear only the last

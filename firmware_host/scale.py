@@ -1,15 +1,90 @@
 """The scale service: raw load-cell samples in, readings and game actions out.
 
-Owned by the device; the scale driver's samples reach it on the loop. This first version keeps
-the latest reading for the self-test screen; the event detector and calibration plug in here.
+Owned by the device; the scale driver's samples reach it on the loop (:meth:`ScaleService.sample`).
+It feeds the event detector (:mod:`firmware_host.detector`) with the calibration of ``scale.json``
+and, while Ab in die Tonne waits for the current player's pieces, turns its events into the very
+actions the buttons give — ``{"type": "place", "count": n}`` and ``{"type": "fall"}`` — through
+:meth:`Device.apply <firmware_host.device.Device.apply>`, journaled like any press.
+
+- **Counting.** A settled step up is counted against every calibrated kind; the kind seen first
+  in a turn is preferred (a player places one kind until it runs out). A count above what the
+  player owes or the supply holds is cut to it, with a note on the screen.
+- **Mood.** While the pile is disturbed during a placing turn the game's "playing" light turns
+  "disturbed" (yellow); settled it is green again.
+- **Re-filling the bin.** While the game shows its "empty and re-fill the bin" job, events change
+  nothing. When calibrated, the job is confirmed once the bin has been seen empty and then holds
+  the pre-fill's weight; the "Bin filled" button always works too. The detector starts afresh
+  (re-zeroed) after the job, after an undo and for a new game.
+- **Manual presses.** "Placed" pressed while the pile is still moving is a credit: the scale's
+  own count of that settle is reduced by it, so a piece is not counted twice.
+- **Faults** (from the driver, or the detector's ``fault`` events) show as the title bar's mark
+  and on the self-test line; the buttons keep working throughout.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import logging
+import statistics
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from firmware_host.calibration import GLITCHES, Calibration
+from firmware_host.detector import DISTURBED, FALL, FAULT, PLACE, SETTLED, Detector, ScaleEvent
+from games.core import Action, Task
 
 if TYPE_CHECKING:
     from firmware_host.device import Device
+
+log = logging.getLogger(__name__)
+
+GAME = "tonne"
+LEVEL_SAMPLES = 5
+"""Samples of the median that gives the absolute level (re-fill check, self-test)."""
+CREDIT_SECONDS = 1.0
+"""A manual "Placed" credit lapses once the pile has been settled this long."""
+FAULT_CLEAR_SECONDS = 5.0
+"""A detector fault clears once the pile has been settled this long."""
+KIND_SLACK = 0.35
+"""How far (in pieces) a step may be from a whole number of the turn's kind and still count as it."""
+
+
+def count_pieces(grams: float, weights: Mapping[str, float], prefer: str | None = None) -> tuple[int, str | None]:
+    """How many pieces (at least 1) of which kind a settled step of ``grams`` stands for.
+
+    Pieces placed together are of one kind. ``prefer`` (the kind seen earlier in the turn) wins
+    when the step is within :data:`KIND_SLACK` pieces of a whole number of it; otherwise the kind
+    that fits best, fewer pieces on a tie.
+    """
+    if not weights:
+        return 0, None
+    if prefer in weights:
+        w = weights[prefer]
+        n = max(1, round(grams / w))
+        if abs(grams - n * w) <= KIND_SLACK * w:
+            return n, prefer
+    fits = []
+    for kind, w in weights.items():
+        n = max(1, round(grams / w))
+        fits.append((abs(grams - n * w) / w, n, kind))
+    _, n, kind = min(fits)
+    return n, kind
+
+
+def fill_tolerance(expected: float, lightest: float) -> float:
+    """How far (grams) a re-filled bin may be from its expected weight: half the lightest piece,
+    widened by 3 % of the load for the pieces' own spread, and never under 1.5 g."""
+    return max(0.5 * lightest, 0.03 * expected, 1.5)
+
+
+@dataclass
+class _Gather:
+    count: int
+    after: float
+    done: Callable[[list[int] | None], None]
+    samples: list[int] = field(default_factory=list)
+    handle: Any = None
 
 
 class ScaleService:
@@ -18,19 +93,267 @@ class ScaleService:
     def __init__(self, device: Device) -> None:
         self.device = device
         self.raw: int | None = None
-        self.fault: str | None = None
+        self.driver_fault: str | None = None
+        self.detector_fault: str | None = None
+        self.calibration: Calibration | None = None
+        self.detector: Detector | None = None
+        self.recent: deque[int] = deque(maxlen=LEVEL_SAMPLES)
+        self.credit = 0
+        """Pieces pressed "Placed" by hand while the pile was moving, not yet seen settle."""
+        self.kind: str | None = None
+        """The kind of piece the current turn places, as far as the scale could tell."""
+        self._gathers: list[_Gather] = []
+        self._settled_since: float | None = None
+        self._seen: tuple[Any, int, str | None] | None = None
+        self._placing: str | None = None
+        self._task: Task | None = None
+        self._expected: float | None = None
+        self._empty_level: float | None = None
+        self._own = False
+        self._shown = ""
+        self._fault_at = 0.0
+        self.load()
 
+    # -- calibration --------------------------------------------------------------------------------
+    def load(self) -> None:
+        """Read ``scale.json`` from the state folder and start the detector afresh."""
+        self.calibration = Calibration.from_json(self.device.store.read_doc("scale"))
+        self.rezero()
+
+    def rezero(self) -> None:
+        """Forget the pile's level: the detector starts over at the next still reading."""
+        self.detector = None
+        self.credit = 0
+        self._settled_since = None
+
+    def _sps(self) -> float | None:
+        hw = self.device.hw
+        return getattr(hw.scale, "sps", None) if hw is not None and hw.scale is not None else None
+
+    @property
+    def fault(self) -> str | None:
+        """What is wrong with the scale now, if anything."""
+        return self.driver_fault or self.detector_fault
+
+    @property
+    def settled(self) -> bool:
+        """Whether the detector sees the pile still."""
+        return self.detector is not None and self.detector.state == SETTLED
+
+    # -- samples in -----------------------------------------------------------------------------------
     def sample(self, t: float, raw: int) -> None:
         """One raw sample from the driver (on the loop)."""
         self.raw = raw
-        self.fault = None
+        if self.driver_fault is not None:
+            self.driver_fault = None
+            self.device.redraw()
+        if raw not in GLITCHES:
+            self.recent.append(raw)
+        self._feed_gathers(t, raw)
+        cal = self.calibration
+        if cal is None:
+            return
+        if self.detector is None:
+            self.detector = Detector(cal.counts_per_gram, cal.lightest, self._sps())
+        detector = self.detector
+        before = detector.state
+        for event in detector.feed(t, raw):
+            self._event(event)
+        if self.detector is not detector:  # an event ended the job or the game: start over
+            self.device.update_mood()
+            return
+        if detector.state == SETTLED:
+            if self._settled_since is None:
+                self._settled_since = t
+            steady = t - self._settled_since
+            if steady >= CREDIT_SECONDS:
+                self.credit = 0
+            if self.detector_fault and t - max(self._settled_since, self._fault_at) >= FAULT_CLEAR_SECONDS:
+                self.detector_fault = None
+                self.device.redraw()
+            self._watch_task()
+        else:
+            self._settled_since = None
+        if detector.state != before:
+            self.device.update_mood()
 
     def on_fault(self, reason: str) -> None:
         """The driver reports a problem (no data, stuck line)."""
-        self.fault = reason
+        if reason != self.driver_fault:
+            self.driver_fault = reason
+            log.warning("scale fault: %s", reason)
+            self.device.redraw()
+
+    def _event(self, event: ScaleEvent) -> None:
+        if event.event == FAULT:
+            reason = event.reason or "fault"
+            self._fault_at = event.t
+            if reason != self.detector_fault:
+                log.warning("scale fault: %s", reason)
+                self.detector_fault = reason
+                self.device.toast(f"Scale: {reason}")
+            return
+        if self._placing is None or self._paused():
+            return
+        if event.event == FALL:
+            self._apply({"type": "fall"})
+        elif event.event == PLACE:
+            self._place(event)
+
+    def _place(self, event: ScaleEvent) -> None:
+        cal = self.calibration
+        if cal is not None and cal.pieces:
+            n, self.kind = count_pieces(event.grams, cal.pieces, self.kind)
+        else:
+            n = event.pieces
+        absorbed = min(self.credit, n)
+        self.credit -= absorbed
+        n -= absorbed
+        session = self.device.session
+        if n <= 0 or session is None:
+            return
+        summary = session.summary
+        count = min(n, summary["owed"], summary["supply"])
+        if count < n:
+            self.device.toast(f"Scale saw {n}, counted {count}")
+        if count > 0:
+            self._apply({"type": "place", "count": count})
+
+    def _apply(self, action: Action) -> None:
+        self._own = True
+        try:
+            self.device.apply(action)
+        finally:
+            self._own = False
+
+    def _paused(self) -> bool:
+        """Whether a screen uses the scale itself (calibration): then events change nothing."""
+        return any(getattr(screen, "uses_scale", False) for screen in self.device.screens)
+
+    # -- the game changed -----------------------------------------------------------------------------
+    def changed(self) -> None:
+        """The game in play changed (an action, an undo, a confirmed job, a new or resumed game)."""
+        session = self.device.session
+        if session is None or session.base.game != GAME:
+            self._seen, self._placing, self._task = None, None, None
+            return
+        prompt = session.prompt()
+        task = prompt if isinstance(prompt, Task) else None
+        placing = None if task is not None else session.engine.placing(session.state)
+        seen = (session.journal.header.get("id"), len(session.actions), task.key if task else None)
+        old = self._seen
+        if old != seen:
+            if old is None or old[0] != seen[0] or seen[1] < old[1] or (old[2] is not None and old[2] != seen[2]):
+                self.rezero()
+            elif seen[1] == old[1] + 1 and not self._own:
+                self._manual(session.actions[-1])
+            if task is not None and (old is None or old[2] != task.key):
+                self._empty_level = None
+        if placing != self._placing:
+            self.kind = None
+        self._seen, self._placing, self._task = seen, placing, task
+        self._expected = self._fill_grams(session) if task is not None else None
+
+    def _manual(self, action: Action) -> None:
+        if action.get("type") == "place" and self.detector is not None and self.detector.state == DISTURBED:
+            self.credit += int(action.get("count", 1))
+
+    def _fill_grams(self, session: Any) -> float | None:
+        """The weight of the bin's pre-fill, when every kind's weight is calibrated."""
+        from games.tonne.engine import KINDS, PREFILL_EACH
+
+        cal = self.calibration
+        if cal is None or not all(k in cal.pieces for k in KINDS):
+            return None
+        each = PREFILL_EACH[len(session.base.players)]
+        return each * sum(cal.pieces[k] for k in KINDS)
+
+    def _level(self) -> float | None:
+        return statistics.median(self.recent) if self.recent else None
+
+    def _watch_task(self) -> None:
+        """While the bin is to be emptied and re-filled: confirm it when the scale sees it done."""
+        task, expected, cal, level = self._task, self._expected, self.calibration, self._level()
+        if task is None or expected is None or cal is None or level is None or cal.lightest is None or self._paused():
+            return
+        self._show_task_line()
+        if abs(cal.grams(level)) <= fill_tolerance(0.0, cal.lightest):
+            self._empty_level = level
+        if self._empty_level is None:
+            return
+        filled = (level - self._empty_level) / cal.counts_per_gram
+        if abs(filled - expected) <= fill_tolerance(expected, cal.lightest):
+            self.device.toast("Scale: bin filled")
+            self.device.confirm_task(task.key)
+
+    def _show_task_line(self) -> None:
+        line = self.task_line(self._task) if self._task is not None else None
+        if line != self._shown:
+            self._shown = line or ""
+            self.device.redraw()
+
+    # -- reading --------------------------------------------------------------------------------------
+    def tint(self, mood: str) -> str:
+        """The game's mood as the pile makes it: "disturbed" while it moves in a placing turn."""
+        detector = self.detector
+        moving = detector is not None and detector.state == DISTURBED
+        if mood == "playing" and self._placing is not None and moving and not self._paused():
+            return "disturbed"
+        return mood
+
+    def task_line(self, task: Task) -> str | None:
+        """What the scale sees of the bin while ``task`` (emptying and re-filling it) is open."""
+        cal, level = self.calibration, self._level()
+        if self._task is None or task.key != self._task.key or self._expected is None or cal is None or level is None:
+            return None
+        grams = cal.grams(level) if self._empty_level is None else (level - self._empty_level) / cal.counts_per_gram
+        return f"Scale {grams:.0f} g, want {self._expected:.0f}"
 
     def line(self) -> str:
         """The reading for the self-test screen."""
         if self.fault:
             return f"Scale: {self.fault}"
-        return f"Scale: {self.raw} raw" if self.raw is not None else "Scale: waiting"
+        if self.raw is None:
+            return "Scale: waiting"
+        level = self._level()
+        if self.calibration is None or level is None:
+            return f"Scale: {self.raw} raw, uncal."
+        state = "still" if self.settled else "moving"
+        return f"Scale: {self.calibration.grams(level):.1f} g {state}"
+
+    # -- windows for calibration -------------------------------------------------------------------------
+    def gather(
+        self, count: int, after: float, done: Callable[[list[int] | None], None], timeout: float
+    ) -> Callable[[], None]:
+        """Collect ``count`` raw samples taken at ``after`` or later, then call ``done`` with them.
+
+        ``done(None)`` when they have not come within ``timeout`` seconds. Returns a function
+        that cancels the collection.
+        """
+        gather = _Gather(count, after, done)
+        loop = self.device.loop
+
+        def expire() -> None:
+            if gather in self._gathers:
+                self._gathers.remove(gather)
+                done(None)
+
+        gather.handle = loop.call_later(timeout, expire)
+        self._gathers.append(gather)
+
+        def cancel() -> None:
+            if gather in self._gathers:
+                self._gathers.remove(gather)
+                gather.handle.cancel()
+
+        return cancel
+
+    def _feed_gathers(self, t: float, raw: int) -> None:
+        for gather in list(self._gathers):
+            if t < gather.after:
+                continue
+            gather.samples.append(raw)
+            if len(gather.samples) >= gather.count:
+                self._gathers.remove(gather)
+                gather.handle.cancel()
+                gather.done(gather.samples)

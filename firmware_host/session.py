@@ -15,7 +15,7 @@ from typing import Any
 from firmware_host.journal import Journal
 from firmware_host.replay import Script
 from firmware_host.store import Store
-from games.core import Action, Effect, Engine, Prompt, Refused, View
+from games.core import Action, Effect, Engine, Prompt, Refused, Task, View
 
 
 class Session:
@@ -105,8 +105,24 @@ class Session:
         return True
 
     def note(self, key: str, value: dict[str, Any]) -> None:
-        """Journal runtime bookkeeping the engine never sees (``draft``, ``meta``)."""
+        """Journal runtime bookkeeping the engine never sees (``draft``, ``meta``, ``task``)."""
         self.journal.append({key: value, "t": self.wall()})
+
+    def confirm_task(self, key: str) -> None:
+        """Journal that the table did the job of the :class:`Task` ``key`` (a note, not an action).
+
+        The note holds the number of actions in effect, so it counts for this very point of the
+        game: an undo back to it keeps the job done, a later job with the same key is new.
+        """
+        self.note("task", {"done": key, "at": len(self.actions)})
+
+    def _confirmed(self, key: str) -> bool:
+        at = len(self.actions)
+        for record in reversed(self.journal.records):
+            task = record.get("task")
+            if isinstance(task, dict) and task.get("done") == key and task.get("at") == at:
+                return True
+        return False
 
     def finish(self, reason: str = "over", extra: dict[str, Any] | None = None) -> dict[str, Any]:
         """End the game (``"over"`` or ``"abandoned"``), file it in the history, return the entry."""
@@ -148,8 +164,11 @@ class Session:
         return Script(self.base.game, self.base.players, self.base.seed, self.base.options, list(self.actions))
 
     def prompt(self) -> Prompt | None:
-        """What the game waits for."""
-        return self.engine.prompt(self.state)
+        """What the game waits for: the engine's prompt, past table jobs already confirmed."""
+        prompt = self.engine.prompt(self.state)
+        while isinstance(prompt, Task) and self._confirmed(prompt.key):
+            prompt = prompt.then
+        return prompt
 
     def view(self) -> View:
         """What the screen shows of the game."""

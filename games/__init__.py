@@ -15,6 +15,7 @@ ENGINES: dict[str, str] = {
     "bomb": "games.bomb.engine",
     "trottel": "games.trottel.engine",
     "antartik": "games.antartik.engine",
+    "tonne": "games.tonne.engine",
 }
 
 TITLES: dict[str, str] = {

@@ -9,8 +9,10 @@ system every game shares:
   the answer, long: lock it in or unlock it). Answers given so far are journaled as a draft, so a
   power cut in the middle of a reveal loses nobody's pick.
 - :class:`~games.core.prompts.Order` — players press their buttons in the order asked for;
-  ``back`` takes the last press back. A menu option may open an Order; ``back`` before anyone
-  pressed returns to the menu.
+  ``back`` takes the last press back. A menu option, or a Collect's answers (a tie among them),
+  may lead to an Order; ``back`` before the first press returns to that menu or those answers.
+- :class:`~games.core.prompts.Task` — a job for the table's hands; ``ok`` (or any seat held)
+  confirms it, which is journaled as a note, and the prompt after it shows.
 
 A short ``back`` at the top of a prompt opens the game menu; a long ``back`` asks to undo.
 """
@@ -20,9 +22,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
-from firmware_host.render import CONTENT_W, ROWS, Frame, Row, text_width
+from firmware_host.render import CONTENT_W, ROWS, Frame, Row, text_width, wrap
 from firmware_host.ui.base import Screen, is_seat
-from games.core import Collect, Menu, Order, Prompt
+from games.core import Collect, Menu, Order, Prompt, Task
 
 if TYPE_CHECKING:
     from firmware_host.device import Device
@@ -48,28 +50,32 @@ class GameScreen(Screen):
         self.answers: dict[str, int] = {}
         self.locked: set[str] = set()
         self.order: list[str] = []
+        self.parent: Menu | Collect | None = None
+        """The menu or the Collect answers that led to the Order showing, if any."""
         self.reset()
 
     # -- state ----------------------------------------------------------------------------------
     @property
     def mood(self) -> str:  # type: ignore[override]
         session = self.dev.session
-        return session.view().mood if session else "idle"
+        if session is None:
+            return "idle"
+        mood = self.prompt.mood if isinstance(self.prompt, Task) else session.view().mood
+        return self.dev.scale.tint(mood)
 
     def reset(self) -> None:
         """Start the prompt afresh (after every change of the game state)."""
         before = self.prompt
         pending = self._pending_answers()
         session = self.dev.session
-        self.prompt = session.prompt() if session else None
-        self.path = [self.prompt] if isinstance(self.prompt, Menu) else []
-        self.trail = []
-        self.index = self.prompt.default if isinstance(self.prompt, Menu) else 0
-        self.answers, self.locked, self.order = {}, set(), []
+        self._show(session.prompt() if session else None)
+        self.answers, self.locked, self.parent = {}, set(), None
         if isinstance(self.prompt, Collect) and session is not None:
             self._restore(session.journal.draft())
             if isinstance(before, Collect) and before.title == self.prompt.title:
                 self._keep(pending)
+            if self.prompt.build is not None and self.locked >= set(self.prompt.players):
+                self._answered(self.prompt, apply=False)  # power cut while settling a tie
 
     def _pending_answers(self) -> dict[str, str]:
         """Answers chosen but not locked in yet, in a Collect that hands over answers one by one.
@@ -90,6 +96,13 @@ class GameScreen(Screen):
             if player in prompt.players and value in values and player not in self.answers:
                 self.answers[player] = values.index(value)
 
+    def _show(self, prompt: Prompt | None) -> None:
+        self.prompt = prompt
+        self.path = [prompt] if isinstance(prompt, Menu) else []
+        self.trail = []
+        self.index = prompt.default if isinstance(prompt, Menu) else 0
+        self.order = []
+
     def _restore(self, draft: dict[str, Any] | None) -> None:
         prompt = self.prompt
         assert isinstance(prompt, Collect)
@@ -102,7 +115,7 @@ class GameScreen(Screen):
         self.locked = {p for p in draft.get("locked", []) if p in self.answers}
 
     def _save_draft(self) -> None:
-        prompt = self.prompt
+        prompt = self.parent or self.prompt
         assert isinstance(prompt, Collect)
         answers = {p: prompt.values[p][i] for p, i in self.answers.items()}
         self.dev.session.note("draft", {"answers": answers, "locked": sorted(self.locked)})
@@ -119,6 +132,8 @@ class GameScreen(Screen):
             self._press_collect(prompt, press)
         elif isinstance(prompt, Order):
             self._press_order(prompt, press)
+        elif isinstance(prompt, Task):
+            self._press_task(prompt, press)
         elif press.button == "back":
             self.dev.open_game_menu()
 
@@ -134,7 +149,7 @@ class GameScreen(Screen):
             option = menu.options[self.index]
             sub = option.submenu()
             if isinstance(sub, Order):
-                self.prompt, self.order = sub, []
+                self.parent, self.prompt, self.order = self.prompt, sub, []
             elif sub is not None:
                 self.path.append(sub)
                 self.trail.append(self.index)
@@ -176,20 +191,49 @@ class GameScreen(Screen):
             self.dev.toast(f"{player}: tap to choose first")
             return
         if prompt.build is not None and self.locked >= set(prompt.players):
-            answers = {p: prompt.values[p][self.answers[p]] for p in prompt.players}
-            if not self.dev.apply(prompt.build(answers)):
-                self.locked.clear()
-                self._save_draft()
+            self._save_draft()
+            self._answered(prompt)
             return
         self._save_draft()
+
+    def _answered(self, prompt: Collect, apply: bool = True) -> None:
+        """Everyone has locked in: apply the action, or show the prompt the answers lead to."""
+        assert prompt.build is not None
+        answers = {p: prompt.values[p][self.answers[p]] for p in prompt.players}
+        result = prompt.build(answers)
+        if isinstance(result, Menu | Collect | Order | Task):
+            self._show(result)
+            self.parent = prompt
+        elif apply and not self.dev.apply(result):
+            self.locked.clear()
+            self._save_draft()
+
+    def _back_to_parent(self) -> None:
+        """Leave an Order for the menu that opened it, or for the answers that led to it
+        (unlocked, to change them)."""
+        parent, self.parent = self.parent, None
+        if isinstance(parent, Menu):
+            self.prompt = parent  # the menu path and highlight are where they were
+            return
+        self._show(parent)
+        self.locked.clear()
+        self._save_draft()
+
+    def _press_task(self, prompt: Task, press: Press) -> None:
+        if press.button == "ok" or (is_seat(press) and press.long):
+            self.dev.confirm_task(prompt.key)
+        elif press.button == "back":
+            self.dev.open_game_menu()
+        elif is_seat(press):
+            self.dev.toast(f"ok: {prompt.confirm.lower()}")
 
     def _press_order(self, prompt: Order, press: Press) -> None:
         player = self.dev.player_of(press.button)
         if press.button == "back":
             if self.order:
                 self.order.pop()
-            elif self.path:  # an Order opened from a menu option: back to that menu
-                self.prompt = self.path[0]
+            elif self.parent is not None:
+                self._back_to_parent()
             else:
                 self.dev.open_game_menu()
         elif player in prompt.players and player not in self.order:
@@ -207,6 +251,8 @@ class GameScreen(Screen):
         prompt = self.prompt
         if isinstance(prompt, Collect):
             body = self._collect_rows(prompt)
+        elif isinstance(prompt, Task):
+            body = self._task_rows(prompt)
         else:
             marks = [(">" if p in view.active else " ") + f"{p} {s}" for p, s in view.scores]
             score_rows = pairs(marks)
@@ -231,9 +277,19 @@ class GameScreen(Screen):
             hint = "ok/hold: pick  back" if len(self.path) > 1 else "ok/hold: pick  tap: next"
             return [Row.of(menu.title), Row.of(label, f"{self.index + 1}/{n}", invert=True), Row.of(hint)]
         if isinstance(prompt, Order):
-            done = ", ".join(self.order) or "-"
-            return [Row.of(prompt.title), Row.of(done), Row.of("press in order  back: undo")]
+            left = [p for p in prompt.players if p not in self.order]
+            done = " ".join(self.order) + (f" ({' '.join(left)})" if left else "")
+            return [Row.of(prompt.title), Row.of(done.strip()), Row.of("press in order  back: undo")]
         return []
+
+    def _task_rows(self, task: Task) -> list[Row]:
+        lines = [line for text in task.lines for line in wrap(text)]
+        status = self.dev.scale.task_line(task)
+        if status:
+            lines.append(status)
+        rows = [Row.of(task.title), *(Row.of(line) for line in lines[: ROWS - 2])]
+        rows += [Row.of()] * (ROWS - 1 - len(rows))
+        return [*rows, Row.of(f"ok: {task.confirm}", invert=True)]
 
     def _collect_rows(self, prompt: Collect) -> list[Row]:
         cells = []

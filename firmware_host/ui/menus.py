@@ -11,6 +11,7 @@ from drivers.tower import BLINK, DARK, ON, TowerState
 from firmware_host.config import BUTTONS, SEATS
 from firmware_host.render import ROWS, Frame, Row
 from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, is_seat
+from firmware_host.ui.calibrate import CalibrateScreen
 from firmware_host.ui.game import GameScreen
 from games import ENGINES, TITLES, get_engine
 from games.core import Menu, Option
@@ -207,7 +208,7 @@ class GameOver(Screen):
 
 
 class SettingsScreen(ListScreen):
-    """Brightness and sound."""
+    """Brightness, sound, and the scale's calibration."""
 
     LEVELS = (40, 100, 170, 255)
 
@@ -221,6 +222,7 @@ class SettingsScreen(ListScreen):
         return [
             Item("Brightness", self._brighter, percent),
             Item("Sound", self._toggle_sound, "on" if dev.settings["sound"] else "off"),
+            Item("Calibrate scale", lambda: dev.push(CalibrateScreen(dev)), "ok" if dev.scale.calibration else "no"),
         ]
 
     def _toggle_sound(self) -> None:

@@ -13,7 +13,7 @@ from games.core.engine import (
     signal,
     top_scorers,
 )
-from games.core.prompts import Action, Collect, Menu, Option, Order, Prompt
+from games.core.prompts import Action, Collect, Menu, Option, Order, Prompt, Task
 from games.core.rng import Rng
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "Refused",
     "Rng",
     "SetupError",
+    "Task",
     "View",
     "get_field",
     "need",

@@ -13,6 +13,10 @@ Three shapes cover every game:
   values in a reveal, bets or passes. Either all answers become one action (``build``) or each
   answer is its own action (``each``).
 - :class:`Order` — players press their buttons in the order that settles a tie.
+
+A fourth, :class:`Task`, is a job for the table's hands (empty and re-fill the bin) that must
+be done before the game goes on. Confirming it changes no game state: the runtime notes it in
+the journal and shows the prompt that follows.
 """
 
 from __future__ import annotations
@@ -62,15 +66,16 @@ class Collect:
     """Every player in ``players`` answers with one of their ``values`` on their own button.
 
     ``hidden`` keeps answers off the screen until everyone has confirmed. When all have
-    answered, ``build`` turns the answers into one action; with ``each`` instead, every
-    confirmed answer is handed over at once as its own action.
+    answered, ``build`` turns the answers into one action, or into a follow-up prompt (an
+    :class:`Order` settling a tie among the answers) whose answer makes that action; with
+    ``each`` instead, every confirmed answer is handed over at once as its own action.
     """
 
     title: str
     players: tuple[str, ...]
     values: Mapping[str, tuple[str, ...]]
     hidden: bool = False
-    build: Callable[[dict[str, str]], Action] | None = None
+    build: Callable[[dict[str, str]], Action | Prompt] | None = None
     each: Callable[[str, str], Action] | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
 
@@ -88,4 +93,21 @@ class Order:
     build: Callable[[list[str]], Action]
 
 
-Prompt = Menu | Collect | Order
+@dataclass(frozen=True)
+class Task:
+    """A job for the table's hands before the game goes on; then ``then`` is the prompt.
+
+    ``key`` names this job within the game (the same job keeps the same key). Confirming it —
+    ``ok`` on the buttons, or a sensor that sees the job done — is journaled by the runtime as a
+    note, never as an action, so replays and the game state do not depend on it.
+    """
+
+    title: str
+    lines: tuple[str, ...]
+    key: str
+    then: Prompt | None
+    confirm: str = "Done"
+    mood: str = "waiting"
+
+
+Prompt = Menu | Collect | Order | Task

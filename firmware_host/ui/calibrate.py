@@ -1,0 +1,142 @@
+"""The "Calibrate scale" screen: the steps of :mod:`firmware_host.calibration` on the buttons.
+
+First the known weight is picked (prev/next or a seat tap change it, ok or a seat held picks);
+then each step says what to do and ``ok`` measures it: the screen waits a second for the hand to
+leave, gathers two seconds of samples from the scale service, and shows what it found or why the
+step was refused (the step stays, to be measured again). After the last piece the result is
+saved as ``scale.json`` and the scale service uses it at once. ``back`` leaves without saving.
+While this screen is open the scale's events never reach a game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from drivers.buttons import Press
+from firmware_host.calibration import (
+    MEASURE_SECONDS,
+    MIN_SAMPLES,
+    SETTLE_SECONDS,
+    WEIGHTS,
+    CalibrationError,
+    CalibrationRun,
+)
+from firmware_host.render import ROWS, Frame, Row, wrap
+from firmware_host.ui.base import Screen, is_seat
+from games.tonne.engine import KIND_LABELS
+
+if TYPE_CHECKING:
+    from firmware_host.device import Device
+
+TITLE = "Calibrate scale"
+
+
+class CalibrateScreen(Screen):
+    """Walks the table through a calibration of the load cell."""
+
+    mood = "test"
+    uses_scale = True
+    """Tells the scale service that this screen reads the scale itself."""
+
+    def __init__(self, dev: Device) -> None:
+        super().__init__(dev)
+        saved = dev.scale.calibration
+        weight = int(saved.weight_grams) if saved and int(saved.weight_grams) in WEIGHTS else 100
+        self.weight = WEIGHTS.index(weight)
+        self.run: CalibrationRun | None = None
+        self.note = ""
+        self._cancel: Callable[[], None] | None = None
+        has_scale = dev.hw is not None and dev.hw.scale is not None
+        self.phase = "weight" if has_scale else "none"
+
+    # -- buttons --------------------------------------------------------------------------------------
+    def press(self, press: Press) -> None:
+        pick = press.button == "ok" or (is_seat(press) and press.long)
+        if press.button == "back":
+            self._leave()
+        elif self.phase in ("none", "done"):
+            if pick:
+                self._leave()
+        elif self.phase == "weight":
+            if press.button == "next" or (is_seat(press) and not press.long):
+                self.weight = (self.weight + 1) % len(WEIGHTS)
+            elif press.button == "prev":
+                self.weight = (self.weight - 1) % len(WEIGHTS)
+            elif pick:
+                self.run = CalibrationRun(WEIGHTS[self.weight], KIND_LABELS)
+                self.phase = "step"
+        elif self.phase == "step" and pick:
+            self._measure()
+
+    def _leave(self) -> None:
+        if self._cancel is not None:
+            self._cancel()
+            self._cancel = None
+        if self.phase not in ("done", "none"):
+            self.dev.toast("Nothing saved")
+        self.dev.pop()
+
+    def _measure(self) -> None:
+        scale = self.dev.hw.scale if self.dev.hw else None
+        sps = getattr(scale, "sps", 10) or 10
+        count = max(MIN_SAMPLES, round(sps * MEASURE_SECONDS))
+        after = self.dev.loop.time() + SETTLE_SECONDS
+        self.phase, self.note = "measuring", ""
+        self._cancel = self.dev.scale.gather(count, after, self._measured, SETTLE_SECONDS + MEASURE_SECONDS + 3.0)
+
+    def _measured(self, samples: list[int] | None) -> None:
+        self._cancel = None
+        run = self.run
+        assert run is not None
+        self.phase = "step"
+        if samples is None:
+            self.note = "No readings from the scale: " + (self.dev.scale.fault or "check the wiring")
+            self.dev.lights.signal("refused")
+        else:
+            try:
+                self.note = run.take(samples)
+            except CalibrationError as exc:
+                self.note = f"Refused: {exc}"
+                self.dev.lights.signal("refused")
+        if run.done:
+            calibration = run.result()
+            self.dev.store.write_doc("scale", calibration.to_json())
+            self.dev.scale.load()
+            self.phase = "done"
+            self.dev.lights.signal("success")
+        self.dev.redraw()
+
+    # -- drawing -----------------------------------------------------------------------------------------
+    def frame(self) -> Frame:
+        if self.phase == "none":
+            return self._page(TITLE, "No scale: set [scale] backend in the config.", "ok: back")
+        if self.phase == "weight":
+            rows = [
+                Row.of("Known weight:"),
+                Row.of(f"< {WEIGHTS[self.weight]} g >", invert=True),
+                Row.of("Have it ready; steps:"),
+                Row.of("empty, weight, pieces"),
+            ]
+            return self._rows(TITLE, rows, "ok: start  back: leave")
+        if self.phase == "done":
+            cal = self.dev.scale.calibration
+            assert cal is not None
+            pieces = [f"{KIND_LABELS.get(k, k).split()[0]} {g:.1f}" for k, g in cal.pieces.items()]
+            rows = [Row.of(f"Saved: {cal.counts_per_gram:.1f} counts/g")]
+            rows += [Row(tuple(pieces[i : i + 2])) for i in range(0, len(pieces), 2)]
+            return self._rows(TITLE, rows, "ok: done")
+        run = self.run
+        assert run is not None
+        title = f"Calibrate {run.index + 1}/{len(run.steps)}"
+        if self.phase == "measuring":
+            return self._page(title, f"{run.step.text}.\nMeasuring: keep still...", "back: cancel")
+        text = f"{run.step.text}." + (f"\n{self.note}" if self.note else "")
+        return self._page(title, text, "ok: measure  back")
+
+    def _page(self, title: str, text: str, hint: str) -> Frame:
+        return self._rows(title, [Row.of(line) for line in wrap(text)], hint)
+
+    def _rows(self, title: str, rows: list[Row], hint: str) -> Frame:
+        rows = rows[: ROWS - 1] + [Row.of()] * (ROWS - 1 - len(rows))
+        return Frame(title, (*rows, Row.of(hint, invert=True)))

@@ -1,0 +1,345 @@
+"""Ab in die Tonne (Abacusspiele 2013): stack the supply's rubbish on the bin, let nothing fall.
+
+Rules digest: ``shared/rules/tonne.md``; the rulings this engine makes are in ``docs/tonne.md``.
+A round: every player reveals a card (1..10, each value once per game), then in ascending
+order (ties: fewer mice first) places that many pieces. A fall ends the turn with the top chip
+minus side up; placing the supply's last piece ends it with the top chip plus side up; either
+way the bin is emptied and pre-filled again and the round goes on. The game ends after round 10
+or at once when the last chip is taken.
+
+The engine counts pieces, not kinds: the contract's ``place`` has only a count, and which kind a
+player picks changes nothing the companion keeps score of.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from games.core import (
+    Action,
+    BaseState,
+    Collect,
+    Effect,
+    Engine,
+    Menu,
+    Option,
+    Order,
+    Prompt,
+    Refused,
+    Rng,
+    SetupError,
+    Task,
+    View,
+    get_field,
+    need,
+    say,
+    signal,
+    top_scorers,
+)
+
+KINDS = ("milk", "can", "bottle", "apple")
+"""The four kinds of piece, 10 of each."""
+KIND_LABELS = {"milk": "milk carton", "can": "can", "bottle": "bottle", "apple": "apple core"}
+EACH_KIND = 10
+PIECES = EACH_KIND * len(KINDS)
+PREFILL_EACH = {2: 3, 3: 2, 4: 1, 5: 0}
+"""Pieces of each kind in the bin at the start and after every emptying, by player count."""
+CHIPS = (1, 2, 3, 4, 5, 6)
+"""The score chips' values, top of the stack first."""
+ROUNDS = 10
+VALUES = tuple(range(1, 11))
+
+REVEAL, PLACE = "reveal", "place"
+
+
+@dataclass
+class TonneState(BaseState):
+    """One game of Ab in die Tonne.
+
+    ``queue`` holds the players still to place this round, the current one first; ``owed`` is
+    what the current one still has to place. ``resets`` counts the bin's fillings (0 = the set-up
+    one); ``refill`` says the table has not touched the game since the last filling was due.
+    """
+
+    round: int = 1
+    phase: str = REVEAL
+    played: dict[str, list[int]] = field(default_factory=dict)
+    cards: dict[str, int] = field(default_factory=dict)
+    queue: list[str] = field(default_factory=list)
+    owed: int = 0
+    chips: dict[str, list[int]] = field(default_factory=dict)
+    stack: list[int] = field(default_factory=lambda: list(CHIPS))
+    supply: int = PIECES
+    bin: int = 0
+    resets: int = 0
+    refill: bool = True
+
+
+def prefill(players: int) -> int:
+    """Pieces in the freshly filled bin for this many players."""
+    return PREFILL_EACH[players] * len(KINDS)
+
+
+def _check_mice(mice: Any) -> dict[str, list[int]]:
+    if not isinstance(mice, dict):
+        raise SetupError("option 'mice' must map player names to 10 mouse counts")
+    out = {}
+    for name, counts in mice.items():
+        if (
+            not isinstance(counts, list)
+            or len(counts) != len(VALUES)
+            or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts)
+        ):
+            raise SetupError(f"option 'mice': {name!r} needs a list of 10 mouse counts (values 1..10)")
+        out[str(name)] = list(counts)
+    return out
+
+
+class Tonne(Engine[TonneState]):
+    """The Ab in die Tonne engine."""
+
+    id = "tonne"
+    title = "Ab in die Tonne"
+    min_players = 2
+    max_players = 5
+    option_keys = frozenset({"mice"})
+
+    def setup(self, players: list[str], rng: Rng, options: dict[str, Any]) -> TonneState:
+        if "mice" in options:
+            options["mice"] = _check_mice(options["mice"])
+        full = prefill(len(players))
+        return TonneState(
+            players=players,
+            rng=rng,
+            options=options,
+            played={p: [] for p in players},
+            chips={p: [] for p in players},
+            bin=full,
+            supply=PIECES - full,
+        )
+
+    # -- turn order -----------------------------------------------------------------------------
+    def mice(self, s: TonneState, player: str, value: int) -> int | None:
+        """Mice on ``player``'s card of ``value``, if the ``mice`` option knows them."""
+        table = s.options.get("mice") or {}
+        counts = table.get(player)
+        return counts[value - 1] if counts else None
+
+    def ties(self, s: TonneState, cards: dict[str, int]) -> list[list[str]]:
+        """Groups of players (seat order) whose order the values and mice leave open."""
+        groups: list[list[str]] = []
+        for value in sorted(set(cards.values())):
+            same = [p for p in s.players if cards.get(p) == value]
+            if len(same) < 2:
+                continue
+            mice = [self.mice(s, p, value) for p in same]
+            if any(m is None for m in mice):
+                groups.append(same)
+                continue
+            for m in sorted(set(mice)):  # type: ignore[type-var]
+                tied = [p for p, n in zip(same, mice, strict=True) if n == m]
+                if len(tied) > 1:
+                    groups.append(tied)
+        return groups
+
+    def turn_order(self, s: TonneState, cards: dict[str, int], order: list[str] | None) -> list[str]:
+        """Players in placing order: ascending value, then fewer mice, then ``order``."""
+        rank = {p: i for i, p in enumerate(order or [])}
+        for group in self.ties(s, cards):
+            missing = [p for p in group if p not in rank]
+            if missing:
+                names = ", ".join(group)
+                raise Refused(f"{names} tie on {cards[group[0]]}: give their order")
+
+        def key(p: str) -> tuple[int, int, int]:
+            value = cards[p]
+            known = all(self.mice(s, q, value) is not None for q in s.players if cards[q] == value)
+            return value, (self.mice(s, p, value) or 0) if known else 0, rank.get(p, len(rank))
+
+        return sorted(s.players, key=key)
+
+    # -- moves ------------------------------------------------------------------------------------
+    def move_reveal(self, s: TonneState, action: Action, effects: list[Effect]) -> None:
+        """Every player's card for the round; ``order`` settles ties the mice leave open."""
+        need(s.phase == REVEAL, f"{self._current(s)} still has {s.owed} to place")
+        cards = get_field(action, "cards", dict)
+        for name in cards:
+            need(name in s.players, f"unknown player {name!r}")
+        for p in s.players:
+            need(p in cards, f"reveal needs {p}'s card")
+            value = cards[p]
+            need(
+                isinstance(value, int) and not isinstance(value, bool) and value in VALUES,
+                f"{p}'s card must be 1 to 10, not {value!r}",
+            )
+            need(value not in s.played[p], f"{p} already played a {value}")
+        order = get_field(action, "order", list, None)
+        if order is not None:
+            for name in order:
+                need(isinstance(name, str) and name in s.players, f"order: unknown player {name!r}")
+            need(len(set(order)) == len(order), "order names a player twice")
+        queue = self.turn_order(s, cards, order)
+        for p in s.players:
+            s.played[p].append(cards[p])
+        s.cards = {p: cards[p] for p in s.players}
+        s.queue = queue
+        s.phase = PLACE
+        s.owed = s.cards[queue[0]]
+        s.refill = False
+        effects.append(say(f"{queue[0]} first: {s.owed}"))
+        effects.append(signal("turn"))
+
+    def move_place(self, s: TonneState, action: Action, effects: list[Effect]) -> None:
+        """The current player put ``count`` pieces (default 1) from the supply into the bin."""
+        player = self._acting(s, action)
+        count = get_field(action, "count", int, 1)
+        need(count >= 1, f"count must be 1 or more, not {count}")
+        need(count <= s.owed, f"{player} owes only {s.owed}")
+        need(count <= s.supply, f"only {s.supply} left in the supply")
+        s.refill = False
+        s.supply -= count
+        s.bin += count
+        s.owed -= count
+        if s.supply == 0:
+            chip = self._take_chip(s, player, +1)
+            effects.append(say(f"{player} +{chip}: supply empty"))
+            effects.append(signal("success"))
+            self._empty_bin(s)
+            self._end_turn(s, effects, quiet=True)
+        elif s.owed == 0:
+            self._end_turn(s, effects)
+
+    def move_fall(self, s: TonneState, action: Action, effects: list[Effect]) -> None:
+        """Something fell off the bin during the current player's turn."""
+        player = self._acting(s, action)
+        s.refill = False
+        chip = self._take_chip(s, player, -1)
+        effects.append(say(f"{player} fell: -{chip}"))
+        effects.append(signal("fall"))
+        self._empty_bin(s)
+        self._end_turn(s, effects, quiet=True)
+
+    # -- move helpers -----------------------------------------------------------------------------
+    def _current(self, s: TonneState) -> str | None:
+        return s.queue[0] if s.phase == PLACE and s.queue else None
+
+    def _acting(self, s: TonneState, action: Action) -> str:
+        player = self._current(s)
+        need(player is not None, "nothing is owed: reveal the cards first")
+        named = get_field(action, "player", str, player)
+        need(named in s.players, f"unknown player {named!r}")
+        need(named == player, f"it is {player}'s turn, not {named}'s")
+        return player  # type: ignore[return-value]
+
+    def _take_chip(self, s: TonneState, player: str, sign: int) -> int:
+        chip = s.stack.pop(0)
+        s.chips[player].append(sign * chip)
+        return chip
+
+    def _empty_bin(self, s: TonneState) -> None:
+        full = prefill(len(s.players))
+        s.bin, s.supply = full, PIECES - full
+        s.resets += 1
+        s.refill = True
+
+    def _end_turn(self, s: TonneState, effects: list[Effect], quiet: bool = False) -> None:
+        """Next player, next round or the end; ``quiet``: no turn beep over a fall or a win."""
+        s.queue.pop(0)
+        if not s.stack:
+            self._game_over(s, effects)
+        elif s.queue:
+            s.owed = s.cards[s.queue[0]]
+            if not quiet:
+                effects.append(signal("turn"))
+        elif s.round == ROUNDS:
+            self._game_over(s, effects)
+        else:
+            s.round += 1
+            s.phase, s.cards, s.owed = REVEAL, {}, 0
+
+    def _game_over(self, s: TonneState, effects: list[Effect]) -> None:
+        s.over = True
+        s.owed = 0
+        s.queue = []
+        effects.append(signal("game_over"))
+
+    # -- reading ------------------------------------------------------------------------------------
+    def placing(self, s: TonneState) -> str | None:
+        """The player whose pieces the bin is waiting for, if any."""
+        return None if s.over else self._current(s)
+
+    def scores(self, s: TonneState) -> dict[str, int]:
+        return {p: sum(s.chips[p]) for p in s.players}
+
+    def winners(self, s: TonneState) -> list[str]:
+        return top_scorers(self.scores(s), s.players)
+
+    def turn(self, s: TonneState) -> str | None:
+        return self._current(s)
+
+    def details(self, s: TonneState) -> dict[str, Any]:
+        return {
+            "round": s.round,
+            "chips": {p: list(s.chips[p]) for p in s.players},
+            "stack": list(s.stack),
+            "supply": s.supply,
+            "bin": s.bin,
+            "owed": s.owed,
+        }
+
+    def prompt(self, s: TonneState) -> Prompt | None:
+        if s.over:
+            return None
+        step: Prompt = self._reveal_prompt(s) if s.phase == REVEAL else self._place_prompt(s)
+        if s.refill:
+            return self._fill_task(s, step)
+        return step
+
+    def _fill_task(self, s: TonneState, then: Prompt) -> Task:
+        each = PREFILL_EACH[len(s.players)]
+        fill = f"put {each} of each kind in" if each else "leave it empty"
+        if s.resets == 0:
+            title, lines = "Set up the bin", (f"Empty bin, then {fill}", f"Supply: {s.supply} pieces")
+        else:
+            title, lines = "Empty the bin", ("All pieces out, then", fill[0].upper() + fill[1:])
+        return Task(title, lines, f"bin{s.resets}", then, "Bin filled")
+
+    def _reveal_prompt(self, s: TonneState) -> Collect:
+        values = {p: tuple(str(v) for v in VALUES if v not in s.played[p]) for p in s.players}
+
+        def build(answers: dict[str, str]) -> Action | Prompt:
+            cards = {p: int(v) for p, v in answers.items()}
+            reveal: Action = {"type": "reveal", "cards": cards}
+            tied = [p for group in self.ties(s, cards) for p in group]
+            if not tied:
+                return reveal
+            return Order("Tie: fewer mice first", tuple(tied), lambda order: {**reveal, "order": order})
+
+        return Collect(f"Round {s.round}: cards", tuple(s.players), values, build=build)
+
+    def _place_prompt(self, s: TonneState) -> Menu:
+        player = s.queue[0]
+        options = [
+            Option("Placed", action={"type": "place", "count": 1}),
+            Option("Fell", action={"type": "fall"}),
+        ]
+        options += [Option(f"Placed {n}", action={"type": "place", "count": n}) for n in range(2, s.owed + 1)]
+        return Menu(f"{player}: {s.owed} to place", tuple(options), player)
+
+    def view(self, s: TonneState) -> View:
+        scores = tuple((p, f"{sum(s.chips[p]):+d}" if s.chips[p] else "0") for p in s.players)
+        title = f"Tonne R{s.round}/{ROUNDS}"
+        if s.over:
+            win = self.winners(s)
+            return View(title, scores, (f"Winner: {', '.join(win)}",), tuple(win), "over")
+        stock = f"Supply {s.supply} bin {s.bin}"
+        if s.phase == REVEAL:
+            return View(title, scores, (stock, "Reveal your cards"), (), "choosing")
+        player = s.queue[0]
+        later = " ".join(f"{p} {s.cards[p]}" for p in s.queue[1:])
+        lines = (stock, f"Next: {later}") if later else (stock,)
+        return View(title, scores, lines, (player,), "playing")
+
+
+ENGINE = Tonne()

@@ -219,13 +219,13 @@ class Clocks:
     # -- saving ----------------------------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
         """What a resumed game needs to go on where this one stands."""
-        return {
-            "key": list(self.key) if self.key else None,
-            "start": dict(self.start),
-            "used": self.used,
-            "answers": dict(self.answers),
-            "pending": sorted(self.pending),
-        }
+        snap: dict[str, Any] = {"key": list(self.key) if self.key else None, "used": self.used}
+        if self.preset.mode in ("bank", "hourglass"):
+            snap["start"] = dict(self.start)
+        if self.phase:
+            snap["answers"] = dict(self.answers)
+            snap["pending"] = sorted(self.pending)
+        return snap
 
     def restore(self, snap: dict[str, Any]) -> None:
         """Go on from a :meth:`snapshot` (players that are not in this game are ignored)."""

@@ -3,15 +3,20 @@
 The prompt comes from the engine (:mod:`games.core.prompts`); this screen is the one input
 system every game shares:
 
-- :class:`~games.core.prompts.Menu` — the acting player walks options with prev/next/ok or
-  their own button (short: next option, long: pick); ``back`` steps out of a sub-menu.
+- :class:`~games.core.prompts.Menu` — the acting player walks options with prev/next and picks
+  with a short ``ok``, or uses their own button (short: next option, long: pick); ``back`` steps
+  out of a sub-menu.
 - :class:`~games.core.prompts.Collect` — each player answers on their own button (short: change
   the answer, long: lock it in or unlock it). Answers given so far are journaled as a draft, so a
-  power cut in the middle of a reveal loses nobody's pick.
+  power cut in the middle of a reveal loses nobody's pick. Every change of who has locked in goes
+  to :meth:`Device.answered <firmware_host.device.Device.answered>`, so the turn timer's shared
+  phase clock runs only while someone still owes an answer.
 - :class:`~games.core.prompts.Order` — players press their buttons in the order asked for;
   ``back`` takes the last press back.
 
-A short ``back`` at the top of a prompt opens the game menu; a long ``back`` asks to undo.
+A short ``back`` at the top of a prompt opens the game menu; a long ``back`` asks to undo. A long
+``ok`` never picks in a game: it pauses or resumes the turn timer (the device handles it before any
+screen, see :meth:`Device.handle <firmware_host.device.Device.handle>`).
 """
 
 from __future__ import annotations
@@ -62,6 +67,12 @@ class GameScreen(Screen):
         self.answers, self.locked, self.order = {}, set(), []
         if isinstance(self.prompt, Collect) and session is not None:
             self._restore(session.journal.draft())
+        self._locks_changed()
+
+    def _locks_changed(self) -> None:
+        """Tell the device who has locked in an answer (the turn timer's phase clock listens)."""
+        players = self.prompt.players if isinstance(self.prompt, Collect) else ()
+        self.dev.answered(tuple(players), frozenset(self.locked))
 
     def _restore(self, draft: dict[str, Any] | None) -> None:
         prompt = self.prompt
@@ -137,10 +148,14 @@ class GameScreen(Screen):
             return
         if player in self.locked:
             self.locked.discard(player)
+            self._locks_changed()
         elif player in self.answers:
             self.locked.add(player)
+            self._locks_changed()
             if prompt.each is not None:
-                self.dev.apply(prompt.each(player, values[self.answers[player]]))
+                if not self.dev.apply(prompt.each(player, values[self.answers[player]])):
+                    self.locked.discard(player)  # refused: the answer stays open
+                    self._locks_changed()
                 return
         else:
             self.dev.toast(f"{player}: tap to choose first")
@@ -149,6 +164,7 @@ class GameScreen(Screen):
             answers = {p: prompt.values[p][self.answers[p]] for p in prompt.players}
             if not self.dev.apply(prompt.build(answers)):
                 self.locked.clear()
+                self._locks_changed()
                 self._save_draft()
             return
         self._save_draft()
@@ -193,7 +209,10 @@ class GameScreen(Screen):
             self.index %= n
             option = menu.options[self.index]
             label = option.label + (" >" if option.then is not None else "")
-            hint = "ok/hold: pick  back" if len(self.path) > 1 else "ok/hold: pick  tap: next"
+            if self.dev.timers.clocks is not None:
+                hint = "ok: pick  hold ok: pause"
+            else:
+                hint = "ok: pick  back" if len(self.path) > 1 else "tap: next  ok: pick"
             return [Row.of(menu.title), Row.of(label, f"{self.index + 1}/{n}", invert=True), Row.of(hint)]
         if isinstance(prompt, Order):
             done = ", ".join(self.order) or "-"
@@ -211,4 +230,4 @@ class GameScreen(Screen):
             else:
                 cells.append(f"{p} ...")
         rows = [Row.of(prompt.title), *pairs(cells)]
-        return [*rows[: ROWS - 1], Row.of("own btn: tap=change hold=lock")]
+        return [*rows[: ROWS - 1], Row.of("tap: change  hold: lock")]

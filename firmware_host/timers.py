@@ -161,7 +161,7 @@ class TimerService:
         self._schedule()
         if self.paused:
             self._beep(PAUSED)
-            self.device.toast("Paused: hold ok to go on")
+            self.device.toast("Paused: hold ok")
         else:
             self.device.toast("Timer runs")
 
@@ -239,6 +239,8 @@ class TimerService:
         self.preset = preset
         if not preset.on:
             return
+        if preset.timeout == "hard" and not session.engine.timeout_action:
+            self.device.toast("Timeout soft: no rule")
         players = session.base.players
         self.clocks = Clocks(preset, players)
         self.stats = TimeStats(players, journal.metas("turn_done"))

@@ -194,7 +194,9 @@ class GameOver(Screen):
 
     def _times_frame(self, times: dict[str, Any]) -> Frame:
         def short(s: float | None) -> str:
-            return "-" if s is None else (f"{s:.1f}" if s < 10 else f"{s:.0f}")
+            if s is None:
+                return "-"
+            return f"{s:.1f}".removesuffix(".0") if s < 10 else f"{s:.0f}"
 
         rows = []
         for name in self.entry.get("players", list(times)):
@@ -203,7 +205,7 @@ class GameOver(Screen):
                 continue
             total = clock_text(round(t["total_s"] * 1000))
             spread = f"{short(t['fastest_s'])}/{short(t['average_s'])}/{short(t['slowest_s'])}s"
-            rows.append(Row((f"{name} {total}", spread)))
+            rows.append(Row.of(f"{name} {total}", spread))
         if len(rows) < ROWS:
             rows = rows + [Row.of()] * (ROWS - 1 - len(rows)) + [Row.of("fast/avg/slow  ok: menu")]
         return Frame("Time used", tuple(rows[:ROWS]), "2/2")

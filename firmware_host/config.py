@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from firmware_host.clocks import Preset
+
 DEFAULT_PATH = Path("/etc/tablemate/config.toml")
 
 SEATS = ("p1", "p2", "p3", "p4", "p5", "p6")
@@ -147,16 +149,23 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "seats": (_seat_list, ["p1", "p2", "p3", "p4"]),
         "names": (_names, {}),
     },
+    # per-game presets live in [timers.<game>] (firmware_host/timer_presets.py)
+    "timers": {
+        "sound": (_choice("all", "timeout", "off"), "all"),
+        "save_every": (_num(1, 60, "seconds"), 5.0),
+    },
 }
 
 
 @dataclass
 class Config:
-    """The checked configuration: ``sections[section][key]``, plus per-game options."""
+    """The checked configuration: ``sections[section][key]``, plus per-game options and timers."""
 
     path: Path | None
     sections: dict[str, dict[str, Any]]
     games: dict[str, dict[str, Any]] = field(default_factory=dict)
+    timers: dict[str, Preset] = field(default_factory=dict)
+    """Turn-timer preset per game id (``[timers.<game>]``); a game not listed has none."""
 
     def __getitem__(self, section: str) -> dict[str, Any]:
         return self.sections[section]
@@ -172,7 +181,7 @@ class Config:
         sections["display"]["kind"] = "sim"
         sections["tower"]["backend"] = "sim"
         sections["scale"]["backend"] = "sim"
-        return Config(self.path, sections, {k: dict(v) for k, v in self.games.items()})
+        return Config(self.path, sections, {k: dict(v) for k, v in self.games.items()}, dict(self.timers))
 
 
 def defaults() -> Config:
@@ -188,6 +197,13 @@ def parse(data: dict[str, Any], where: str) -> Config:
         if section == "games":
             config.games = _parse_games(table, where)
             continue
+        if section == "timers":
+            from firmware_host.timer_presets import PresetError, parse_timers
+
+            try:
+                config.timers, table = parse_timers(table, where)
+            except PresetError as exc:
+                raise ConfigError(str(exc)) from None
         if section not in SCHEMA:
             raise ConfigError(f"{where}: unknown section [{section}] (known: {', '.join([*SCHEMA, 'games'])})")
         if not isinstance(table, dict):

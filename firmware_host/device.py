@@ -66,6 +66,7 @@ class Device:
         self.settings = {
             "brightness": config["display"]["brightness"],
             "sound": config["tower"]["sound"],
+            "timer_sound": config["timers"]["sound"],
         }
         self.settings.update({k: v for k, v in store.read_doc("settings").items() if k in self.settings})
         self.decoders = {
@@ -133,6 +134,7 @@ class Device:
 
     async def _shutdown(self) -> None:
         sdnotify.notify("STOPPING=1")
+        self.timers.close()  # the clocks as they are at the stop, before anything else takes time
         self.screens.append(Message(self, "tablemate", self.stop_reason or "Stopped"))
         self._dimmed = False
         self.display.set_contrast(self.settings["brightness"])
@@ -196,11 +198,23 @@ class Device:
             self.handle(press)
 
     def handle(self, press: Press) -> None:
-        """One finished press, to the screen on top. A bug in a screen never stops the device."""
+        """One finished press, to the screen on top. A bug in a screen never stops the device.
+
+        While a game is in play, a long ``ok`` pauses or resumes its turn timer on every screen
+        (screens that read raw buttons, like the self-test, excepted); a short ``ok`` picks.
+        """
         self._wake()
+        top = self.screens[-1] if self.screens else None
         try:
-            if self.screens:
-                self.screens[-1].press(press)
+            if (
+                press.button == "ok"
+                and press.long
+                and self.session is not None
+                and not getattr(top, "raw_buttons", False)
+            ):
+                self.timers.toggle_pause()
+            elif top is not None:
+                top.press(press)
         except Exception:
             log.exception("press %s failed", press)
             self.home()
@@ -261,8 +275,7 @@ class Device:
 
     def _enter(self, session: Session) -> None:
         self.session = session
-        meta = session.journal.last("meta") or {}
-        seats = (meta.get("meta") or {}).get("seats")
+        seats = session.journal.last_meta("seats")
         if not seats:
             seats = {f"p{i + 1}": p for i, p in enumerate(session.base.players)}
         self.seats = dict(seats)
@@ -412,13 +425,20 @@ class Device:
         return None
 
     def title_note(self) -> str:
-        """Marks for the title bar: parts that are degraded."""
+        """Marks for the title bar: parts that are degraded, then the turn timer's clock."""
         marks = []
         if self.tower_status == "lost":
             marks.append("T!")
         if self.scale.fault:
             marks.append("S!")
+        clock = self.timers.title_text()
+        if clock:
+            marks.append(clock)
         return " ".join(marks)
+
+    def answered(self, players: tuple[str, ...], locked: frozenset[str]) -> None:
+        """The game screen's hook: of a simultaneous choice's ``players``, ``locked`` have answered."""
+        self.timers.answered(players, locked)
 
     def time_bar(self) -> float | None:
         """The turn timer's remaining fraction, for the bar beside the scores."""

@@ -6,7 +6,9 @@ Line 1 is the header (game, players, seed, options, start time). Every later lin
 - ``{"undo": 1, "t": WALL}`` the last action taken back (replaying one action fewer);
 - ``{"draft": {...}}`` answers given so far in a simultaneous prompt, so a power cut in the
   middle of a reveal loses nobody's pick;
-- ``{"meta": {...}}`` runtime bookkeeping the engine never sees (turn-timer banks, for one);
+- ``{"meta": {NAME: ...}}`` runtime bookkeeping the engine never sees, one kind per name: the
+  seats (``seats``), the turn timer's preset (``timer``), clocks (``clock``) and finished turns
+  (``turn_done``);
 - ``{"task": {"done": KEY, "at": N}}`` the table confirmed a job for its hands (empty and
   re-fill the bin) with N actions in effect; it changes no game state;
 - ``{"end": REASON, "t": WALL}`` the game finished or was ended early.
@@ -147,6 +149,23 @@ class Journal:
             if key in record:
                 return record
         return None
+
+    def last_meta(self, name: str) -> Any:
+        """The newest ``meta`` value named ``name`` (``{"meta": {name: VALUE}}``), or ``None``."""
+        for record in reversed(self.records):
+            meta = record.get("meta")
+            if isinstance(meta, dict) and name in meta:
+                return meta[name]
+        return None
+
+    def metas(self, name: str) -> list[Any]:
+        """Every ``meta`` value named ``name``, oldest first."""
+        out = []
+        for record in self.records:
+            meta = record.get("meta")
+            if isinstance(meta, dict) and name in meta:
+                out.append(meta[name])
+        return out
 
     @property
     def ended(self) -> str | None:

@@ -3,7 +3,8 @@
 Three layers, the first that has something wins:
 
 1. a **signal** — a short timed pattern for a moment (an explosion, a fall, a refused move);
-2. the **timer** — the turn timer's state, when one is running (set by the timer service);
+2. the **timer** — the turn timer's state, when one is running (set by the timer service;
+   :data:`TIMER`, with the remaining time as the LED bar);
 3. the **mood** — the lasting light of what the table is doing (choosing, playing, rolling…),
    named by the game's view or the menu.
 
@@ -57,6 +58,29 @@ SIGNALS: dict[str, list[Step]] = {
 }
 
 
+TIMER: dict[str, TowerState] = {
+    "running": TowerState(green=ON),
+    "warning": TowerState(yellow=BLINK),
+    "timeout": TowerState(red=BLINK, yellow=BLINK),
+    "paused": TowerState(yellow=ON, green=ON),
+}
+"""The turn timer's lasting light per state: one light steady, one blinking, two blinking, two
+steady — told apart by colour, by position on the stack, and by blinking."""
+
+TIMER_BEEPS: dict[str, tuple[int, float]] = {
+    "warning": (1, 0.15),
+    "timeout": (3, 0.5),
+    "paused": (2, 0.1),
+}
+"""Beeps (count, length in seconds) when the timer enters a state: 1 short, 3 long, 2 short."""
+
+
+def timer_beeps(level: str, light: TowerState) -> list[Step]:
+    """The beeps the timer sounds on entering ``level`` (``light``: its lasting light)."""
+    count, beep = TIMER_BEEPS.get(level, (0, 0.0))
+    return beeps(light, count, 0.05, beep) if count else []
+
+
 class Lights:
     """Drives a :class:`~drivers.tower.Tower` from moods, the timer and signals."""
 
@@ -92,6 +116,14 @@ class Lights:
             self._handle.cancel()
             self._handle = None
         self._pattern = list(steps)
+        self._next_step()
+
+    def interject(self, steps: Sequence[Step]) -> None:
+        """Play a timed pattern now, then go on with the one that was playing (restarting its step)."""
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+        self._pattern = list(steps) + self._pattern
         self._next_step()
 
     def set_sound(self, on: bool) -> None:

@@ -1,14 +1,49 @@
-"""The turn-timer service: the runtime's clock feeds the game, the game never reads a clock.
+"""The turn-timer service: the runtime's clock feeds the game; the game never reads a clock.
 
-This first version runs no timer (every game's default is "off"); the modes plug in here.
+The arithmetic lives in :mod:`firmware_host.clocks`; this service owns the time. Like Klipper's
+reactor, it keeps one wake-up on the loop — the next moment something a player would notice
+happens (the shown second changes, the warning starts, time runs out, the clocks are due to be
+saved) — and charges the running clock with the loop's monotonic time whenever it wakes or the
+game changes. Nothing sleeps; on the virtual-time loop an hour of play takes milliseconds.
+
+Whose clock runs comes from the engine: the player of the prompt's :class:`~games.core.Menu`,
+else the summary's ``turn``. A :class:`~games.core.Collect` prompt is a simultaneous choice: one
+shared phase clock runs while someone has not answered (the game screen reports answers through
+:meth:`TimerService.answered`). A turn lasts while the same player is asked; it ends when
+someone else is (an action, an undo: the clocks are not rewound).
+
+What the tower shows (:data:`firmware_host.lights.TIMER`), the beeps (``TIMER_BEEPS``), the
+engine protocol of hard timeouts and the config keys are in ``docs/timers.md``.
+
+Power loss: the preset, every finished turn and the clocks are journaled as ``meta`` records at
+turn changes, pause and resume, and every ``[timers] save_every`` seconds (default 5) while a
+clock runs, so a resumed game gives every player the time they had at the last save — at most
+``save_every`` seconds more than at the cut; time switched off never counts. A game resumed with
+a running clock comes back paused, for the table to go on with a long ``ok``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import TYPE_CHECKING, Any
+
+from firmware_host.clocks import LEVELS, RUNNING, TIMEOUT, Clocks, Key, Preset, ms
+from firmware_host.lights import TIMER, timer_beeps
+from firmware_host.timer_presets import PresetError, parse_preset, saved_presets, to_table
+from firmware_host.timer_stats import TimeStats, clock_text
+from games.core import Collect, Menu
 
 if TYPE_CHECKING:
     from firmware_host.device import Device
+    from firmware_host.session import Session
+
+log = logging.getLogger(__name__)
+
+PAUSED = "paused"
+RANK = {level: i for i, level in enumerate(LEVELS)}
+SOUNDS = {"all": {"warning", "timeout", PAUSED}, "timeout": {"timeout"}, "off": set()}
+"""Which timer beeps sound under each ``timer_sound`` setting."""
 
 
 class TimerService:
@@ -16,14 +51,434 @@ class TimerService:
 
     def __init__(self, device: Device) -> None:
         self.device = device
+        self.session: Session | None = None
+        self.preset = Preset()
+        self.clocks: Clocks | None = None
+        self.stats: TimeStats | None = None
+        self.paused = False
+        self._each = False
+        """Whether the phase being timed takes each answer as its own action."""
+        self._seen_actions = 0
+        self._hint: tuple[tuple[str, ...], frozenset[str]] | None = None
+        self._seg_start: float | None = None
+        self._seg_charged = 0
+        self._armed = False
+        self._peak = RUNNING
+        self._handle: asyncio.Handle | None = None
+        self._saved_at = 0.0
+        self._done: dict[str, Any] | None = None
+        self._last_saved: dict[str, Any] | None = None
+        self._force_turn = False
 
+    # -- presets ------------------------------------------------------------------------------------
+    def preset_for(self, game: str) -> Preset:
+        """The preset a new game of ``game`` gets: the settings menu's, else the config file's, else off."""
+        saved = saved_presets(self.device.store.read_doc("settings"))
+        return saved.get(game) or self.device.config.timers.get(game) or Preset()
+
+    def set_preset(self, game: str, preset: Preset) -> None:
+        """Save ``game``'s preset (settings menu); the game in play, if it is ``game``, restarts its clocks."""
+        settings = self.device.store.read_doc("settings")
+        timers = settings.get("timers") if isinstance(settings.get("timers"), dict) else {}
+        timers[game] = to_table(preset)
+        settings["timers"] = timers
+        self.device.store.write_doc("settings", settings)
+        if self.session is not None and self.session.base.game == game:
+            self._switch(preset)
+
+    def forget_preset(self, game: str) -> Preset:
+        """Drop the settings menu's preset of ``game``: the config file's applies again."""
+        settings = self.device.store.read_doc("settings")
+        timers = settings.get("timers")
+        if isinstance(timers, dict) and game in timers:
+            del timers[game]
+            self.device.store.write_doc("settings", settings)
+        preset = self.preset_for(game)
+        if self.session is not None and self.session.base.game == game:
+            self._switch(preset)
+        return preset
+
+    # -- what the device calls ------------------------------------------------------------------------
     def changed(self) -> None:
         """The game in play changed (an action, undo, a new or resumed game)."""
+        session = self.device.session
+        if session is not self.session:
+            self._attach(session)
+        if self.session is None or self.clocks is None:
+            self._show()
+            return
+        self._charge()
+        acted = len(self.session.actions) != self._seen_actions
+        self._seen_actions = len(self.session.actions)
+        key, each = self._key_now()
+        old = self.clocks.key
+        narrower = old is not None and key is not None and old[0] == key[0] == "phase" and set(key[1:]) < set(old[1:])
+        turned = True
+        if key != old and narrower and self._each and not self._force_turn:
+            self.clocks.narrow(key[1:])
+        elif self._force_turn or key != old or (acted and key is not None and key[0] == "phase" and not self._each):
+            # a new player, a timeout the game took, or a phase whose answers were taken (the same
+            # players answer afresh)
+            self._next_turn(key)
+        else:
+            turned = False
+        self._force_turn = False
+        self._each = each
+        self._apply_hint()
+        self._resegment()
+        if turned:
+            self._save()
+        self._show()
+        self._schedule()
+        self._check_timeout()
+
+    def answered(self, players: tuple[str, ...], locked: frozenset[str]) -> None:
+        """Of a simultaneous choice's ``players``, ``locked`` have answered (the game screen's hook)."""
+        self._hint = (tuple(players), frozenset(locked))
+        if self.clocks is None or not self.clocks.phase or self._stale():
+            return  # changed() applies it when it catches up
+        self._charge()
+        was = self.clocks.running
+        self._apply_hint()
+        self._resegment()
+        if was != self.clocks.running:
+            self._save()
+        self._show()
+        self._schedule()
+
+    def toggle_pause(self) -> None:
+        """Pause or resume the timer of the game in play (a long ``ok``)."""
+        if self.session is None:
+            return
+        if self.clocks is None:
+            self.device.toast("Timer off: Settings")
+            return
+        self._charge()
+        self.paused = not self.paused
+        self._resegment()
+        self._save()
+        self._show()
+        self._schedule()
+        if self.paused:
+            self._beep(PAUSED)
+            self.device.toast("Paused: hold ok")
+        else:
+            self.device.toast("Timer runs")
 
     def time_bar(self) -> float | None:
-        """Remaining fraction of the active timer, for the bar beside the scores."""
-        return None
+        """Remaining fraction of the running clock, for the bar beside the scores."""
+        if self.clocks is None or self.clocks.key is None:
+            return None
+        fraction = self.clocks.fraction()
+        return None if fraction is None else round(fraction, 2)
+
+    def title_text(self) -> str:
+        """The clock for the title bar: ``0:42`` left, ``+0:05`` over, count-up elapsed; ``||`` paused."""
+        c = self.clocks
+        if c is None:
+            return ""
+        mark = "||" if self.paused else ""
+        if c.key is None:
+            return mark
+        left = c.remaining()
+        if self.preset.mode == "countup" or left is None:
+            text = clock_text(c.used)
+        elif left > 0:
+            text = clock_text(left + 999)  # a countdown shows 0:01 until the very end
+        else:
+            text = "+" + clock_text(-left)
+        return mark + text
 
     def history_extra(self) -> dict[str, Any]:
-        """What the timer adds to a finished game's history entry (time per player)."""
-        return {}
+        """What the timer adds to a finished game's history entry: time per player and per turn."""
+        if self.clocks is None or self.stats is None:
+            return {}
+        self._charge()
+        record = self._close_turn()
+        if record is not None:
+            self.stats.add(record)
+        self._resegment()
+        return {
+            "timer": {
+                "preset": to_table(self.preset),
+                "players": self.stats.per_player(),
+                "turns": self.stats.turns(),
+            }
+        }
+
+    def close(self) -> None:
+        """The device stops cleanly: save the clocks as they are now."""
+        if self.clocks is not None and self.session is not None and not self.session.journal.ended:
+            self._charge()
+            self._save()
+        self._cancel()
+
+    # -- the game in play ------------------------------------------------------------------------------
+    def _attach(self, session: Session | None) -> None:
+        self._cancel()
+        self.session, self.clocks, self.stats = session, None, None
+        self.paused, self._force_turn, self._done, self._each = False, False, None, False
+        self._last_saved = None
+        self._seg_start = None
+        if session is None:
+            self.preset = Preset()
+            return
+        self._seen_actions = len(session.actions)
+        journal = session.journal
+        saved = journal.last_meta("timer")
+        preset = None
+        if isinstance(saved, dict):
+            try:
+                preset = parse_preset(session.base.game, saved)
+            except PresetError as exc:
+                log.warning("journal: the game's timer cannot be used (%s); using the current preset", exc)
+        if preset is None:
+            preset = self.preset_for(session.base.game)
+            if preset.on:
+                session.note("meta", {"timer": to_table(preset)})
+        self.preset = preset
+        if not preset.on:
+            return
+        if preset.timeout == "hard" and not session.engine.timeout_action:
+            self.device.toast("Timeout soft: no rule")
+        players = session.base.players
+        self.clocks = Clocks(preset, players)
+        self.stats = TimeStats(players, journal.metas("turn_done"))
+        snap = journal.last_meta("clock")
+        if isinstance(snap, dict):
+            self.clocks.restore(snap)
+            self.paused = bool(snap.get("paused"))
+            if self.clocks.running and not self.paused:
+                self.paused = True  # back from a power cut: the table goes on when ready
+                self.device.toast("Timer paused: hold ok")
+            self._each = bool(snap.get("each"))
+        self._armed = (self.clocks.remaining() or 0) > 0
+        self._peak = self.clocks.level() or RUNNING
+        self._saved_at = self._now()
+
+    def _switch(self, preset: Preset) -> None:
+        """A new preset for the game in play: the current turn is filed, the clocks start afresh."""
+        session = self.session
+        assert session is not None
+        self._charge()
+        done = self._close_turn()
+        self._cancel()
+        self.preset = preset
+        record: dict[str, Any] = {"timer": to_table(preset)}
+        if done is not None and self.stats is not None:
+            self.stats.add(done)
+            record["turn_done"] = done
+        if preset.on:
+            players = session.base.players
+            if self.stats is None:
+                self.stats = TimeStats(players, session.journal.metas("turn_done"))
+            self.clocks = Clocks(preset, players)
+            key, self._each = self._key_now()
+            self._begin(key)
+            self._apply_hint()
+            record["clock"] = self._snapshot()
+        else:
+            self.clocks, self.stats, self.paused = None, None, False
+        session.note("meta", record)
+        self._last_saved = None
+        self._saved_at = self._now()
+        self._resegment()
+        self._show()
+        self._schedule()
+
+    def _key_now(self) -> tuple[Key, bool]:
+        """Whose clock should run for the prompt of the game in play, and whether it is an ``each`` phase."""
+        session = self.session
+        assert session is not None
+        prompt = session.prompt()
+        if isinstance(prompt, Collect):
+            return ("phase", *prompt.players), prompt.each is not None
+        if isinstance(prompt, Menu) and prompt.player is not None:
+            return ("turn", prompt.player), False
+        turn = session.summary.get("turn") if prompt is not None else None
+        return (("turn", turn) if turn else None), False
+
+    def _stale(self) -> bool:
+        """Whether the game changed in a way :meth:`changed` has not seen yet."""
+        return self.session is not self.device.session or (
+            self.session is not None and len(self.session.actions) != self._seen_actions
+        )
+
+    def _apply_hint(self) -> None:
+        c = self.clocks
+        if self._hint is None or c is None or not c.phase:
+            return
+        players, locked = self._hint
+        if set(players) == set(c.key[1:]):  # type: ignore[index]
+            c.lock(players, locked)
+
+    def _close_turn(self) -> dict[str, Any] | None:
+        """End the running turn or phase in the clocks; the record of it, if it took any time."""
+        c = self.clocks
+        if c is None or c.key is None:
+            return None
+        if c.phase:
+            taking_part = set(c.key[1:]) | set(c.answers)
+            phase = [p for p in c.players if p in taking_part]
+            record: dict[str, Any] = {"phase": phase, "ms": c.used, "answers": dict(c.answers)}
+        else:
+            record = {"player": c.active, "ms": c.used}
+        c.end()
+        return record if record["ms"] > 0 else None
+
+    def _next_turn(self, key: Key) -> None:
+        done = self._close_turn()
+        if done is not None:
+            assert self.stats is not None
+            self.stats.add(done)
+            self._done = done
+        self._begin(key)
+
+    def _begin(self, key: Key) -> None:
+        c = self.clocks
+        assert c is not None
+        locked: frozenset[str] = frozenset()
+        if key is not None and key[0] == "phase" and self._hint and set(self._hint[0]) == set(key[1:]):
+            locked = self._hint[1]
+        c.begin(key, locked)
+        self._armed = (c.remaining() or 0) > 0
+        self._peak = RUNNING
+
+    # -- time ------------------------------------------------------------------------------------------
+    @staticmethod
+    def _now() -> float:
+        return asyncio.get_running_loop().time()
+
+    def _charge(self) -> None:
+        """Give the running clock the time since it was last charged."""
+        if self._seg_start is None or self.clocks is None:
+            return
+        total = round((self._now() - self._seg_start) * 1000)
+        delta, self._seg_charged = total - self._seg_charged, total
+        self.clocks.run(delta)
+
+    def _resegment(self) -> None:
+        """Start measuring afresh from now (after the running state may have changed)."""
+        running = self.clocks is not None and not self.paused and self.clocks.running
+        self._seg_start = self._now() if running else None
+        self._seg_charged = 0
+
+    def _schedule(self) -> None:
+        """One wake-up, at the next moment something shows, sounds or is saved."""
+        self._cancel()
+        c = self.clocks
+        if c is None or self._seg_start is None:
+            return
+        waits: list[float] = []
+        left = c.remaining()
+        if left is not None:
+            if left > 0:
+                waits.append(left)
+                warn = left - self.preset.warn_ms(c.full() or 0)
+                if warn > 0:
+                    waits.append(warn)
+            waits.append(left % 1000 or 1000)
+        else:
+            waits.append(1000 - c.used % 1000)
+        save_in = ms(self.device.config["timers"]["save_every"]) - (self._now() - self._saved_at) * 1000
+        waits.append(max(1.0, save_in))
+        self._handle = asyncio.get_running_loop().call_later(min(waits) / 1000, self._tick)
+
+    def _cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+    def _tick(self) -> None:
+        self._handle = None
+        if self.clocks is None:
+            return
+        self._charge()
+        if self._fire_timeout():
+            return
+        if self._now() - self._saved_at >= self.device.config["timers"]["save_every"] - 1e-6:
+            self._save()
+        self._show()
+        self._schedule()
+
+    def _check_timeout(self) -> None:
+        """Time ran out outside a wake-up (a change came at that moment): handle it on the next turn of the loop."""
+        c = self.clocks
+        if c is not None and self._armed and c.level() == TIMEOUT and self._seg_start is not None:
+            self._cancel()
+            self._handle = asyncio.get_running_loop().call_soon(self._tick)
+
+    def _fire_timeout(self) -> bool:
+        """When time has just run out: a hard timeout goes to the game. True when the game took it."""
+        c = self.clocks
+        session = self.session
+        if c is None or session is None or not self._armed or c.level() != TIMEOUT:
+            return False
+        self._armed = False
+        if self.preset.timeout != "hard" or not session.engine.timeout_action:
+            return False
+        if c.phase:
+            action: dict[str, Any] = {"type": "timeout", "players": [p for p in c.players if p in c.pending]}
+        else:
+            action = {"type": "timeout", "player": c.active}
+        light = TIMER[TIMEOUT].with_(bar=0.0)
+        self._force_turn = True
+        if not self.device.apply(action):
+            self._force_turn = False
+            return False
+        self._beep(TIMEOUT, light)  # before the game's own signal, which follows
+        return True
+
+    # -- showing and saving ----------------------------------------------------------------------------
+    def level(self) -> str | None:
+        """What the tower shows of the timer: ``running``, ``warning``, ``timeout``, ``paused`` or ``None``."""
+        c = self.clocks
+        if c is None:
+            return None
+        if self.paused:
+            return PAUSED
+        return c.level()
+
+    def _show(self) -> None:
+        level = self.level()
+        lights = self.device.lights
+        if level is None:
+            lights.set_timer(None)
+        else:
+            light = TIMER[level].with_(bar=self.time_bar())
+            lights.set_timer(light)
+            if level in RANK and RANK[level] > RANK[self._peak]:
+                self._peak_beep(level, light)
+        self.device.redraw()
+
+    def _peak_beep(self, level: str, light: Any) -> None:
+        self._peak = level
+        self._beep(level, light)
+
+    def _beep(self, level: str, light: Any = None) -> None:
+        if level not in SOUNDS.get(self.device.settings.get("timer_sound", "all"), set()):
+            return
+        light = light or TIMER[level].with_(bar=self.time_bar())
+        self.device.lights.interject(timer_beeps(level, light))
+
+    def _snapshot(self) -> dict[str, Any]:
+        assert self.clocks is not None
+        snap = self.clocks.snapshot()
+        if self.paused:
+            snap["paused"] = True
+        if self._each:
+            snap["each"] = True
+        return snap
+
+    def _save(self) -> None:
+        """Journal the clocks (and the turn that just ended) as one ``meta`` record."""
+        if self.session is None or self.clocks is None:
+            return
+        record: dict[str, Any] = {"clock": self._snapshot()}
+        if self._done is not None:
+            record["turn_done"], self._done = self._done, None
+        elif record == self._last_saved:
+            return  # nothing moved since (a stop right after a save)
+        self.session.note("meta", record)
+        self._last_saved = record
+        self._saved_at = self._now()

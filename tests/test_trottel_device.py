@@ -206,7 +206,7 @@ def test_a_full_table_still_shows_who_drinks_what(tmp_path):
     assert rows[3] == "Cy 5+2 Muetze"  # the last move's line comes before the button hint
     assert rows[4] == "Dan: roll" and rows[5].startswith("Roll dice") and len(rows) == 6
     (frame,) = device_frames(tmp_path / "three", "start trottel Ann Ben Cy\nsnap a\n", seed=3)
-    assert texts(frame)[-1] == "ok/hold: pick  tap: next"  # room enough: the hint stays
+    assert texts(frame)[-1] == "tap: next  ok: pick"  # room enough: the hint stays
 
 
 def test_game_menu_walks_a_card_effect_to_an_action(tmp_path):

@@ -42,7 +42,7 @@ NAV_KEYS = {
 SCALE_KEYS = {"+": 5.0, "=": 5.0, "-": -5.0, "]": 50.0, "[": -50.0}
 
 KEYMAP = (
-    "seats: 1-6 tap, q w e r t y hold  |  prev: , or <-  next: . or ->  ok: Enter/space, o hold",
+    "seats: 1-6 tap, q w e r t y hold  |  prev: , or <-  next: . or ->  ok: Enter/space, o hold (pause)",
     "back: Backspace/b, B hold (undo)  |  scale: + - (5 g)  ] [ (50 g)  0 empty  |  x quit",
 )
 

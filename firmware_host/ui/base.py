@@ -5,6 +5,8 @@ everywhere the same:
 
 - ``prev`` / ``next`` move the highlight, ``ok`` picks, ``back`` goes back (a long ``back`` in a
   game asks to undo the last action);
+- a long ``ok`` while a game is in play pauses or resumes its turn timer, whatever screen shows
+  (outside a game it is an ``ok`` like a short one);
 - a seat button acts for its player: a short press moves that player's highlight (or changes
   their answer), a long press picks (or locks their answer in).
 """

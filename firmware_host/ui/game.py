@@ -3,18 +3,23 @@
 The prompt comes from the engine (:mod:`games.core.prompts`); this screen is the one input
 system every game shares:
 
-- :class:`~games.core.prompts.Menu` — the acting player walks options with prev/next/ok or
-  their own button (short: next option, long: pick); ``back`` steps out of a sub-menu.
+- :class:`~games.core.prompts.Menu` — the acting player walks options with prev/next and picks
+  with a short ``ok``, or uses their own button (short: next option, long: pick); ``back`` steps
+  out of a sub-menu.
 - :class:`~games.core.prompts.Collect` — each player answers on their own button (short: change
   the answer, long: lock it in or unlock it). Answers given so far are journaled as a draft, so a
-  power cut in the middle of a reveal loses nobody's pick.
+  power cut in the middle of a reveal loses nobody's pick. Every change of who has locked in goes
+  to :meth:`Device.answered <firmware_host.device.Device.answered>`, so the turn timer's shared
+  phase clock runs only while someone still owes an answer.
 - :class:`~games.core.prompts.Order` — players press their buttons in the order asked for;
   ``back`` takes the last press back. A menu option, or a Collect's answers (a tie among them),
   may lead to an Order; ``back`` before the first press returns to that menu or those answers.
 - :class:`~games.core.prompts.Task` — a job for the table's hands; ``ok`` (or any seat held)
   confirms it, which is journaled as a note, and the prompt after it shows.
 
-A short ``back`` at the top of a prompt opens the game menu; a long ``back`` asks to undo.
+A short ``back`` at the top of a prompt opens the game menu; a long ``back`` asks to undo. A long
+``ok`` never picks in a game: it pauses or resumes the turn timer (the device handles it before any
+screen, see :meth:`Device.handle <firmware_host.device.Device.handle>`).
 """
 
 from __future__ import annotations
@@ -76,6 +81,12 @@ class GameScreen(Screen):
                 self._keep(pending)
             if self.prompt.build is not None and self.locked >= set(self.prompt.players):
                 self._answered(self.prompt, apply=False)  # power cut while settling a tie
+        self._locks_changed()
+
+    def _locks_changed(self) -> None:
+        """Tell the device who has locked in an answer (the turn timer's phase clock listens)."""
+        players = self.prompt.players if isinstance(self.prompt, Collect) else ()
+        self.dev.answered(tuple(players), frozenset(self.locked))
 
     def _pending_answers(self) -> dict[str, str]:
         """Answers chosen but not locked in yet, in a Collect that hands over answers one by one.
@@ -182,10 +193,14 @@ class GameScreen(Screen):
             return
         if player in self.locked:
             self.locked.discard(player)
+            self._locks_changed()
         elif player in self.answers:
             self.locked.add(player)
+            self._locks_changed()
             if prompt.each is not None:
-                self.dev.apply(prompt.each(player, values[self.answers[player]]))
+                if not self.dev.apply(prompt.each(player, values[self.answers[player]])):
+                    self.locked.discard(player)  # refused: the answer stays open
+                    self._locks_changed()
                 return
         else:
             self.dev.toast(f"{player}: tap to choose first")
@@ -206,6 +221,7 @@ class GameScreen(Screen):
             self.parent = prompt
         elif apply and not self.dev.apply(result):
             self.locked.clear()
+            self._locks_changed()
             self._save_draft()
 
     def _back_to_parent(self) -> None:
@@ -217,6 +233,7 @@ class GameScreen(Screen):
             return
         self._show(parent)
         self.locked.clear()
+        self._locks_changed()
         self._save_draft()
 
     def _press_task(self, prompt: Task, press: Press) -> None:
@@ -274,7 +291,10 @@ class GameScreen(Screen):
             self.index %= n
             option = menu.options[self.index]
             label = option.label + (" >" if option.then is not None else "")
-            hint = "ok/hold: pick  back" if len(self.path) > 1 else "ok/hold: pick  tap: next"
+            if self.dev.timers.clocks is not None:
+                hint = "ok: pick  hold ok: pause"
+            else:
+                hint = "ok: pick  back" if len(self.path) > 1 else "tap: next  ok: pick"
             return [Row.of(menu.title), Row.of(label, f"{self.index + 1}/{n}", invert=True), Row.of(hint)]
         if isinstance(prompt, Order):
             left = [p for p in prompt.players if p not in self.order]

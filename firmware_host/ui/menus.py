@@ -10,9 +10,11 @@ from drivers.buttons import Press
 from drivers.tower import BLINK, DARK, ON, TowerState
 from firmware_host.config import BUTTONS, SEATS
 from firmware_host.render import ROWS, Frame, Row
+from firmware_host.timer_stats import clock_text
 from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, is_seat
 from firmware_host.ui.calibrate import CalibrateScreen
 from firmware_host.ui.game import GameScreen
+from firmware_host.ui.timer_menu import MODE_LABELS, timer_screen
 from games import ENGINES, TITLES, get_engine
 from games.core import Menu, Option
 
@@ -174,7 +176,7 @@ class OptionMenu(ListScreen):
 
 
 class GameOver(Screen):
-    """The final ranking of a finished game; ok goes back to the main menu."""
+    """The final ranking of a finished game, then (next) the time each player used; ok: main menu."""
 
     mood = "over"
 
@@ -183,12 +185,23 @@ class GameOver(Screen):
         self.entry = entry
         self.headline = list(headline)
         """The game's own last word (its final view), shown first when it has one."""
+        self.page = 0
+
+    @property
+    def times(self) -> dict[str, Any] | None:
+        """The turn timer's statistics of the game, if a timer ran."""
+        timer = self.entry.get("timer")
+        return timer.get("players") if isinstance(timer, dict) else None
 
     def press(self, press: Press) -> None:
         if press.button in ("ok", "back"):
             self.dev.home()
+        elif press.button in ("next", "prev") and self.times:
+            self.page = 1 - self.page
 
     def frame(self) -> Frame:
+        if self.page == 1 and self.times:
+            return self._times_frame(self.times)
         e = self.entry
         winners = e.get("winners") or []
         if e.get("reason") != "over":
@@ -203,12 +216,31 @@ class GameOver(Screen):
         scores = [score for _, score in ranking]
         cells = [f"{scores.index(score) + 1}.{name} {score}" for name, score in ranking]  # ties share a place
         rows = [Row.of(head)] + [Row(tuple(cells[i : i + 2])) for i in range(0, len(cells), 2)]
-        rows = rows[: ROWS - 1] + [Row.of()] * (ROWS - 1 - len(rows)) + [Row.of("ok: menu")]
+        hint = "ok: menu  next: times" if self.times else "ok: menu"
+        rows = rows[: ROWS - 1] + [Row.of()] * (ROWS - 1 - len(rows)) + [Row.of(hint)]
         return Frame(TITLES.get(e["game"], e["game"]), tuple(rows), "over")
+
+    def _times_frame(self, times: dict[str, Any]) -> Frame:
+        def short(s: float | None) -> str:
+            if s is None:
+                return "-"
+            return f"{s:.1f}".removesuffix(".0") if s < 10 else f"{s:.0f}"
+
+        rows = []
+        for name in self.entry.get("players", list(times)):
+            t = times.get(name)
+            if t is None:
+                continue
+            total = clock_text(round(t["total_s"] * 1000))
+            spread = f"{short(t['fastest_s'])}/{short(t['average_s'])}/{short(t['slowest_s'])}s"
+            rows.append(Row.of(f"{name} {total}", spread))
+        if len(rows) < ROWS:
+            rows = rows + [Row.of()] * (ROWS - 1 - len(rows)) + [Row.of("fast/avg/slow  ok: menu")]
+        return Frame("Time used", tuple(rows[:ROWS]), "2/2")
 
 
 class SettingsScreen(ListScreen):
-    """Brightness, sound, and the scale's calibration."""
+    """Brightness, sound, the turn timer and its beeps, and the scale's calibration."""
 
     LEVELS = (40, 100, 170, 255)
 
@@ -222,8 +254,20 @@ class SettingsScreen(ListScreen):
         return [
             Item("Brightness", self._brighter, percent),
             Item("Sound", self._toggle_sound, "on" if dev.settings["sound"] else "off"),
+            Item("Turn timer", lambda: dev.push(timer_screen(dev)), self._timer_note()),
+            Item("Timer beeps", self._timer_sound, dev.settings["timer_sound"]),
             Item("Calibrate scale", lambda: dev.push(CalibrateScreen(dev)), "ok" if dev.scale.calibration else "no"),
         ]
+
+    def _timer_note(self) -> str:
+        session = self.dev.session
+        return MODE_LABELS[self.dev.timers.preset.mode] if session is not None else ""
+
+    def _timer_sound(self) -> None:
+        """All beeps, only the timeout's, or none (the buzzer is on/off only: no volume to set)."""
+        choices = ("all", "timeout", "off")
+        now = self.dev.settings["timer_sound"]
+        self.dev.change_setting("timer_sound", choices[(choices.index(now) + 1) % 3] if now in choices else "all")
 
     def _toggle_sound(self) -> None:
         self.dev.change_setting("sound", not self.dev.settings["sound"])
@@ -263,6 +307,8 @@ class SelfTest(Screen):
     """Every button (shown when pressed), the scale reading, a tower test; hold back to leave."""
 
     mood = "test"
+    raw_buttons = True
+    """Every press comes here, a long ``ok`` too (it does not pause a game's timer)."""
 
     def __init__(self, dev: Device) -> None:
         super().__init__(dev)

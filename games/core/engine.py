@@ -85,7 +85,13 @@ class Engine(ABC, Generic[S]):
     max_players: ClassVar[int | None] = None
     option_keys: ClassVar[frozenset[str]] = frozenset()
     timeout_action: ClassVar[bool] = False
-    """Whether the game gives a hard turn timeout (a ``timeout`` action) a consequence."""
+    """Whether the game gives a hard turn timeout a consequence.
+
+    A game that does defines ``move_timeout``; the runtime's turn timer then hands it
+    ``{"type": "timeout", "player": NAME}`` when a turn's time runs out, or
+    ``{"type": "timeout", "players": [NAME, ...]}`` (those who had not answered) when a
+    simultaneous choice's does. Without it, hard mode is refused (``docs/timers.md``).
+    """
 
     # -- making and changing states ---------------------------------------------------------
     def new(self, players: list[str], seed: int = 0, options: Mapping[str, Any] | None = None) -> S:

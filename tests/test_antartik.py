@@ -505,3 +505,21 @@ def test_random_play_keeps_every_card_and_every_offered_choice_is_accepted(cli, 
         assert s["over"] and s["pile"] == 0 and s["winners"]
         result = cli("replay", write_script(t.script()))
         assert result.status == 0 and result.json() == s
+
+
+def test_a_hard_timeout_of_the_betting_window_makes_the_silent_players_pass(cli, write_script):
+    base = {"game": "antartik", "players": ["Ann", "Ben", "Cy"], "seed": 2}
+    actions = [{"type": "bet", "player": "Ben", "card": "3"}, {"type": "timeout", "players": ["Cy"]}]
+    result = cli("replay", write_script({**base, "actions": actions}))
+    assert result.status == 0, result.err
+    summary = result.json()
+    assert summary["bets"] == {"Ben": "3"} and summary["turn"] == "Ann"  # the window is closed: Ann decides
+    # the diver's own decision has no time limit: refused, the timeout stays soft on the device
+    late = cli("replay", write_script({**base, "actions": [*actions, {"type": "timeout", "player": "Ann"}]}))
+    assert late.status == 3 and "own time" in late.err
+
+
+def test_hard_timeouts_are_offered_for_antartik_in_the_config():
+    from firmware_host.timer_presets import parse_preset
+
+    assert parse_preset("antartik", {"mode": "turn", "timeout": "hard", "phase": 20}).timeout == "hard"

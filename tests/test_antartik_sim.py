@@ -226,3 +226,21 @@ def test_answers_being_chosen_survive_another_players_answer_and_cards_enter_by_
         {"type": "draw", "card": "1"},
     ]
     assert shown["summary"]["dive"] == ["1"] and shown["summary"]["face_up"]["Ann"] == ["3", "3"]
+
+
+def test_a_hard_phase_timeout_on_the_device_passes_for_the_silent_players(tmp_path):
+    import asyncio
+
+    from firmware_host.config import parse
+    from tests.devicekit import presses, run_device
+
+    config = parse({"timers": {"antartik": {"mode": "turn", "seconds": 60, "phase": 5, "timeout": "hard"}}}, "t.toml")
+
+    async def body(dev):
+        dev.start_named("antartik", ["Ann", "Ben", "Cy"])
+        await presses(dev, "p2", "p2!")  # Ben answers (his first choice); Cy says nothing
+        await asyncio.sleep(6)
+        return list(dev.session.actions)
+
+    actions = run_device(tmp_path, body, config)
+    assert actions[-1] == {"type": "timeout", "players": ["Cy"]}

@@ -98,6 +98,8 @@ class Antartik(Engine[AntartikState]):
     min_players = 2
     max_players = 5
     option_keys = frozenset({"juniors", "deck"})
+    timeout_action = True
+    """A hard timeout of the betting window makes everyone who has not answered pass."""
 
     def setup(self, players: list[str], rng: Rng, options: dict[str, Any]) -> AntartikState:
         juniors = options.get("juniors", [])
@@ -190,6 +192,22 @@ class Antartik(Engine[AntartikState]):
         if player not in s.betted:
             s.passed.append(player)
         s.chute = None
+
+    def move_timeout(self, s: AntartikState, action: Action, effects: list[Effect]) -> None:
+        """The turn timer ran out on the betting window: whoever has not answered passes.
+
+        The diver's own decisions have no time limit in the rules: a timeout there is refused
+        (the device then keeps it soft).
+        """
+        waiting = self.waiting(s)
+        need(waiting, "the diver decides in their own time")
+        named = get_field(action, "players", list, waiting)
+        need(all(p in waiting for p in named), "timeout: only players who have not answered pass")
+        for player in named:
+            s.passed.append(player)
+        s.chute = None
+        if named:
+            effects.append(say(f"Time: {', '.join(named)} pass"))
 
     def move_bet(self, s: AntartikState, action: Action, effects: list[Effect]) -> None:
         """A player bets one of their face-up cards that the turn will stop."""

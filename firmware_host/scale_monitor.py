@@ -159,11 +159,19 @@ class Monitor:
         self.out.write(text + "\n")
         self.out.flush()
 
-    def finish(self) -> None:
-        """End the refreshing line."""
+    def finish(self, stats: Any = None, cpu_seconds: float | None = None, seconds: float = 0.0) -> None:
+        """End the refreshing line; with the driver's ``stats``, a last line of what it dropped."""
         if self._pending_line:
             self.out.write("\n")
             self._pending_line = False
+        if stats is not None:
+            line = (
+                f"driver: {stats.reads} reads, {stats.slow} dropped for a slow clock pulse, "
+                f"{stats.settling} while settling, longest clock-high {stats.longest_high * 1e6:.1f} µs"
+            )
+            if cpu_seconds is not None and seconds > 0:
+                line += f", reader CPU {cpu_seconds / seconds * 100:.1f} % of a core"
+            self.out.write(line + "\n")
         self.out.flush()
 
 
@@ -215,6 +223,7 @@ def _run_sim(monitor: Monitor, args: argparse.Namespace, sps: int, gain: int) ->
     from drivers.scale.sim import SimScale
 
     done = _stop_after(monitor, args)
+    stats: list[Any] = []
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
@@ -232,6 +241,7 @@ def _run_sim(monitor: Monitor, args: argparse.Namespace, sps: int, gain: int) ->
             monitor.fault(loop.time() - start, reason)
 
         scale.start(on_sample, on_fault)
+        stats.append(scale.hx.stats)
         try:
             if args.seconds is not None:
                 with contextlib.suppress(TimeoutError):
@@ -251,7 +261,7 @@ def _run_sim(monitor: Monitor, args: argparse.Namespace, sps: int, gain: int) ->
     except KeyboardInterrupt:
         pass
     finally:
-        monitor.finish()
+        monitor.finish(stats[0] if stats else None)
     return 0
 
 
@@ -277,5 +287,5 @@ def _run_hardware(monitor: Monitor, scale: Any, args: argparse.Namespace) -> int
         pass
     finally:
         scale.close()
-        monitor.finish()
+        monitor.finish(scale.stats, scale.cpu_seconds, time.monotonic() - start)
     return 0

@@ -31,6 +31,7 @@ def test_sim_monitor_shows_samples_grams_stability_and_events(cli: Cli, tmp_path
     assert " g  noise " in samples[-1]
     assert any(line.endswith("settled") for line in samples)
     assert any("PLACE" in line and "+5" in line for line in lines)  # the story's first piece
+    assert lines[-1].startswith("driver: 249 reads, 0 dropped for a slow clock pulse, 4 while settling")
 
 
 def test_sample_count_stops_it(cli: Cli, tmp_path: Path) -> None:
@@ -84,6 +85,7 @@ def test_hardware_path_reads_the_reader_thread(cli: Cli, tmp_path: Path, monkeyp
     assert "raw counts only" in r.out.splitlines()[0]
     assert len(sample_lines(r.out)) >= 20
     assert "counts" in sample_lines(r.out)[-1]
+    assert "reader CPU" in r.out.splitlines()[-1]
 
 
 def test_faults_get_their_own_line_and_refreshing_mode_ends_lines() -> None:

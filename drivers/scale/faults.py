@@ -24,7 +24,7 @@ from drivers.scale import FaultHandler, SampleHandler
 NO_DATA_SECONDS = 0.5
 """No reading for this long is a ``no data`` fault (5 periods at 10 SPS, 40 at 80)."""
 STUCK_SAMPLES = 5
-STUCK_SECONDS = 0.5
+STUCK_SECONDS = 0.4
 """The same raw value this many times over this long is a ``stuck`` fault."""
 CODE_RUN = 3
 """This many glitch codes in a row is a fault rather than a glitch."""

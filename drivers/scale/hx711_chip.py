@@ -184,6 +184,7 @@ class HX711Chip:
         self.now: Callable[[], float] = clock if clock is not None else VirtualClock()
         self.rate = rate
         self.period = 1.0 / rate
+        self._slack = 1e-9 * self.period  # float rounding must not hide a conversion that is due
         self.load = load if load is not None else LoadModel()
         self._rng = random.Random(seed)
         self._stall = stall or getattr(self.now, "advance", None) or busy_wait(self.now)
@@ -310,8 +311,8 @@ class HX711Chip:
         if not self._powered:
             return
         pd_at = self._high_since + POWER_DOWN_AFTER if self._sck else math.inf
-        limit = min(now, pd_at)
-        if limit >= self._next_due - 1e-9 * self.period:
+        limit = now if now < pd_at else pd_at
+        if limit >= self._next_due - self._slack:
             due = math.floor((limit - self._t0) * self.rate + 1e-9)
             while self._done < due:
                 self._done += 1

@@ -108,6 +108,18 @@ def test_slow_pulse_drops_the_reading_and_the_settling_after_it() -> None:
     assert rig.faults == []
 
 
+def test_every_reading_dropped_for_slow_pulses_is_a_slow_clock_fault() -> None:
+    rig = Rig()
+    rig.run(1.0)
+    rig.chip.slow_pulse(100e-6, pulse=3, count=25)  # every read for about 2.5 s
+    start = rig.clock()
+    rig.run(4.0)
+    assert [r for _, r in rig.faults] == ["slow clock"]
+    assert 1.0 <= rig.faults[0][0] - start < 1.5
+    assert rig.hx.stats.slow == 25
+    assert rig.samples[-1][0] > start + 3.0
+
+
 def test_dout_stuck_high_is_no_data_within_a_second_without_spinning() -> None:
     rig = Rig()
     rig.run(1.0)

@@ -11,7 +11,10 @@ and the simulated scale both use it):
   A real cell's noise almost never repeats a 24-bit value; when it does, the held sample is
   delivered late, with its own time, as soon as a different value comes;
 - no reading for :data:`NO_DATA_SECONDS` (DOUT stuck high, the chip unpowered or unplugged) is a
-  fault (``no data``).
+  fault (``no data``);
+- the chip answering but every reading dropped by the driver for :data:`DROPPING_SECONDS` (clock
+  pulses over 50 µs again and again: the Pi too busy, the GPIO library too slow) is a fault
+  (``slow clock``).
 
 A fault is reported once when it starts; the next good sample clears it (the runtime clears its
 fault mark on every sample).
@@ -28,6 +31,8 @@ STUCK_SECONDS = 0.4
 """The same raw value this many times over this long is a ``stuck`` fault."""
 CODE_RUN = 3
 """This many glitch codes in a row is a fault rather than a glitch."""
+DROPPING_SECONDS = 1.0
+"""Every reading dropped for this long is a ``slow clock`` fault (settling alone takes 0.5 s)."""
 
 ALL_ONES = -1
 FULL_SCALE = 0x7FFFFF
@@ -37,6 +42,7 @@ GLITCH_CODES = (ALL_ONES, FULL_SCALE, MIN_CODE)
 NO_DATA = "no data"
 ALL_ONES_FAULT = "all ones"
 SATURATED = "saturated"
+SLOW_CLOCK = "slow clock"
 
 
 def stuck(raw: int) -> str:
@@ -56,6 +62,7 @@ class FaultWatch:
         stuck_samples: int = STUCK_SAMPLES,
         stuck_after: float = STUCK_SECONDS,
         code_run: int = CODE_RUN,
+        dropping_after: float = DROPPING_SECONDS,
     ) -> None:
         self.on_sample = on_sample
         self.on_fault = on_fault
@@ -63,12 +70,14 @@ class FaultWatch:
         self.stuck_samples = stuck_samples
         self.stuck_after = stuck_after
         self.code_run = code_run
+        self.dropping_after = dropping_after
         self.fault: str | None = None
         """The fault in force, or ``None``."""
         self.glitches = 0
         """Glitch codes dropped so far."""
         self.delivered = 0
         self._last_data: float | None = None
+        self._last_reading: float | None = None
         self._prev: int | None = None
         self._run = 0
         self._run_start = 0.0
@@ -76,10 +85,17 @@ class FaultWatch:
 
     def started(self, t: float) -> None:
         """The sensor was (re)started at ``t``: the no-data clock starts now."""
-        self._last_data = t
+        self._last_data = self._last_reading = t
 
     def alive(self, t: float) -> None:
-        """The chip answered at ``t`` but the reading was dropped (settling, a slow pulse)."""
+        """The chip answered at ``t`` but the driver dropped the reading (settling, a slow pulse)."""
+        self._answered(t)
+        if self._last_reading is None:
+            self._last_reading = t
+        elif t - self._last_reading >= self.dropping_after and self.fault != SLOW_CLOCK:
+            self._raise(SLOW_CLOCK)
+
+    def _answered(self, t: float) -> None:
         self._last_data = t
         if self.fault == NO_DATA:
             self.fault = None
@@ -93,7 +109,8 @@ class FaultWatch:
 
     def reading(self, t: float, raw: int) -> None:
         """One signed 24-bit reading taken at ``t``."""
-        self.alive(t)
+        self._answered(t)
+        self._last_reading = t
         if raw == self._prev:
             self._run += 1
         else:

@@ -178,6 +178,10 @@ class Monitor:
 def run_monitor(config: Config, args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run ``scale monitor`` with parsed ``args``; returns the exit status."""
     out = out or sys.stdout
+    if args.seconds is not None and not 0 < args.seconds < math.inf:
+        raise MonitorError("--seconds must be a number of seconds above 0")
+    if args.samples is not None and args.samples < 1:
+        raise MonitorError("--samples must be 1 or more")
     if args.virtual and not args.sim:
         raise MonitorError("--virtual needs --sim (real hardware runs in real time)")
     if args.virtual and args.seconds is None and args.samples is None:
@@ -187,8 +191,8 @@ def run_monitor(config: Config, args: argparse.Namespace, out: TextIO | None = N
     doc = calibration(args.state_dir)
     cpg = args.counts_per_gram if args.counts_per_gram is not None else _number(doc, "counts_per_gram")
     piece = args.piece_grams if args.piece_grams is not None else _number(doc, "piece_grams")
-    if cpg == 0:
-        raise MonitorError("--counts-per-gram cannot be 0")
+    if cpg is not None and (cpg == 0 or not math.isfinite(cpg)):
+        raise MonitorError("--counts-per-gram must be a number other than 0")
     refresh = out.isatty() and not args.lines
     if args.sim:
         from drivers.scale.sim import DEFAULT_COUNTS_PER_GRAM

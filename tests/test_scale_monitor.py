@@ -58,6 +58,20 @@ def test_virtual_needs_sim_and_an_end(cli: Cli, tmp_path: Path) -> None:
     assert r.status == 2 and "--seconds or --samples" in r.err
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--seconds", "0"], "--seconds must be a number of seconds above 0"),
+        (["--seconds", "nan"], "--seconds must be a number of seconds above 0"),
+        (["--samples", "0"], "--samples must be 1 or more"),
+        (["--counts-per-gram", "0", "--seconds", "1"], "--counts-per-gram must be a number other than 0"),
+    ],
+)
+def test_bad_numbers_are_one_line(cli: Cli, tmp_path: Path, args: list[str], message: str) -> None:
+    r = cli("scale", "monitor", "--sim", "--virtual", *args, "--state-dir", tmp_path)
+    assert (r.status, r.err, r.out) == (2, f"tablemate scale: monitor: {message}\n", "")
+
+
 def test_no_gpio_is_one_line_and_status_2(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def no_gpio(*args: Any) -> None:
         raise HX711Unavailable("no GPIO 24 on this board (GENERIC_LINUX_PC)")

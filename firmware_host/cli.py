@@ -224,6 +224,17 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# -- the load cell ---------------------------------------------------------------------------------
+def cmd_scale_monitor(args: argparse.Namespace) -> int:
+    """Show the load cell live: raw counts, grams, noise, stability and events."""
+    from firmware_host.scale_monitor import MonitorError, run_monitor
+
+    try:
+        return run_monitor(_config(args), args)
+    except MonitorError as exc:
+        raise Fail(f"monitor: {exc}") from None
+
+
 # -- the parser ------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
@@ -285,6 +296,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("calibrate", cmd_calibrate, "calibrate the load cell: empty bin, a known weight, one piece of each kind")
     p.add_argument("--sim", action="store_true", help="on the simulated scale (it puts each load on itself)")
     p.add_argument("--weight", type=float, metavar="GRAMS", help="the known weight in grams (else asked)")
+    config(p)
+    state_dir(p)
+
+    help = "the load cell: live monitor (and the event detector)"
+    scale = sub.add_parser("scale", help=help, description=help)
+    scale_sub = scale.add_subparsers(dest="scale_command", required=True, metavar="SUBCOMMAND")
+    help = "show the load cell live: raw counts, grams, noise, stability, events (Ctrl-C stops)"
+    p = scale_sub.add_parser("monitor", help=help, description=help)
+    p.set_defaults(handler=cmd_scale_monitor)
+    p.add_argument("--sim", action="store_true", help="read the simulated HX711 chip instead of the GPIO pins")
+    p.add_argument("--virtual", action="store_true", help="with --sim: run on virtual time, as fast as it computes")
+    p.add_argument("--seconds", type=float, metavar="S", help="stop after S seconds")
+    p.add_argument("--samples", type=int, metavar="N", help="stop after N samples")
+    p.add_argument("--counts-per-gram", type=float, metavar="G", help="raw counts per gram (default: calibration)")
+    p.add_argument("--piece-grams", type=float, metavar="W", help="weight of one piece, for the detector's counts")
+    p.add_argument("--lines", action="store_true", help="one line per sample even on a terminal")
     config(p)
     state_dir(p)
     return parser

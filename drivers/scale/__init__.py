@@ -4,8 +4,12 @@ Every backend delivers ``(t, raw)`` samples — ``t`` on the runtime's clock, ``
 counts — to an ``on_sample`` callback, and problems (no data, a stuck line) to ``on_fault``. The
 runtime turns samples into grams and events (:mod:`firmware_host.scale`).
 
-- :mod:`drivers.scale.sim` — a load model the simulator and tests put grams on;
-- the HX711 on GPIO is its own module (issue: Ab in die Tonne with the load cell).
+- :mod:`drivers.scale.hx711` — the HX711 on the Pi's GPIO: adafruit's driver class with our
+  fixes, read in a thread (``hardware/hx711.md``);
+- :mod:`drivers.scale.sim` — the same driver reading a simulated chip on the event loop's timer,
+  with grams the simulator and tests put on it;
+- :mod:`drivers.scale.hx711_chip` — the simulated HX711 chip behind DigitalInOut-like pins;
+- :mod:`drivers.scale.faults` — readings to samples and fault lines, shared by both backends.
 """
 
 from __future__ import annotations

@@ -1,25 +1,34 @@
-"""A simulated load cell: grams on the bin become raw counts with noise, on the runtime's clock.
+"""The simulator's load cell: the real HX711 driver reading a simulated HX711 chip.
 
 The simulator's keys and the script command ``grams DELTA`` change :attr:`SimScale.grams`; the
-scale turns the load into counts (offset plus grams times counts-per-gram, with seeded Gaussian
-noise) at the nominal rate. It runs on the event loop's own timer (``call_later``), so scripted
-sessions on virtual time stay deterministic.
+chip (:mod:`drivers.scale.hx711_chip`) turns the load into counts (offset plus grams times
+counts-per-gram, with seeded Gaussian noise) at its conversion rate, and adafruit's HX711 class
+with our fixes (:mod:`drivers.scale.hx711`) clocks them out bit by bit, exactly as on the Pi.
+
+No thread: the scale runs on the event loop's own timer (``call_later``), waking at the chip's
+conversion times, so scripted sessions on virtual time stay deterministic. The chip and the
+driver share a :class:`VirtualClock` that catches up with the loop's clock at each wake-up and
+advances by the driver's microsecond waits during a read.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from typing import Any
 
 from drivers.scale import FaultHandler, SampleHandler
+from drivers.scale.faults import FaultWatch
+from drivers.scale.hx711 import GAIN_PULSES, HX711, NotReady
+from drivers.scale.hx711_chip import HX711Chip, LoadModel, VirtualClock
 
 DEFAULT_OFFSET = 84_000
 DEFAULT_COUNTS_PER_GRAM = 420.0
+WAKE_AFTER = 1e-6
+"""Wake this long after a conversion is due (float rounding must not make it early)."""
 
 
 class SimScale:
-    """A load model sampled ``sps`` times a second."""
+    """A simulated HX711 and load cell read by the real driver on the loop's timer."""
 
     def __init__(
         self,
@@ -30,44 +39,80 @@ class SimScale:
         counts_per_gram: float = DEFAULT_COUNTS_PER_GRAM,
         noise_counts: float = 150.0,
         seed: int = 1,
+        gain: int = 128,
     ) -> None:
         self.sps = sps
-        self.grams = 0.0
-        self.offset = offset
-        self.counts_per_gram = counts_per_gram
-        self.noise_counts = noise_counts
         self._call_later = call_later
         self._clock = clock
-        self._rng = random.Random(seed)
+        self.load = LoadModel(offset=offset, counts_per_gram=counts_per_gram, noise_counts=noise_counts)
+        self.vclock = VirtualClock(clock())
+        self.chip = HX711Chip(self.vclock, rate=sps, load=self.load, seed=seed)
+        """The simulated chip: inject faults here (``chip.glitch(-1)``, ``chip.slow_pulse()``…)."""
+        self.hx = HX711(self.chip.data_pin, self.chip.clock_pin, sps=sps, timing=self.vclock)
+        self.pulses = GAIN_PULSES[gain]
+        self.watch: FaultWatch | None = None
         self._handle: Any = None
-        self._on_sample: SampleHandler | None = None
-        self.failed = False
-        """Set to make the scale stop answering (a broken wire), for tests and the simulator."""
 
-    def raw(self) -> int:
-        """One conversion of the current load, with noise, clamped to 24 bits."""
-        value = self.offset + self.grams * self.counts_per_gram + self._rng.gauss(0.0, self.noise_counts)
-        return max(-0x800000, min(0x7FFFFF, round(value)))
+    @property
+    def grams(self) -> float:
+        """The load on the cell, in grams."""
+        return self.load.grams
+
+    @grams.setter
+    def grams(self, value: float) -> None:
+        self.load.grams = value
+
+    @property
+    def counts_per_gram(self) -> float:
+        """Counts per gram of the simulated cell (channel A, gain 128)."""
+        return self.load.counts_per_gram
+
+    @property
+    def failed(self) -> bool:
+        """True while the scale does not answer (DOUT stuck high, as with a broken wire)."""
+        return self.chip.dout_stuck == "high"
+
+    @failed.setter
+    def failed(self, value: bool) -> None:
+        self.chip.dout_stuck = "high" if value else None
 
     def start(self, on_sample: SampleHandler, on_fault: FaultHandler) -> None:
-        """Deliver a sample every ``1/sps`` seconds."""
-        self._on_sample = on_sample
-        self._on_fault = on_fault
+        """Read the chip at each of its conversions, from now on."""
+        self.watch = FaultWatch(on_sample, on_fault)
+        self._follow_loop()
+        self.watch.started(self._clock())
         self._schedule()
 
+    def _follow_loop(self) -> None:
+        """Bring the chip's clock up to the loop's (a read leaves it a few microseconds ahead)."""
+        self.vclock.catch_up(self._clock())
+
     def _schedule(self) -> None:
-        self._handle = self._call_later(1.0 / self.sps, self._tick)
+        due = self.chip.next_conversion()
+        delay = self.hx.period if due is None else max(0.0, due - self._clock())
+        self._handle = self._call_later(delay + WAKE_AFTER, self._tick)
 
     def _tick(self) -> None:
-        if self._on_sample is None:
+        self._handle = None
+        watch = self.watch
+        if watch is None:
             return
-        if not self.failed:
-            self._on_sample(self._clock(), self.raw())
+        self._follow_loop()
+        t = self._clock()
+        try:
+            raw = self.hx.convert(self.pulses, 0.0)
+        except NotReady:
+            watch.waiting(t)
+        else:
+            if raw is None:
+                watch.alive(t)
+            else:
+                watch.reading(t, raw)
         self._schedule()
 
     def close(self) -> None:
-        """Stop sampling."""
-        self._on_sample = None
+        """Stop reading; safe to call twice."""
+        self.watch = None
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None

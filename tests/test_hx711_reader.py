@@ -1,0 +1,246 @@
+"""The HX711 reader: samples and faults as the runtime sees them, from its own thread."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from drivers.scale.faults import NO_DATA, FaultWatch
+from drivers.scale.hx711 import HX711, HX711Scale, RealTiming
+from drivers.scale.hx711_chip import HX711Chip, LoadModel, VirtualClock, real_time_chip
+from firmware_host import hardware
+from firmware_host.config import defaults
+
+
+class Rig:
+    """A simulated chip, the fixed driver and the reader, stepped by hand on virtual time."""
+
+    def __init__(self, rate: int = 10, grams: float = 0.0, noise: float = 150.0, gain: int = 128) -> None:
+        self.clock = VirtualClock()
+        self.chip = HX711Chip(self.clock, rate=rate, load=LoadModel(grams=grams, noise_counts=noise))
+        self.hx = HX711(self.chip.data_pin, self.chip.clock_pin, sps=rate, timing=self.clock)
+        self.scale = HX711Scale(self.hx, gain, clock=self.clock)
+        self.samples: list[tuple[float, int]] = []
+        self.faults: list[tuple[float, str]] = []
+        self.scale.prepare(lambda t, raw: self.samples.append((t, raw)), self.fault)
+
+    def fault(self, reason: str) -> None:
+        self.faults.append((self.clock(), reason))
+
+    def run(self, seconds: float) -> None:
+        end = self.clock() + seconds
+        while self.clock() < end:
+            self.scale.step()
+
+    def raws(self, since: float = 0.0) -> list[int]:
+        return [raw for t, raw in self.samples if t >= since]
+
+
+def test_reader_delivers_every_conversion_with_its_time() -> None:
+    for rate in (10, 80):
+        rig = Rig(rate, grams=-20.0)
+        rig.run(10.0)
+        times = [t for t, _ in rig.samples]
+        assert len(times) == pytest.approx(10 * rate - 5, abs=3)  # all but the start's settling
+        gaps = [b - a for a, b in itertools.pairwise(times)]
+        assert max(gaps) < 1.5 / rate
+        assert rig.faults == []
+
+
+def test_glitch_codes_are_dropped_without_a_fault() -> None:
+    rig = Rig()
+    rig.run(1.0)
+    rig.chip.glitch(-1)
+    rig.run(0.5)
+    rig.chip.glitch(0x7FFFFF)
+    rig.run(0.5)
+    rig.chip.glitch(-0x800000, count=2)
+    rig.run(1.0)
+    assert not {-1, 0x7FFFFF, -0x800000} & set(rig.raws())
+    assert rig.faults == []
+    assert rig.scale.watch is not None and rig.scale.watch.glitches == 4
+
+
+def test_a_run_of_all_ones_is_a_fault_then_samples_resume() -> None:
+    rig = Rig()
+    rig.run(1.0)
+    rig.chip.glitch(-1, count=10)
+    rig.run(2.0)
+    assert [r for _, r in rig.faults] == ["all ones"]
+    assert -1 not in rig.raws()
+    assert rig.samples[-1][0] > rig.faults[0][0]
+
+
+def test_saturation_is_a_fault() -> None:
+    rig = Rig()
+    rig.run(1.0)
+    rig.chip.load.grams = 50_000.0
+    start = rig.clock()
+    rig.run(2.0)
+    assert [r for _, r in rig.faults] == ["saturated"]
+    assert rig.faults[0][0] - start < 1.0
+    assert 0x7FFFFF not in rig.raws()
+
+
+def test_spikes_pass_through_for_the_detector() -> None:
+    rig = Rig()
+    rig.run(1.0)
+    rig.chip.spike(50_000)
+    rig.run(1.0)
+    assert max(rig.raws()) > 84_000 + 45_000
+    assert rig.faults == []
+
+
+def test_slow_pulse_drops_the_reading_and_the_settling_after_it() -> None:
+    rig = Rig(80, grams=12.0)
+    rig.run(1.0)
+    before = len(rig.samples)
+    rig.chip.slow_pulse(120e-6, pulse=12)
+    rig.run(1.0)
+    assert rig.hx.stats.slow == 1
+    assert rig.hx.stats.settling == 2 * 4
+    assert len(rig.samples) - before <= 80 - 5
+    assert all(abs(raw - (84_000 + 12 * 420)) < 5 * 150 for raw in rig.raws())  # nothing unsettled
+    assert rig.faults == []
+
+
+def test_every_reading_dropped_for_slow_pulses_is_a_slow_clock_fault() -> None:
+    rig = Rig()
+    rig.run(1.0)
+    rig.chip.slow_pulse(100e-6, pulse=3, count=25)  # every read for about 2.5 s
+    start = rig.clock()
+    rig.run(4.0)
+    assert [r for _, r in rig.faults] == ["slow clock"]
+    assert 1.0 <= rig.faults[0][0] - start < 1.5
+    assert rig.hx.stats.slow == 25
+    assert rig.samples[-1][0] > start + 3.0
+
+
+def test_dout_stuck_high_is_no_data_within_a_second_without_spinning() -> None:
+    rig = Rig()
+    rig.run(1.0)
+    reads = rig.chip.dout_reads
+    rig.chip.dout_stuck = "high"
+    start = rig.clock()
+    rig.run(5.0)
+    assert [r for _, r in rig.faults] == [NO_DATA]
+    assert rig.faults[0][0] - start < 1.0
+    assert (rig.chip.dout_reads - reads) / 5.0 < 200  # polls per second: it sleeps between them
+    rig.chip.dout_stuck = None
+    rig.run(1.0)
+    assert rig.samples[-1][0] > start + 5.0
+
+
+def test_dout_stuck_low_is_a_stuck_value_within_a_second() -> None:
+    rig = Rig()
+    rig.run(1.0)
+    rig.chip.dout_stuck = "low"
+    start, reads = rig.clock(), rig.hx.stats.reads
+    rig.run(5.0)
+    assert [r for _, r in rig.faults] == ["stuck at 0"]
+    assert rig.faults[0][0] - start < 1.0
+    assert rig.raws(start).count(0) <= 1  # one zero gets through before it repeats; then held
+    assert rig.hx.stats.reads - reads < 5 * 10 * 1.2  # it still sleeps to the conversion times
+
+
+def test_reader_thread_delivers_and_closes_twice() -> None:
+    rig = Rig(80)
+    got = threading.Event()
+    samples: list[tuple[float, int]] = []
+
+    def on_sample(t: float, raw: int) -> None:
+        samples.append((t, raw))
+        if len(samples) >= 50:
+            got.set()
+
+    rig.scale.start(on_sample, lambda reason: None)
+    assert got.wait(10.0)
+    rig.scale.close()
+    rig.scale.close()
+    assert rig.scale._thread is not None and not rig.scale._thread.is_alive()
+    assert [t for t, _ in samples] == sorted(t for t, _ in samples)
+    assert rig.chip.clock_pin.value is True  # powered down on close
+
+
+class BrokenPin:
+    @property
+    def value(self) -> bool:
+        raise OSError("GPIO gone")
+
+
+def test_reader_thread_reports_a_gpio_error_as_a_fault() -> None:
+    clock = VirtualClock()
+    chip = HX711Chip(clock)
+    hx = HX711(chip.data_pin, chip.clock_pin, timing=clock)
+    hx._data_pin = BrokenPin()
+    scale = HX711Scale(hx, clock=clock)
+    faults: list[str] = []
+    done = threading.Event()
+    scale.start(lambda t, raw: None, lambda reason: (faults.append(reason), done.set()))
+    assert done.wait(10.0)
+    scale.close()
+    assert faults == ["reader stopped: GPIO gone"]
+
+
+def test_stuck_dout_costs_the_reader_thread_little_cpu_in_real_time() -> None:
+    """The one real-time test: a reader on the real clock waits out a stuck DOUT for its fault.
+
+    The thread measures its own CPU time (``time.thread_time``); a busy loop would use about all
+    of the wall time it waited, the fixed driver a few per cent.
+    """
+    chip = real_time_chip(10)
+    chip.dout_stuck = "high"
+    hx = HX711(chip.data_pin, chip.clock_pin, sps=10, timing=RealTiming())
+    scale = HX711Scale(hx, clock=time.monotonic)
+    fault = threading.Event()
+    reasons: list[str] = []
+    start = time.monotonic()
+    scale.start(lambda t, raw: None, lambda reason: (reasons.append(reason), fault.set()))
+    try:
+        assert fault.wait(10.0)
+        waited = time.monotonic() - start
+    finally:
+        scale.close()
+    assert reasons == [NO_DATA]
+    assert scale.cpu_seconds < 0.2 * waited
+
+
+def test_fault_watch_holds_back_repeats_and_delivers_them_late() -> None:
+    got: list[tuple[float, int]] = []
+    faults: list[str] = []
+    watch = FaultWatch(lambda t, r: got.append((t, r)), faults.append)
+    for t, raw in enumerate([5, 7, 7, 9, 9, 9, 9, 9, 9, 9, 4]):
+        watch.reading(float(t) / 10, raw)
+    assert got == [(0.0, 5), (0.1, 7), (0.2, 7), (0.3, 9), (1.0, 4)]
+    assert faults == ["stuck at 9"]
+
+
+# -- wiring -------------------------------------------------------------------------------------------------
+def test_hardware_builds_the_hx711_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: dict[str, Any] = {}
+
+    def fake_open(data: int, clock: int, sps: int, gain: int, stamps: Any) -> str:
+        made.update(data=data, clock=clock, sps=sps, gain=gain)
+        return "scale"
+
+    monkeypatch.setattr("drivers.scale.hx711.open_hx711", fake_open)
+    problems: list[str] = []
+    assert hardware._scale(defaults(), time.monotonic, None, problems) == "scale"
+    assert made == {"data": 24, "clock": 25, "sps": 10, "gain": 128}
+    assert problems == []
+
+
+def test_hardware_without_gpio_notes_a_problem_and_runs_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    from drivers.scale.hx711 import HX711Unavailable
+
+    def no_gpio(*args: Any) -> None:
+        raise HX711Unavailable("no GPIO 24 on this board (GENERIC_LINUX_PC)")
+
+    monkeypatch.setattr("drivers.scale.hx711.open_hx711", no_gpio)
+    problems: list[str] = []
+    assert hardware._scale(defaults(), time.monotonic, None, problems) is None
+    assert problems == ["scale: no GPIO 24 on this board (GENERIC_LINUX_PC)"]

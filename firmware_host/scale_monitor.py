@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from firmware_host.calibration import Calibration
 from firmware_host.config import Config
 from firmware_host.detector import FAULT, Detector
 from firmware_host.store import default_state_dir
@@ -65,13 +66,6 @@ def calibration(state_dir: str | None) -> dict[str, Any]:
         return Store(root, create=False).read_doc("scale")
     except StoreError:
         return {}
-
-
-def _number(doc: dict[str, Any], key: str) -> float | None:
-    value = doc.get(key)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value == 0:
-        return None
-    return float(value)
 
 
 class Monitor:
@@ -188,9 +182,9 @@ def run_monitor(config: Config, args: argparse.Namespace, out: TextIO | None = N
         raise MonitorError("--virtual needs --seconds or --samples (it would never end)")
     s = config["scale"]
     sps, gain = s["sps"], s["gain"]
-    doc = calibration(args.state_dir)
-    cpg = args.counts_per_gram if args.counts_per_gram is not None else _number(doc, "counts_per_gram")
-    piece = args.piece_grams if args.piece_grams is not None else _number(doc, "piece_grams")
+    saved = Calibration.from_json(calibration(args.state_dir))  # what `tablemate calibrate` wrote
+    cpg = args.counts_per_gram if args.counts_per_gram is not None else (saved.counts_per_gram if saved else None)
+    piece = args.piece_grams if args.piece_grams is not None else (saved.lightest if saved else None)
     if cpg is not None and (cpg == 0 or not math.isfinite(cpg)):
         raise MonitorError("--counts-per-gram must be a number other than 0")
     refresh = out.isatty() and not args.lines

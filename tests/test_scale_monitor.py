@@ -41,7 +41,8 @@ def test_sample_count_stops_it(cli: Cli, tmp_path: Path) -> None:
 
 
 def test_counts_per_gram_from_the_calibration_file_or_the_option(cli: Cli, tmp_path: Path) -> None:
-    (tmp_path / "scale.json").write_text(json.dumps({"counts_per_gram": 840}))
+    saved = {"counts_per_gram": 840, "offset": 1000, "pieces": {"can": 5.0, "apple": 4.0}}  # `tablemate calibrate`
+    (tmp_path / "scale.json").write_text(json.dumps(saved))
     r = cli("scale", "monitor", "--sim", "--virtual", "--samples", "5", "--state-dir", tmp_path)
     assert "840 counts/g" in r.out.splitlines()[0]
     r = cli(

@@ -108,3 +108,9 @@ def test_history_entry_has_date_duration_players_scores_winners(tmp_path):
     assert entry["duration_s"] == 300.0
     assert entry["players"] == ["Ann", "Ben"] and entry["scores"] == {"Ann": 3, "Ben": 0}
     assert store.history() == [json.loads(json.dumps(entry))]
+
+
+def test_bench_journal_reports_the_fsync_time(cli, tmp_path):
+    result = cli("bench", "journal", "--count", "5", "--state-dir", tmp_path)
+    assert result.status == 0 and "median" in result.out and "p95" in result.out
+    assert list(tmp_path.iterdir()) == []  # it leaves nothing behind

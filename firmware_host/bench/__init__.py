@@ -1,0 +1,1 @@
+"""Benchmarks run by ``tablemate bench``: measured figures, not guesses (see ``docs/detector.md``)."""

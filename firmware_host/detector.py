@@ -13,9 +13,10 @@ How it decides (``docs/detector.md`` has the reasons and the measured figures):
    one sample: when the next one is back at the median it was a spike and is dropped; otherwise
    both go on (the load really moved).
 4. **Stability** — over a window of at least ``window_min_samples`` samples and
-   ``window_s`` seconds: the medians of the window's two halves agree (no trend) and the
-   window's robust spread (MAD) is no wider than the noise allows (no hand on the pile).
-   Median and MAD let a stray sample or two through without effect.
+   ``window_s`` seconds: the medians of the window's halves agree (no trend) and the window's
+   spread, less its farthest reading, is no wider than the noise allows (no hand on the pile) —
+   or than ``settle_fraction`` of a piece, on a cell so quiet that the bin's last ringing would
+   otherwise hold the decision up. Medians let a stray reading or two through without effect.
 5. **Events** — only when a stable window's median differs from the last settled weight by half
    a piece (or ``min_step_grams`` without piece weights, and never less than ``event_k``
    standard errors): ``place`` upward, ``fall`` downward, ``pieces`` the nearest whole number of
@@ -87,6 +88,8 @@ class Tuning:
     """Halves of a stable window differ by at most this many standard errors."""
     spread_k: float = 2.0
     """A stable window's spread (RMS less its farthest reading) is at most this many noise deviations."""
+    settle_fraction: float = 0.08
+    """Trend and spread within this fraction of the lightest piece always count as stable."""
     spike_k: float = 8.0
     """A sample this many noise deviations off the rolling median is held as a spike candidate."""
     spike_contrast: float = 4.0
@@ -107,10 +110,10 @@ class Tuning:
     number): more likely a hand resting on the pile."""
     likely_place_pieces: int = 3
     likely_place_fit: float = 0.25
-    fall_confirm_s: float = 0.0
+    fall_confirm_s: float = 0.1
     """The same for a lighter one (a fall is reported as soon as the pile has settled)."""
     confirm_k: float = 4.0
-    confirm_spread_k: float = 1.6
+    confirm_spread_k: float = 1.4
     """... and its readings' RMS about that level is at most this many noise deviations."""
     confirm_spread_fraction: float = 0.04
     """(The RMS may always reach this fraction of the lightest piece: creep and ringing.)"""
@@ -140,7 +143,7 @@ class Tuning:
     """Spike storm: over this span ..."""
     storm_fraction: float = 0.2
     """... at least this fraction of the readings bad (and ``storm_min`` of them)."""
-    storm_min: int = 8
+    storm_min: int = 5
     fault_clear_s: float = 5.0
     """A fault kind is reported again only after this long without a sign of it."""
 
@@ -358,13 +361,15 @@ class Detector:
 
     def _isolated(self, grams: float) -> bool:
         """Whether the previous reading was an isolated excursion (away from both neighbours,
-        which agree with each other); judged when the next reading arrives."""
+        which agree with each other, by more than a spike and half a piece: smaller ones, like a
+        trembling hand's readings at 10 SPS, cannot upset a count); judged on the next reading."""
         before, current = self._last2
         self._last2 = (current, grams)
         if before is None or current is None:
             return False
         jump = min(abs(current - before), abs(current - grams))
-        return jump > self._spike_limit() and abs(grams - before) * self.tuning.spike_contrast < jump
+        limit = max(self._spike_limit(), self.tuning.event_fraction * self._unit())
+        return jump > limit and abs(grams - before) * self.tuning.spike_contrast < jump
 
     def _storm_note(self, t: float, dropped: bool) -> list[ScaleEvent]:
         """Keep the share of bad readings (impossible codes, isolated excursions) over the last
@@ -438,11 +443,12 @@ class Detector:
         first = _median_sorted(sorted(values[:half]))
         second = _median_sorted(sorted(values[n - half :]))
         sigma = self._sigma()
-        trend_limit = tu.trend_k * _MEDIAN_SE * sigma * math.sqrt(2.0 / half)
+        floor = tu.settle_fraction * self._unit()
+        trend_limit = max(tu.trend_k * _MEDIAN_SE * sigma * math.sqrt(2.0 / half), floor)
         # spread: RMS about the median, leaving out the one farthest reading
         squares = sorted((v - level) ** 2 for v in values)
         spread = math.sqrt(sum(squares[:-1]) / (n - 1))
-        if abs(second - first) > trend_limit or spread > tu.spread_k * sigma:
+        if abs(second - first) > trend_limit or spread > max(tu.spread_k * sigma, floor):
             self.state = DISTURBED
             if self._candidate is not None:  # a changed level being confirmed: its readings count
                 self._note_candidate(self._candidate)

@@ -8,20 +8,24 @@ How it decides (``docs/detector.md`` has the reasons and the measured figures):
 1. **Impossible codes** — ``-1`` (all ones: DOUT stuck high) and the full-scale codes
    ``0x7FFFFF`` / ``-0x800000`` — are dropped; a run of full-scale codes is a ``saturated`` fault.
 2. **Reference** — the first second (at least 3 samples) is the bin standing still: its median is
-   the first settled weight, its spread the first noise estimate.
-3. **Spikes** — a sample far (``spike_k`` noise deviations) from the rolling median is held back
-   one sample: when the next one is back at the median it was a spike and is dropped; otherwise
-   both go on (the load really moved).
-4. **Stability** — over a window of at least ``window_min_samples`` samples and
-   ``window_s`` seconds: the medians of the window's halves agree (no trend) and the window's
-   spread, less its farthest reading, is no wider than the noise allows (no hand on the pile) —
-   or than ``settle_fraction`` of a piece, on a cell so quiet that the bin's last ringing would
-   otherwise hold the decision up. Medians let a stray reading or two through without effect.
+   the first settled weight, its spread the first noise estimate, its timestamps the rate when
+   none is given.
+3. **Spikes** — while settled, a reading far (``spike_k`` noise deviations) from the rolling
+   median is held back one reading: when the next one is back at the median it was a spike and
+   is dropped; otherwise both go on (the load really moved).
+4. **Stability** — over a window of at least ``window_min_samples`` readings and ``window_s``
+   seconds: the medians of the window's halves agree (no trend; from 12 readings its outer
+   thirds too: no bump) and its spread, less its farthest reading, is no wider than the noise
+   allows (no hand on the pile) — or within ``settle_fraction`` of a piece, on a cell so quiet
+   that the bin's last ringing would hold the decision up. Medians let a stray reading or two
+   through without effect.
 5. **Events** — only when a stable window's median differs from the last settled weight by half
-   a piece (or ``min_step_grams`` without piece weights, and never less than ``event_k``
-   standard errors): ``place`` upward, ``fall`` downward, ``pieces`` the nearest whole number of
-   one kind's pieces. Smaller differences are absorbed: a hand that pressed and let go, creep,
-   drift. While settled, the settled weight follows the signal slowly (``track_s``).
+   a piece (``min_step_grams`` without piece weights; never less than ``event_k`` standard
+   errors), and the new level has held: 0.1 s for a fall, 2 s for a place (4 s when the rise
+   is not a few whole pieces), with its readings no more scattered than the sensor's own noise.
+   A hand held on the pile wavers; a piece does not. ``place`` upward, ``fall`` downward,
+   ``pieces`` the nearest whole number of one kind's pieces. Smaller differences — a hand that
+   pressed and let go, creep, drift — are followed slowly (``track_s``), never in one jump.
 6. **Noise** — re-estimated every second (MAD of that second) and taken as the lower quartile
    of the last minute's estimates, so handling, even most of the time, does not inflate it.
 7. **Faults** — a gap in the timestamps (read timeouts), the same raw value over and over
@@ -85,11 +89,15 @@ class Tuning:
     window_s: float = 0.3
     """... and at least this long."""
     trend_k: float = 4.0
-    """Halves of a stable window differ by at most this many standard errors."""
+    """Halves (and, from 12 readings, outer thirds) of a stable window differ by at most this
+    many standard errors."""
     spread_k: float = 2.0
     """A stable window's spread (RMS less its farthest reading) is at most this many noise deviations."""
     settle_fraction: float = 0.08
     """Trend and spread within this fraction of the lightest piece always count as stable."""
+    recent_k: float = 3.0
+    """From 12 readings, an event waits until the mean of the window's last quarter is within
+    this many standard errors of the new level."""
     spike_k: float = 8.0
     """A sample this many noise deviations off the rolling median is held as a spike candidate."""
     spike_contrast: float = 4.0
@@ -101,7 +109,7 @@ class Tuning:
     """... and at least this many standard errors of a window's level."""
     min_step_grams: float = 1.5
     """Without piece weights: the smallest settled change reported (half of a 3 g piece)."""
-    place_confirm_s: float = 1.5
+    place_confirm_s: float = 2.0
     """A heavier settled weight must stay stable (within ``confirm_k`` standard errors) this long
     before it is reported: a hand held still on the pile rarely stays so still for so long."""
     odd_place_confirm_s: float = 4.0
@@ -109,10 +117,17 @@ class Tuning:
     ``likely_place_pieces`` pieces, or further than ``likely_place_fit`` of a piece from a whole
     number): more likely a hand resting on the pile."""
     likely_place_pieces: int = 3
+    """(Players place one piece at a time; two or three fall in together now and then.)"""
     likely_place_fit: float = 0.25
     fall_confirm_s: float = 0.1
-    """The same for a lighter one (a fall is reported as soon as the pile has settled)."""
+    """The same for a lighter one: long enough that a rim lifted for a moment is not a fall,
+    short enough to report a fall within half a second of the pile settling."""
+    likely_fall_fit: float = 0.3
+    """A drop further than this fraction of a piece from a whole number of pieces ..."""
+    odd_fall_confirm_s: float = 0.5
+    """... must hold this long (a rim lifted by a hand for half a second is not a fall)."""
     confirm_k: float = 4.0
+    """While confirming, the level stays within this many standard errors ..."""
     confirm_spread_k: float = 1.4
     """... and its readings' RMS about that level is at most this many noise deviations."""
     confirm_spread_fraction: float = 0.04
@@ -213,6 +228,8 @@ class Detector:
         """Samples fed so far."""
         self.dropped = 0
         """Samples dropped as impossible codes, spikes or a stuck line."""
+        # the noise is never taken below a third of a count (whole counts: a quiet cell can read
+        # the same value twice); readings with fractions (a trace already in grams) lower it
         self._sigma_floor = 0.3 / abs(self.counts_per_gram)
         self._last_t: float | None = None
         self._ref: list[tuple[float, float]] = []
@@ -232,7 +249,9 @@ class Detector:
         self._storm: deque[tuple[float, bool]] = deque()
         self._storm_drops = 0
         self._faults: dict[str, float] = {}  # kind -> last time a sign of it was seen
-        self._candidate: list | None = None  # [since, first level, sum, sum of squares, count]
+        # a change being confirmed: [since, first level, sum, sum of squares (about the first
+        # level), count] of its readings
+        self._candidate: list | None = None
         self._rezero = False
 
     # -- public -------------------------------------------------------------------------------
@@ -295,6 +314,8 @@ class Detector:
             return events
         if raw == ALL_ONES:
             return events + self._drop(t)
+        if self._sigma_floor > 1e-6 and raw != int(raw):
+            self._sigma_floor = 1e-6
         grams = raw / self.counts_per_gram
 
         # 2. the reference second
@@ -445,13 +466,22 @@ class Detector:
         sigma = self._sigma()
         floor = tu.settle_fraction * self._unit()
         trend_limit = max(tu.trend_k * _MEDIAN_SE * sigma * math.sqrt(2.0 / half), floor)
+        unstable = abs(second - first) > trend_limit
+        if not unstable and n >= 12:
+            # a long window also compares its outer thirds: a bump (a rim lifted for a moment)
+            # has halves that agree
+            third = n // 3
+            a = _median_sorted(sorted(values[:third]))
+            c = _median_sorted(sorted(values[n - third :]))
+            limit3 = max(tu.trend_k * _MEDIAN_SE * sigma * math.sqrt(2.0 / third), floor)
+            unstable = abs(c - a) > limit3
         # spread: RMS about the median, leaving out the one farthest reading
         squares = sorted((v - level) ** 2 for v in values)
         spread = math.sqrt(sum(squares[:-1]) / (n - 1))
-        if abs(second - first) > trend_limit or spread > max(tu.spread_k * sigma, floor):
+        if unstable or spread > max(tu.spread_k * sigma, floor):
+            # a change being confirmed waits: a hand that pressed and left, a knock, does not
+            # restart it when the level comes back to it (its hold still counts from the start)
             self.state = DISTURBED
-            if self._candidate is not None:  # a changed level being confirmed: its readings count
-                self._note_candidate(self._candidate)
             return []
         assert self.settled_grams is not None
         self.state = SETTLED
@@ -468,13 +498,27 @@ class Detector:
             self.settled_grams += step / max(1.0, tu.track_s * (self.sps or 10.0))
             return []
         if step < 0:
-            confirm = tu.fall_confirm_s
+            fits = not self.piece_weights or piece_fit(step, self.piece_weights)[1] <= tu.likely_fall_fit
+            confirm = tu.fall_confirm_s if fits else tu.odd_fall_confirm_s
         elif self._likely_place(step):
             confirm = tu.place_confirm_s
         else:
             confirm = tu.odd_place_confirm_s
-        if confirm > 0 and not self._confirmed(t, level, step, threshold, confirm, n):
-            return []
+        # in a long window the latest readings must agree with the new level: the median lags,
+        # and a rim lifted for a moment is already coming back when the median gets there
+        if n >= 12:
+            m = n // 4
+            recent = sum(values[-m:]) / m
+            if abs(recent - level) > max(tu.recent_k * sigma / math.sqrt(m), floor):
+                return []
+        if confirm > 0:
+            if not self._confirmed(t, level, step, threshold, confirm, n):
+                return []
+            cand = self._candidate
+            assert cand is not None
+            if cand[4] >= n:  # the mean of the readings it held for: a finer level than one window
+                level = cand[2] / cand[4]
+                step = level - self.settled_grams
         self._candidate = None
         self.settled_grams = level
         kind = PLACE if step > 0 else FALL
@@ -483,9 +527,11 @@ class Detector:
     def _confirmed(self, t: float, level: float, step: float, threshold: float, confirm: float, n: int) -> bool:
         """Whether a changed level has held long enough, near enough and still enough.
 
-        The readings since the change was first seen are summed; the window's level must stay
-        within ``tolerance`` of their mean, and at the end their spread about their mean must
-        look like the sensor's noise, not like a hand.
+        The stable readings since the change was first seen are summed; the window's level must
+        stay within ``tolerance`` of their mean, and at the end their spread about their mean
+        must look like the sensor's noise: a hand wavers, a pile of pieces does not. (A test of the
+        drift over the hold was tried and dropped: the real recordings wander by about 1 g/s
+        over seconds, as much as a hand drifts.)
         """
         tu = self.tuning
         sigma = self._sigma()
@@ -501,18 +547,22 @@ class Detector:
             self._candidate = [t, level, 0.0, 0.0, 0]
             return False
         self._note_candidate(cand)
-        if t - cand[0] < confirm:
+        held = t - cand[0]
+        if held < confirm:
             return False
-        count = cand[4]
-        mean_x = cand[2] / count - cand[1]
-        var = cand[3] / count - mean_x * mean_x
+        n_c = cand[4]
+        if step < 0 or n_c < 5:
+            return True  # a fall only has to hold (0.1 s is too short to judge a hand by)
+        mean_x = cand[2] / n_c - cand[1]
+        var = cand[3] / n_c - mean_x * mean_x
         limit = max(tu.confirm_spread_k * sigma, tu.confirm_spread_fraction * self._unit())
-        if count >= 5 and var > limit**2:
+        if var > limit**2:
             self._candidate = None  # it held, but wavered more than readings do: a hand
             return False
         return True
 
     def _note_candidate(self, cand: list) -> None:
+        """Add the latest reading to the sums of a change being confirmed."""
         assert self.grams is not None
         x = self.grams - cand[1]  # relative to the first level, for numerical comfort
         cand[2] += self.grams

@@ -24,8 +24,8 @@ Physical choices (and why):
 - A fall: 1–6 pieces slide off together (within 0.3 s), each kicking the bin; sometimes a hand
   is on the pile.
 - A press: 20–800 g (log-uniform) for 0.3–5 s, either a real press shape or a hand model
-  (rise, hold with drift, 8–12 Hz tremor and a 0.5–2 g waver, release); a little hysteresis
-  after.
+  (rise, hold with drift, 8–12 Hz tremor, release), both with a hand's 0.5–2 g waver; a little
+  hysteresis after.
 - A brush: 5–100 g for 0.05–0.5 s, sometimes lifting (negative).
 - Creep after a change (up to 1 % of it, 2–20 s) and drift (up to ±2 g a minute).
 """
@@ -156,19 +156,31 @@ def _creep(t0: float, amp: float, tau: float) -> Force:
     return lambda t: amp * (1 - math.exp(-(t - t0) / tau)) if t >= t0 else 0.0
 
 
+def _waver(rng: random.Random, seconds: float) -> Callable[[float], float]:
+    """A hand's waver, whatever its force: 0.5-2 g, correlated over about 0.15 s (below ~5 % of a
+    finger's strength a hand cannot hold a force steadier than about 0.01 N)."""
+    sd = rng.uniform(0.5, 2.0)
+    points = [0.0]
+    for _ in range(int(seconds / 0.05) + 4):
+        points.append(0.7 * points[-1] + rng.gauss(0.0, sd * math.sqrt(1 - 0.7**2)))
+
+    def at(x: float) -> float:  # x: seconds since the hand arrived
+        k = min(max(0, int(x / 0.05)), len(points) - 2)
+        f = x / 0.05 - k
+        return points[k] + f * (points[k + 1] - points[k])
+
+    return at
+
+
 def _hand(rng: random.Random, t0: float, peak: float, rise: float, hold: float, fall: float) -> Force:
     """A hand model: smooth rise, a hold that drifts and trembles, smooth release.
 
     The force drifts (a random walk of about 8 % of the force per square-root second), trembles
-    (8-12 Hz, 1-3 %) and wavers by 0.5-2 g whatever its size (below ~5 % of a finger's
-    strength a hand cannot hold a force steadier than about 0.01 N)."""
+    (8-12 Hz, 1-3 %) and wavers (:func:`_waver`)."""
     walk = [0.0]
-    waver = [0.0]
-    waver_sd = rng.uniform(0.5, 2.0)
-    steps = int((rise + hold + fall) / 0.05) + 4
-    for _ in range(steps):  # force drift: ~8 % of the force per sqrt(second)
+    for _ in range(int((rise + hold + fall) / 0.05) + 4):  # force drift: ~8 % of the force per sqrt(second)
         walk.append(walk[-1] + rng.gauss(0.0, 0.08 * math.sqrt(0.05)))
-        waver.append(0.7 * waver[-1] + rng.gauss(0.0, waver_sd * math.sqrt(1 - 0.7**2)))
+    waver = _waver(rng, rise + hold + fall)
     tremor_f = rng.uniform(8.0, 12.0)
     tremor_a = rng.uniform(0.01, 0.03)
     phase = rng.uniform(0, 2 * math.pi)
@@ -183,18 +195,23 @@ def _hand(rng: random.Random, t0: float, peak: float, rise: float, hold: float, 
             env = 1.0
         else:
             env = 0.5 + 0.5 * math.cos(math.pi * (t - t2) / fall)
-        x = (t - t0) / 0.05
-        k = min(int(x), len(walk) - 2)
-        f = x - k
+        k = min(int((t - t0) / 0.05), len(walk) - 1)
         wobble = 1.0 + walk[k] + tremor_a * math.sin(2 * math.pi * tremor_f * t + phase)
-        waver_now = waver[k] + f * (waver[k + 1] - waver[k])
-        return max(0.0, env * (peak * max(0.2, wobble) + waver_now))
+        return max(0.0, env * (peak * max(0.2, wobble) + waver(t - t0)))
 
     return force
 
 
-def _shape(shape: PressShape, t0: float, peak: float, stretch: float) -> Force:
-    return lambda t: peak * shape.at((t - t0) / stretch)
+def _shape(rng: random.Random, shape: PressShape, t0: float, peak: float, stretch: float) -> Force:
+    """A real press shape scaled to ``peak``; a pump press of 10 kg wavers by a few percent, which
+    scaled down to a few tens of grams is steadier than a hand: the hand's waver is added."""
+    waver = _waver(rng, shape.duration * stretch)
+
+    def force(t: float) -> float:
+        f = shape.at((t - t0) / stretch)
+        return max(0.0, peak * f + min(1.0, 5 * f) * waver(t - t0))
+
+    return force
 
 
 # -- the builder ----------------------------------------------------------------------------------
@@ -331,7 +348,7 @@ def _press(rng: random.Random, load: _Load, truth: list[Truth], t: float, shapes
         shape = rng.choice(shapes)
         stretch = rng.uniform(0.3, 5.0) / shape.duration
         end = t + shape.duration * stretch
-        load.add(t, end, _shape(shape, t, peak, stretch))
+        load.add(t, end, _shape(rng, shape, t, peak, stretch))
     else:
         rise, hold, fall = rng.uniform(0.1, 0.5), rng.uniform(0.2, 4.0), rng.uniform(0.1, 0.4)
         end = t + rise + hold + fall

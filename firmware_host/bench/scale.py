@@ -382,7 +382,7 @@ def format_report(report: Report, verbose: bool = False) -> str:
             lat = f", latency p50 {_pct(r.latency, 50):.2f} s" if r.latency else ""
             lines.append(
                 f"  {r.name}: {r.found}/{r.events} changes found, {r.false_events} false events, "
-                f"{err}{lat}, {r.faults} faults (its logging gaps), {r.hours * 60:.0f} min"
+                f"{err}{lat}, {r.faults} gap faults (pauses in its logging), {r.hours * 60:.0f} min"
             )
     missed = report.missed()
     lines.append("")
@@ -411,7 +411,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=3,
         metavar="N",
-        help="game traces per rate and cell (default 3, a few seconds; 30 for a run of about 25 hours)",
+        help="game traces per rate and cell (default 3: 1.6 h of traces in seconds; 30: 16 h in under a minute)",
     )
     parser.add_argument("--minutes", type=float, default=4.0, metavar="M", help="length of a game trace (default 4)")
     parser.add_argument(

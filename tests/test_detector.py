@@ -87,7 +87,6 @@ def test_several_kinds_count_in_the_kind_that_fits():
     assert piece_count(-12.1, [4.0, 8.1]) == 3
     assert piece_fit(9.0, [6.0]) == (2, 0.5)
     assert piece_count(7.0, []) == 0
-    _, events = run(trace(steps((10.0, 8.1)), 20), piece=None)
     det = Detector(430.0, [4.0, 8.1], 10.0)
     events = [e for t, r in trace(steps((10.0, 8.1)), 20) for e in det.feed(t, r)]
     assert [(e.event, e.pieces) for e in events] == [(PLACE, 1)]

@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import logging
+import math
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -246,6 +247,36 @@ def cmd_scale_monitor(args: argparse.Namespace) -> int:
         raise Fail(f"monitor: {exc}") from None
 
 
+def _positive(value: float | None, option: str, zero_ok: bool = False) -> None:
+    if value is None:
+        return
+    if not math.isfinite(value) or value == 0 or (value < 0 and not zero_ok):
+        raise Fail(f"{option} must be a {'non-zero' if zero_ok else 'positive'} number, not {value:g}")
+
+
+def cmd_scale_detect(args: argparse.Namespace) -> int:
+    """Run the load-cell event detector over a recorded trace: one JSON object per event."""
+    from firmware_host.scale_trace import TraceError, detect, read_trace
+
+    _positive(args.counts_per_gram, "--counts-per-gram", zero_ok=True)
+    _positive(args.piece_grams, "--piece-grams")
+    _positive(args.sps, "--sps")
+    try:
+        times, raws = read_trace(args.trace)
+    except TraceError as exc:
+        raise Fail(str(exc)) from None
+    for event in detect(times, raws, args.counts_per_gram, args.piece_grams, args.sps):
+        _print_json(event.to_json())
+    return EXIT_OK
+
+
+def cmd_bench_scale(args: argparse.Namespace) -> int:
+    """The detector benchmark on generated and real traces."""
+    from firmware_host.bench.scale import main as bench_main
+
+    return bench_main(args)
+
+
 # -- the parser ------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
@@ -314,7 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
     config(p)
     state_dir(p)
 
-    help = "the load cell: live monitor (and the event detector)"
+    help = "the load cell: a live monitor, the event detector over a trace"
     scale = sub.add_parser("scale", help=help, description=help)
     scale_sub = scale.add_subparsers(dest="scale_command", required=True, metavar="SUBCOMMAND")
     help = "show the load cell live: raw counts, grams, noise, stability, events (Ctrl-C stops)"
@@ -329,6 +360,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lines", action="store_true", help="one line per sample even on a terminal")
     config(p)
     state_dir(p)
+
+    p = scale_sub.add_parser(
+        "detect",
+        help="run the event detector over a recorded trace (t,raw CSV)",
+        description="Run the device's load-cell event detector over TRACE.csv (header 't,raw'; the first "
+        "second is the still, loaded bin) and print one JSON object per event.",
+    )
+    p.set_defaults(handler=cmd_scale_detect)
+    p.add_argument("trace", metavar="TRACE.csv")
+    p.add_argument(
+        "--counts-per-gram",
+        type=float,
+        default=1.0,
+        metavar="G",
+        help="raw counts per gram, may be negative (default 1: raw is taken as grams)",
+    )
+    p.add_argument(
+        "--piece-grams",
+        type=float,
+        metavar="W",
+        help="weight of one piece (default: none; events then need 1.5 g and report 0 pieces)",
+    )
+    p.add_argument("--sps", type=float, metavar="N", help="nominal samples per second (default: from the timestamps)")
+
+    from firmware_host.bench.scale import add_arguments as bench_scale_arguments
+
+    p = bench_sub.add_parser(
+        "scale",
+        help="the event detector on labelled traces it has never seen",
+        description="Generate labelled load-cell traces, run the event detector, print recall, false "
+        "events, piece counts, latency and cost. Reports on the held-out seeds unless --split tune.",
+    )
+    p.set_defaults(handler=cmd_bench_scale)
+    bench_scale_arguments(p)
     return parser
 
 

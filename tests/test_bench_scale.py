@@ -1,0 +1,57 @@
+"""The detector bench: a small run on held-out seeds meets the accuracy targets.
+
+An accuracy check, not a timing check: the detector's CPU figure is printed by
+``tablemate bench scale`` and never asserted here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from firmware_host.bench import recordings
+from firmware_host.bench.scale import HELD_OUT_SEEDS, TARGETS, TUNE_SEEDS, BenchConfig, plans, run_bench
+
+DATA = recordings.default_data_dir()
+pytestmark = pytest.mark.skipif(DATA is None, reason="the coffee-pot recordings are not in this checkout")
+
+
+def test_a_held_out_run_meets_the_accuracy_targets():
+    report = run_bench(BenchConfig())  # the documented fast default: held-out seeds 1001..1003
+    figures = report.figures()
+    assert report.total.places > 100 and report.total.falls > 30
+    assert figures["place_recall"] >= TARGETS["place_recall"]
+    assert figures["fall_recall"] >= TARGETS["fall_recall"]
+    assert figures["hand_false_falls"] == 0
+    assert figures["false_per_hour"] < TARGETS["false_per_hour"]
+    assert figures["pieces_right"] >= TARGETS["pieces_right"]
+    assert figures["fall_p95_10"] <= TARGETS["fall_p95_10"]
+    assert figures["fall_p95_80"] <= TARGETS["fall_p95_80"]
+    assert report.total.faults_found == report.total.faults
+    for real in report.real:  # the held-out recordings: every labelled change, nothing else
+        assert (real.found, real.false_events) == (real.events, 0), real.name
+        assert max(real.grams_error, default=0.0) < 5.0
+
+
+def test_the_tuning_and_held_out_material_do_not_overlap():
+    assert not set(TUNE_SEEDS) & set(HELD_OUT_SEEDS)
+    held_out = plans(BenchConfig(split=recordings.HELD_OUT, traces=2))
+    assert {p.seed for p in held_out} <= set(HELD_OUT_SEEDS)
+    assert {p.split for p in held_out} == {recordings.HELD_OUT}
+    assert DATA is not None
+    splits = (recordings.TUNE, recordings.HELD_OUT)
+    for kind in (recordings.noise_clips, recordings.press_shapes, recordings.real_traces):
+        tune, held_out = ({x.name for x in kind(DATA) if x.split == split} for split in splits)
+        assert tune and held_out
+        assert not tune & held_out
+
+
+def test_the_bench_command_says_which_split_it_reports(cli):
+    r = cli("bench", "scale", "--traces", "1", "--minutes", "1")
+    assert r.status == 0
+    assert "split: held-out (seeds 1001..1001" in r.out
+    assert "detector cost at 80 SPS" in r.out
+
+
+def test_the_bench_command_refuses_a_bad_size(cli):
+    r = cli("bench", "scale", "--traces", "0")
+    assert r.status == 2 and r.err.count("\n") == 1

@@ -1,0 +1,267 @@
+"""The load-cell event detector on synthetic traces: steps, hands, drift, glitches, faults."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+
+import pytest
+
+from firmware_host.detector import FALL, FAULT, PLACE, SETTLED, Detector, ScaleEvent, piece_count, piece_fit
+
+Load = Callable[[float], float]
+
+
+def trace(
+    load: Load,
+    seconds: float,
+    sps: float = 10.0,
+    cpg: float = 430.0,
+    noise_counts: float = 120.0,
+    offset: float = 84_000.0,
+    seed: int = 1,
+) -> list[tuple[float, int]]:
+    """Samples of a load (grams as a function of time) as HX711 counts with Gaussian noise."""
+    rng = random.Random(seed)
+    out = []
+    for k in range(int(seconds * sps)):
+        t = k / sps
+        out.append((t, round(offset + load(t) * cpg + rng.gauss(0.0, noise_counts))))
+    return out
+
+
+def run(samples: list[tuple[float, int]], cpg: float = 430.0, piece: float | None = 5.0, sps: float | None = 10.0):
+    det = Detector(cpg, piece, sps)
+    events: list[ScaleEvent] = []
+    for t, raw in samples:
+        events += det.feed(t, raw)
+    return det, events
+
+
+def steps(*changes: tuple[float, float]) -> Load:
+    """A load that steps by ``grams`` at each ``t``."""
+    return lambda t: sum(g for at, g in changes if t >= at)
+
+
+def kinds(events: list[ScaleEvent]) -> list[str]:
+    return [e.event for e in events]
+
+
+def test_one_piece_placed_is_one_place_of_one_piece():
+    det, events = run(trace(steps((10.0, 5.0)), 20))
+    assert kinds(events) == [PLACE]
+    assert events[0].pieces == 1
+    assert events[0].grams == pytest.approx(5.0, abs=0.5)
+    assert 10.0 < events[0].t < 13.0
+    assert det.state == SETTLED
+    assert det.net_grams == pytest.approx(5.0, abs=0.5)
+
+
+def test_a_fall_is_reported_within_a_second_of_the_pile_settling():
+    _, events = run(trace(steps((5.0, 30.0), (20.0, -15.0)), 30))
+    assert kinds(events) == [PLACE, FALL]
+    fall = events[1]
+    assert fall.grams == pytest.approx(-15.0, abs=0.6)
+    assert fall.pieces == 3
+    assert 20.0 < fall.t <= 21.0
+
+
+@pytest.mark.parametrize("sps", [10, 80])
+@pytest.mark.parametrize("pieces", [1, 2, 6])
+def test_falls_of_one_to_six_pieces_count_right(sps: int, pieces: int):
+    w = 3.0  # the lightest piece on the 5 kg cell: the hardest case
+    _, events = run(trace(steps((8.0, -pieces * w)), 15, sps=sps, noise_counts=200), piece=w, sps=sps)
+    assert [(e.event, e.pieces) for e in events] == [(FALL, pieces)]
+
+
+def test_negative_counts_per_gram_gives_the_same_events():
+    samples = trace(steps((10.0, 8.0), (25.0, -16.0)), 35, cpg=-430.0)
+    _, events = run(samples, cpg=-430.0, piece=8.0)
+    assert [(e.event, e.pieces) for e in events] == [(PLACE, 1), (FALL, 2)]
+    assert events[0].grams > 0 > events[1].grams
+
+
+def test_several_kinds_count_in_the_kind_that_fits():
+    assert piece_count(16.2, [4.0, 8.1]) == 2
+    assert piece_count(-12.1, [4.0, 8.1]) == 3
+    assert piece_fit(9.0, [6.0]) == (2, 0.5)
+    assert piece_count(7.0, []) == 0
+    det = Detector(430.0, [4.0, 8.1], 10.0)
+    events = [e for t, r in trace(steps((10.0, 8.1)), 20) for e in det.feed(t, r)]
+    assert [(e.event, e.pieces) for e in events] == [(PLACE, 1)]
+
+
+def test_without_a_piece_weight_events_carry_no_piece_count():
+    _, events = run(trace(steps((10.0, 4.0)), 20), piece=None)
+    assert [(e.event, e.pieces) for e in events] == [(PLACE, 0)]
+
+
+def hand(start: float, peak: float, hold: float, seed: int = 2) -> Load:
+    """A hand pressing ``peak`` grams: smooth on and off, wavering while it holds."""
+    rng = random.Random(seed)
+    waver = [rng.gauss(0.0, 0.04) for _ in range(int(hold * 20) + 40)]
+
+    def force(t: float) -> float:
+        x = t - start
+        if x < 0 or x > hold + 0.6:
+            return 0.0
+        env = min(1.0, x / 0.3, (hold + 0.6 - x) / 0.3)
+        return peak * env * (1.0 + waver[int(x * 20)])
+
+    return force
+
+
+@pytest.mark.parametrize("peak", [20.0, 150.0, 800.0])
+def test_a_hand_pressing_on_the_pile_gives_nothing(peak: float):
+    det, events = run(trace(lambda t: hand(10.0, peak, 3.0)(t), 25), piece=5.0)
+    assert events == []
+    assert det.state == SETTLED
+
+
+def test_the_pile_is_disturbed_while_a_hand_presses():
+    det = Detector(430.0, 5.0, 10.0)
+    states = {}
+    for t, raw in trace(lambda t: hand(10.0, 300.0, 3.0)(t), 20):
+        det.feed(t, raw)
+        states[round(t, 1)] = det.state
+    assert states[9.0] == SETTLED
+    assert states[11.5] == "disturbed"
+    assert states[19.0] == SETTLED
+
+
+def test_a_brush_gives_nothing():
+    def brush(t: float) -> float:
+        return 60.0 * math.sin(math.pi * (t - 10.0) / 0.3) if 10.0 <= t <= 10.3 else 0.0
+
+    assert run(trace(brush, 20))[1] == []
+
+
+def test_a_piece_placed_under_a_pressing_hand_counts_once_the_hand_leaves():
+    _, events = run(trace(lambda t: hand(10.0, 200.0, 2.0)(t) + (6.0 if t >= 11.0 else 0.0), 20), piece=6.0)
+    assert [(e.event, e.pieces) for e in events] == [(PLACE, 1)]
+    assert events[0].t > 12.6
+
+
+def test_creep_and_drift_are_followed_while_stable():
+    def drifting(t: float) -> float:  # 3 g a minute of drift and a creep of 1.5 g after a place
+        creep = 1.5 * (1 - math.exp(-(t - 60.0) / 20.0)) if t >= 60.0 else 0.0
+        return 3.0 * t / 60.0 + (5.0 if t >= 60.0 else 0.0) + creep
+
+    det, events = run(trace(drifting, 300), piece=5.0)
+    assert [(e.event, e.pieces) for e in events] == [(PLACE, 1)]
+    assert det.settled_grams is not None
+    assert det.net_grams == pytest.approx(drifting(299.9), abs=0.6)
+
+
+def test_isolated_spikes_and_impossible_codes_give_nothing():
+    samples = trace(lambda t: 0.0, 60)
+    rng = random.Random(3)
+    for i in rng.sample(range(20, len(samples)), 40):
+        t, raw = samples[i]
+        samples[i] = (t, rng.choice((-1, 0x7FFFFF, -0x800000, raw + 400_000, raw - 90_000)))
+    det, events = run(samples)
+    assert events == []
+    assert det.dropped >= 30  # adjacent pairs go into the window, whose medians outvote them
+
+
+def test_a_gap_in_the_samples_is_one_fault():
+    samples = [s for s in trace(lambda t: 0.0, 40) if not 10.0 <= s[0] < 13.0]
+    _, events = run(samples)
+    assert [(e.event, e.reason) for e in events] == [(FAULT, "gap: no samples for 3.1 s")]
+    assert events[0].t == pytest.approx(13.0)
+    assert events[0].to_json() == {"t": 13.0, "event": "fault", "grams": 0.0, "pieces": 0, "reason": events[0].reason}
+
+
+def test_a_change_during_a_gap_is_still_reported():
+    samples = [s for s in trace(steps((11.0, -10.0)), 30) if not 10.0 <= s[0] < 13.0]
+    _, events = run(samples)
+    assert [(e.event, e.pieces) for e in events] == [(FAULT, 0), (FALL, 2)]
+
+
+@pytest.mark.parametrize("code", [0, -1, 123_456])
+def test_a_stuck_line_is_reported_once_and_gives_no_fall(code: int):
+    samples = [(t, code if 10.0 <= t < 20.0 else raw) for t, raw in trace(lambda t: 0.0, 40)]
+    _, events = run(samples)
+    assert len(events) == 1
+    assert events[0].event == FAULT
+    assert events[0].reason.startswith("stuck: raw")
+    assert 10.9 <= events[0].t <= 12.0
+
+
+def test_saturation_is_reported_once():
+    samples = [(t, 0x7FFFFF if 10.0 <= t < 15.0 else raw) for t, raw in trace(lambda t: 0.0, 30)]
+    _, events = run(samples)
+    assert [(e.event, e.reason) for e in events] == [(FAULT, "saturated: full-scale readings")]
+    assert events[0].t == pytest.approx(10.2)
+
+
+def test_a_spike_storm_is_reported_once_and_again_after_recovery():
+    rng = random.Random(5)
+
+    def storm(samples: list[tuple[float, int]], a: float, b: float) -> list[tuple[float, int]]:
+        return [(t, rng.randint(-0x800000, 0x7FFFFF) if a <= t < b and rng.random() < 0.5 else r) for t, r in samples]
+
+    samples = storm(storm(trace(lambda t: 0.0, 60), 10.0, 20.0), 40.0, 45.0)
+    _, events = run(samples)
+    assert [e.event for e in events] == [FAULT, FAULT]
+    assert all(e.reason.startswith("spikes:") for e in events)
+    assert 10.0 < events[0].t < 13.0
+    assert 40.0 < events[1].t < 43.0
+
+
+def test_driver_faults_are_reported_once_per_episode():
+    det = Detector(430.0, 5.0, 10.0)
+    assert [e.reason for e in det.fault(1.0, "timeout: no data ready")] == ["timeout: no data ready"]
+    assert det.fault(1.5, "timeout: no data ready") == []
+
+
+def test_rezero_when_settled_takes_the_current_weight_as_zero():
+    det = Detector(430.0, 5.0, 10.0)
+    events = []
+    for t, raw in trace(steps((10.0, -120.0), (20.0, 80.0), (35.0, 5.0)), 45):
+        if t == 30.0:  # the table has emptied and refilled the bin and says so
+            det.rezero()
+        events += det.feed(t, raw)
+    assert [e.event for e in events] == [FALL, PLACE, PLACE]  # emptied, refilled (the game ignores both)
+    assert events[-1].pieces == 1
+    assert det.net_grams == pytest.approx(5.0, abs=0.5)
+
+
+def test_rezero_while_disturbed_takes_the_next_settled_weight_without_an_event():
+    det = Detector(430.0, 5.0, 10.0)
+    events = []
+    for t, raw in trace(steps((10.0, 80.0)), 20):
+        events += det.feed(t, raw)
+        if t == 10.1:
+            assert det.state == "disturbed"
+            det.rezero()
+    assert events == []
+    assert det.net_grams == pytest.approx(0.0, abs=0.5)
+
+
+def test_the_reference_second_sets_zero_and_the_rate():
+    det = Detector(430.0, 5.0)
+    for t, raw in trace(steps(), 2, sps=80):
+        det.feed(t, raw)
+    assert det.sps == pytest.approx(80.0)
+    assert det.zero_grams == pytest.approx(84_000 / 430.0, abs=0.1)
+    assert det.ready
+
+
+def test_time_must_increase():
+    det = Detector(430.0, 5.0, 10.0)
+    det.feed(1.0, 84_000)
+    assert det.feed(0.5, 84_000) == []
+    assert det.samples == 1
+
+
+@pytest.mark.parametrize("cpg", [0.0, math.nan, math.inf])
+def test_counts_per_gram_must_be_a_nonzero_number(cpg: float):
+    with pytest.raises(ValueError):
+        Detector(cpg)
+
+
+def test_piece_weights_must_be_positive():
+    with pytest.raises(ValueError):
+        Detector(430.0, [5.0, 0.0])

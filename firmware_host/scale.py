@@ -15,8 +15,9 @@ actions the buttons give — ``{"type": "place", "count": n}`` and ``{"type": "f
   nothing. When calibrated, the job is confirmed once the bin has been seen empty and then holds
   the pre-fill's weight; the "Bin filled" button always works too. The detector starts afresh
   (re-zeroed) after the job, after an undo and for a new game.
-- **Manual presses.** "Placed" pressed while the pile is still moving is a credit: the scale's
-  own count of that settle is reduced by it, so a piece is not counted twice.
+- **Manual presses.** "Placed" pressed while the scale has a change it has not reported yet (the
+  pile moving, or a new weight being confirmed) is a credit: the scale's own count of that settle
+  is reduced by it, so a piece is not counted twice.
 - **Faults** (from the driver, or the detector's ``fault`` events) show as the title bar's mark
   and on the self-test line; the buttons keep working throughout.
 """
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from firmware_host.calibration import GLITCHES, Calibration
-from firmware_host.detector import DISTURBED, FALL, FAULT, PLACE, SETTLED, Detector, ScaleEvent
+from firmware_host.detector import DISTURBED, FALL, FAULT, PLACE, SETTLED, Detector, ScaleEvent, Tuning
 from games.core import Action, Task
 
 if TYPE_CHECKING:
@@ -42,8 +43,9 @@ log = logging.getLogger(__name__)
 GAME = "tonne"
 LEVEL_SAMPLES = 5
 """Samples of the median that gives the absolute level (re-fill check, self-test)."""
-CREDIT_SECONDS = 1.0
-"""A manual "Placed" credit lapses once the pile has been settled this long."""
+CREDIT_SECONDS = Tuning().odd_place_confirm_s + 1.0
+"""A manual "Placed" credit lapses once the pile has been settled this long: longer than the
+detector takes to confirm a place, so the settle it stands for is always absorbed."""
 FAULT_CLEAR_SECONDS = 5.0
 """A detector fault clears once the pile has been settled this long."""
 KIND_SLACK = 0.35
@@ -154,7 +156,8 @@ class ScaleService:
         if cal is None:
             return
         if self.detector is None:
-            self.detector = Detector(cal.counts_per_gram, cal.lightest, self._sps())
+            weights = sorted(cal.pieces.values()) or None  # every kind: two cans are 10 g, not 2.5 apples
+            self.detector = Detector(cal.counts_per_gram, weights, self._sps())
         detector = self.detector
         before = detector.state
         for event in detector.feed(t, raw):
@@ -255,8 +258,20 @@ class ScaleService:
         self._expected = self._fill_grams(session) if task is not None else None
 
     def _manual(self, action: Action) -> None:
-        if action.get("type") == "place" and self.detector is not None and self.detector.state == DISTURBED:
+        """A "Placed" pressed while the scale has a change it has not reported yet (the pile
+        moving, or a new weight still being confirmed) stands for that change: credit it."""
+        if action.get("type") == "place" and self._unreported():
             self.credit += int(action.get("count", 1))
+
+    def _unreported(self) -> bool:
+        detector, cal = self.detector, self.calibration
+        if detector is None or cal is None:
+            return False
+        if detector.state == DISTURBED:
+            return True
+        if detector.settled_grams is None or self.raw is None or self.raw in GLITCHES or cal.lightest is None:
+            return False
+        return abs(self.raw / cal.counts_per_gram - detector.settled_grams) >= 0.5 * cal.lightest
 
     def _fill_grams(self, session: Any) -> float | None:
         """The weight of the bin's pre-fill, when every kind's weight is calibrated."""

@@ -12,7 +12,7 @@ import pytest
 from drivers.tower import ON
 from firmware_host.config import defaults
 from firmware_host.device import Device
-from firmware_host.scale import count_pieces, fill_tolerance
+from firmware_host.scale import FAULT_CLEAR_SECONDS, count_pieces, fill_tolerance
 from firmware_host.sim.script import ScriptRunner
 from firmware_host.store import Store
 from firmware_host.ui.game import GameScreen
@@ -23,8 +23,10 @@ FILL_2P = 3 * sum(PIECES.values())  # 69 g: three of each kind
 CALIBRATION = {"counts_per_gram": 420.0, "offset": 84000, "noise": 150, "pieces": PIECES, "weight_grams": 100}
 
 Body = Callable[[Device, ScriptRunner], Awaitable[Any]]
-SETTLE = 2.5
+SETTLE = 4.0
 """Seconds left after a load change for the detector to report it (virtual time costs nothing)."""
+EMPTY_SEEN = 3.0
+"""Seconds the empty bin stands still before the table fills it (the scale must see it empty)."""
 
 
 def run_device(state: Path, body: Body, *, calibrated: bool = True, scale: str = "sim") -> Device:
@@ -80,7 +82,7 @@ def screen(device: Device) -> GameScreen:
 async def start_and_fill(device: Device, run: ScriptRunner, cards: dict[str, int] | None = None) -> None:
     """A 2-player game; the table fills the bin (the scale confirms it); cards revealed."""
     await run.start("tonne", ("Ann", "Ben"))
-    await run.wait(1)
+    await run.wait(EMPTY_SEEN)
     await run.grams(FILL_2P)
     await run.wait(SETTLE)
     if cards is not None:
@@ -151,7 +153,8 @@ def test_the_count_is_cut_to_what_the_player_owes(tmp_path):
 
     async def body(device: Device, run: ScriptRunner) -> None:
         await start_and_fill(device, run, {"Ann": 1, "Ben": 5})
-        await put(run, 12.0, settle=0.7)  # two milk cartons (or three apples): Ann owed one
+        await run.grams(12.0)  # two milk cartons (or three apples): Ann owed one
+        await until(run, lambda: actions(device)[-1]["type"] == "place", SETTLE + 2)
         seen["toast"] = device.toast_text()
         seen["actions"] = actions(device)
 
@@ -277,8 +280,8 @@ def test_a_scale_fault_marks_the_title_and_the_buttons_still_work(tmp_path):
         await run.press("next")
         await run.press("ok")  # Fell
         seen["chips"] = summary(device)["chips"]
-        device.hw.scale.failed = False
-        await run.wait(1)
+        device.hw.scale.failed = False  # mended: the mark goes once the pile has been still a while
+        await run.wait(FAULT_CLEAR_SECONDS + SETTLE)
         seen["title_after"] = device.title_note()
 
     run_device(tmp_path, body)
@@ -437,7 +440,7 @@ class TableScript:
     """Writes a ``tablemate sim`` script for a 2-player game, keeping track of the bin's load."""
 
     def __init__(self) -> None:
-        self.lines = ["start tonne Ann Ben", "wait 1"]
+        self.lines = ["start tonne Ann Ben", f"wait {EMPTY_SEEN:g}"]
         self.load = 0.0
         self.played: dict[str, set[int]] = {"p1": set(), "p2": set()}
 

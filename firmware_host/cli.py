@@ -87,7 +87,21 @@ def cmd_state(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-HISTORY_FIELDS = ("date", "game", "duration", "players", "scores", "winners", "reason")
+HISTORY_FIELDS = ("date", "game", "duration", "players", "scores", "winners", "reason", "time")
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes}:{secs:02d}"
+
+
+def _time_used(entry: dict[str, Any]) -> str:
+    """Each player's time on the turn timer (empty when no timer ran)."""
+    timer = entry.get("timer")
+    players = timer.get("players") if isinstance(timer, dict) else None
+    if not isinstance(players, dict):
+        return ""
+    return ", ".join(f"{p} {_clock(v.get('total_s') or 0)}" for p, v in players.items() if isinstance(v, dict))
 
 
 def history_rows(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
@@ -105,6 +119,7 @@ def history_rows(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
                 "scores": ", ".join(f"{p} {s}" for p, s in scores.items()),
                 "winners": ", ".join(e.get("winners", [])) or ("-" if e.get("reason") == "over" else ""),
                 "reason": "finished" if e.get("reason") == "over" else "ended early",
+                "time": _time_used(e),
             }
         )
     return rows

@@ -99,4 +99,27 @@ def test_history_table_json_and_csv(cli, tmp_path):
     assert table[0].split()[:4] == ["date", "game", "duration", "players"]
     assert "Ann, Ben" in table[1] and "ended early" in table[2]
     csv_lines = cli("history", "--csv", "--state-dir", state).out.splitlines()
-    assert csv_lines[0] == "date,game,duration,players,scores,winners,reason" and len(csv_lines) == 3
+    assert csv_lines[0] == "date,game,duration,players,scores,winners,reason,time" and len(csv_lines) == 3
+
+
+def test_the_committed_arschbombe_script_plays_every_kind_of_button_input(cli, tmp_path):
+    from pathlib import Path
+
+    from firmware_host.journal import Journal
+
+    script = Path(__file__).parent / "data" / "arschbombe_game.sim"
+    state = tmp_path / "state"
+    assert cli("sim", "--script", script, "--frames", tmp_path / "f", "--state-dir", state).status == 0
+    entry = cli("history", "--json", "--state-dir", state).json()[-1]
+    assert entry["reason"] == "over" and entry["winners"] == ["Ann"]
+    (journal,) = (state / "games").glob("*.jsonl")
+    first = [(a["jumper"], a["special"], a["result"]) for a in Journal.open(journal).actions()[:6]]
+    assert first == [
+        ("rascal", False, "A"),
+        ("diver", True, "clean"),
+        ("rascal", True, "B"),  # Ann's own button: hold to pick, tap to move
+        ("rascal", False, "out"),
+        ("diver", False, "touch"),
+        ("rascal", False, "D"),
+    ]
+    assert len(list((tmp_path / "f").glob("*.png"))) == 8

@@ -322,6 +322,8 @@ def test_history_keeps_time_per_player_and_per_turn(tmp_path, cli):
     frame = dev.screens[-2].frame()  # (the top one is the stop message)
     assert frame.title == "Time used"
     assert (frame.rows[0].cells, frame.rows[0].right) == (("Ann 0:42",), "2/7/12s")
+    table = cli("history", "--state-dir", tmp_path / "state").out
+    assert "Ann 0:42, Ben 0:48" in table  # the plain table shows time per player too
 
 
 # -- settings ---------------------------------------------------------------------------------------------------

@@ -284,3 +284,12 @@ def test_a_bug_in_a_screen_does_not_stop_the_device(tmp_path):
 
     text, score = run_device(tmp_path, body)
     assert "Internal error" in text and score == 3
+
+
+def test_games_whose_rules_pick_the_starter_skip_who_starts(tmp_path):
+    async def body(dev):
+        await choose_game(dev, "Ab in die Tonne")
+        await presses(dev, "ok")  # seats p1..p4: the cards decide who begins
+        return dev.session.summary["players"] if dev.session else await screen(dev)
+
+    assert run_device(tmp_path, body) == ["P1", "P2", "P3", "P4"]

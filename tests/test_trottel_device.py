@@ -243,7 +243,7 @@ press ok
 # the game list wraps: Trottelmuetze is its last entry
 press prev
 press ok
-press ok
+# seats: ok (the cap roll decides who starts, so nobody is asked)
 press ok
 snap options
 press ok

@@ -68,7 +68,10 @@ class ChooseSeats(Screen):
                 self.seats = [s for s in SEATS if s in self.seats or s == press.button]
         elif press.button == "ok":
             if self._count_ok():
-                self.dev.push(ChooseStart(self.dev, self.game, self.seats))
+                if self.engine.rules_pick_start:  # the cards or a roll decide: nothing to ask
+                    after_start(self.dev, self.game, self.seats, self.seats[0])
+                else:
+                    self.dev.push(ChooseStart(self.dev, self.game, self.seats))
             else:
                 top = self.engine.max_players
                 self.dev.toast(f"{self.engine.min_players}-{top or 'any'} players")
@@ -99,12 +102,16 @@ class ChooseStart(ListScreen):
         super().press(press)
 
     def _go(self, seat: str | None) -> None:
-        engine = get_engine(self.game)
-        specs = getattr(engine, "menu_options", ())
-        if specs:
-            self.dev.push(ChooseOptions(self.dev, self.game, self.seats, seat, specs))
-        else:
-            self.dev.start_game(self.game, self.seats, seat, {})
+        after_start(self.dev, self.game, self.seats, seat)
+
+
+def after_start(dev: Device, game: str, seats: list[str], start: str | None) -> None:
+    """The step after who starts: the game's options if it has any, else the game itself."""
+    specs = getattr(get_engine(game), "menu_options", ())
+    if specs:
+        dev.push(ChooseOptions(dev, game, seats, start, specs))
+    else:
+        dev.start_game(game, seats, start, {})
 
 
 class ChooseOptions(ListScreen):

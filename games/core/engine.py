@@ -84,6 +84,8 @@ class Engine(ABC, Generic[S]):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int | None] = None
     option_keys: ClassVar[frozenset[str]] = frozenset()
+    rules_pick_start: ClassVar[bool] = False
+    """Whether the rules decide who begins (cards, a roll): then the menu does not ask."""
     timeout_action: ClassVar[bool] = False
     """Whether the game gives a hard turn timeout a consequence.
 

@@ -104,6 +104,7 @@ class Tonne(Engine[TonneState]):
     min_players = 2
     max_players = 5
     option_keys = frozenset({"mice"})
+    rules_pick_start = True
 
     def setup(self, players: list[str], rng: Rng, options: dict[str, Any]) -> TonneState:
         if "mice" in options:

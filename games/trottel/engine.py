@@ -98,6 +98,7 @@ class Trottel(Engine[TrottelState]):
     min_players = 2
     max_players = None
     option_keys = frozenset({"board", "casino", "alcohol_free"})
+    rules_pick_start = True
     menu_options = (("alcohol_free", "Alcohol-free", (("off", False), ("on", True))),)
     """Options the device asks for when a game starts (key, label, choices)."""
 

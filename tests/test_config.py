@@ -69,3 +69,25 @@ def test_a_broken_config_exits_2_with_one_line_and_no_traceback(cli, tmp_path):
 def test_missing_config_file_is_named(cli, tmp_path):
     result = cli("run", "--sim", "--config", tmp_path / "nope.toml", "--state-dir", tmp_path)
     assert result.status == 2 and "nope.toml" in result.err
+
+
+def test_a_broken_config_is_shown_on_the_oled_of_the_device(cli, tmp_path, monkeypatch):
+    """`tablemate run` (not --sim) draws the error on the configured panel, which keeps it."""
+    from luma.core.device import dummy
+
+    import drivers.display
+
+    panels = []
+
+    def fake_open(kind, port, address, rotation, serial_interface=None):
+        panels.append((kind, address))
+        panels.append(dummy(width=128, height=64, mode="1"))
+        return panels[-1]
+
+    monkeypatch.setattr(drivers.display, "open_display", fake_open)
+    path = tmp_path / "config.toml"
+    path.write_text("[display]\nkind = 'sh1106'\naddress = 0x3D\n[buttons]\nokk = 3\n")
+    result = cli("run", "--config", path, "--state-dir", tmp_path / "state")
+    assert result.status == 2 and "[buttons] unknown key 'okk'" in result.err
+    assert panels[0] == ("sh1106", 0x3D)  # the panel the file names, though the file is broken
+    assert panels[1].image is not None and panels[1].image.getbbox() is not None  # something drawn

@@ -101,12 +101,21 @@ class ReplayResult:
     reason: str | None = None
 
 
-def replay(script: Script) -> ReplayResult:
-    """Run every action of ``script``; stop at the first refused one."""
-    engine, state = script.start()
-    for index, action in enumerate(script.actions):
+def run_actions(engine: Engine, state: Any, actions: list[Action]) -> tuple[Any, int | None, str | None]:
+    """Apply ``actions`` in order from ``state``; stop at the first refused one.
+
+    Returns the last good state, and the index and reason of the refused action (or ``None``s).
+    """
+    for index, action in enumerate(actions):
         try:
             state, _ = engine.apply(state, action)
         except Refused as exc:
-            return ReplayResult(engine.summary(state), index, str(exc))
-    return ReplayResult(engine.summary(state))
+            return state, index, str(exc)
+    return state, None, None
+
+
+def replay(script: Script) -> ReplayResult:
+    """Run every action of ``script``; stop at the first refused one."""
+    engine, state = script.start()
+    state, index, reason = run_actions(engine, state, script.actions)
+    return ReplayResult(engine.summary(state), index, reason)

@@ -13,24 +13,34 @@ from collections.abc import Callable
 from typing import Any
 
 from firmware_host.journal import Journal
-from firmware_host.replay import Script
+from firmware_host.replay import Script, run_actions
 from firmware_host.store import Store
-from games.core import Action, Effect, Engine, Prompt, Refused, Task, View
+from games.core import Action, Effect, Engine, Prompt, Task, View
 
 
 class Session:
     """One game on the device, journaled in a :class:`~firmware_host.store.Store`."""
 
-    def __init__(self, store: Store, journal: Journal, wall: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        store: Store,
+        journal: Journal,
+        wall: Callable[[], float] = time.time,
+        started: tuple[Engine, Any] | None = None,
+    ) -> None:
         self.store = store
         self.journal = journal
         self.wall = wall
         header = journal.header
         self.base = Script(header["game"], list(header["players"]), header["seed"], dict(header.get("options", {})))
         self.engine: Engine
-        self.engine, self._start = self.base.start()
+        self.engine, self._start = started or self.base.start()
+        self._asked: tuple[tuple[int, int], Prompt | None] | None = None
+        self._seen: tuple[int, View] | None = None
+        self._version = 0
+        """Counts changes of ``state``: what the prompt and view caches are keyed on."""
         self.actions: list[Action] = []
-        self.state: Any = self._start
+        self._state: Any = self._start
         self.skipped: str | None = None
         """Why replaying the journal stopped early (an action the engine now refuses), if it did."""
         self._rebuild(journal.actions())
@@ -49,7 +59,7 @@ class Session:
         """Start and journal a new game; raises ScriptError for a game it cannot start."""
         seed = secrets.randbits(31) if seed is None else seed
         script = Script(game, list(players), seed, dict(options or {}))
-        script.start()  # validate before anything is written
+        started = script.start()  # validate before anything is written
         now = wall()
         header = {
             "id": time.strftime("%Y%m%dT%H%M%S", time.gmtime(now)) + f"-{secrets.token_hex(3)}",
@@ -59,7 +69,7 @@ class Session:
             "options": dict(options or {}),
             "started": now,
         }
-        return cls(store, store.new_game(header), wall)
+        return cls(store, store.new_game(header), wall, started)
 
     @classmethod
     def resume(cls, store: Store, wall: Callable[[], float] = time.time) -> Session | None:
@@ -72,20 +82,16 @@ class Session:
             end = journal.last("end") or {}
             session._file(journal.ended, end.get("t", wall()), end.get("extra", {}))
             return None
+        # Actions the engine now refuses were dropped from play: take them back in the journal
+        # too, so new actions follow what is in play and undo takes back what the table sees.
+        for _ in range(len(journal.actions()) - len(session.actions)):
+            session.journal.append({"undo": 1, "t": wall()})
         return session
 
     def _rebuild(self, actions: list[Action]) -> None:
-        state = self._start
-        kept: list[Action] = []
-        self.skipped = None
-        for index, action in enumerate(actions):
-            try:
-                state, _ = self.engine.apply(state, action)
-            except Refused as exc:
-                self.skipped = f"action {index} refused on resume: {exc}"
-                break
-            kept.append(action)
-        self.state, self.actions = state, kept
+        state, index, reason = run_actions(self.engine, self._start, actions)
+        self.skipped = None if index is None else f"action {index} refused on resume: {reason}"
+        self.state, self.actions = state, actions[: len(actions) if index is None else index]
 
     # -- the door -----------------------------------------------------------------------------
     def apply(self, action: Action) -> list[Effect]:
@@ -150,6 +156,16 @@ class Session:
 
     # -- reading ------------------------------------------------------------------------------
     @property
+    def state(self) -> Any:
+        """The game state in play."""
+        return self._state
+
+    @state.setter
+    def state(self, state: Any) -> None:
+        self._state = state
+        self._version += 1
+
+    @property
     def over(self) -> bool:
         """Whether the rules say the game is finished."""
         return bool(self.state.over)
@@ -164,12 +180,20 @@ class Session:
         return Script(self.base.game, self.base.players, self.base.seed, self.base.options, list(self.actions))
 
     def prompt(self) -> Prompt | None:
-        """What the game waits for: the engine's prompt, past table jobs already confirmed."""
-        prompt = self.engine.prompt(self.state)
-        while isinstance(prompt, Task) and self._confirmed(prompt.key):
-            prompt = prompt.then
-        return prompt
+        """What the game waits for: the engine's prompt, past table jobs already confirmed.
+
+        Asked once per state and journal length (the screen, the timer and the scale all ask).
+        """
+        key = (self._version, len(self.journal.records))
+        if self._asked is None or self._asked[0] != key:
+            prompt = self.engine.prompt(self.state)
+            while isinstance(prompt, Task) and self._confirmed(prompt.key):
+                prompt = prompt.then
+            self._asked = (key, prompt)
+        return self._asked[1]
 
     def view(self) -> View:
-        """What the screen shows of the game."""
-        return self.engine.view(self.state)
+        """What the screen shows of the game (made once per state)."""
+        if self._seen is None or self._seen[0] != self._version:
+            self._seen = (self._version, self.engine.view(self.state))
+        return self._seen[1]

@@ -114,3 +114,17 @@ def test_bench_journal_reports_the_fsync_time(cli, tmp_path):
     result = cli("bench", "journal", "--count", "5", "--state-dir", tmp_path)
     assert result.status == 0 and "median" in result.out and "p95" in result.out
     assert list(tmp_path.iterdir()) == []  # it leaves nothing behind
+
+
+def test_after_a_resume_that_drops_a_refused_action_new_actions_survive_the_next_resume(tmp_path):
+    store = Store(tmp_path)
+    session = Session.start(store, "arschbombe", ["Ann", "Ben"], seed=5)
+    session.apply(JUMP)
+    session.journal.append({"a": {"type": "bogus"}})  # an action a newer engine no longer takes
+    resumed = Session.resume(Store(tmp_path))
+    assert resumed.skipped and len(resumed.actions) == 1
+    resumed.apply({"type": "jump", "jumper": "diver", "result": "clean"})
+    resumed.apply(JUMP)
+    again = Session.resume(Store(tmp_path))
+    assert again.actions == resumed.actions and again.skipped is None
+    assert again.undo() and Session.resume(Store(tmp_path)).actions == resumed.actions[:-1]

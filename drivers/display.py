@@ -15,7 +15,6 @@ from luma.core.device import dummy
 from luma.core.interface.serial import noop
 
 WIDTH, HEIGHT = 128, 64
-KINDS = ("ssd1306", "sh1106", "sim")
 
 DisplayErrors = (OSError, luma.core.error.Error)
 """What a display call raises when the panel or its bus fails (luma turns EREMOTEIO, errno 121,

@@ -22,6 +22,7 @@ from typing import Any
 from firmware_host import config as configuration
 from firmware_host.replay import Script, ScriptError, replay
 from firmware_host.store import Store, StoreError, default_state_dir
+from firmware_host.timer_stats import clock_text
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_REFUSED = 0, 2, 3
 
@@ -43,6 +44,11 @@ def _store(args: argparse.Namespace, create: bool = True) -> Store:
         return Store(args.state_dir, create=create)
     except StoreError as exc:
         raise Fail(str(exc)) from None
+
+
+def _state_root(args: argparse.Namespace) -> Path:
+    """The state folder named by ``--state-dir``, else the default one."""
+    return Path(args.state_dir) if args.state_dir else default_state_dir()
 
 
 def _config(args: argparse.Namespace) -> configuration.Config:
@@ -70,7 +76,7 @@ def cmd_state(args: argparse.Namespace) -> int:
     """Print the game the device would resume, and the SCRIPT that rebuilds it (read only)."""
     from firmware_host.session import Session
 
-    root = Path(args.state_dir) if args.state_dir else default_state_dir()
+    root = _state_root(args)
     if args.state_dir is None and not root.exists():
         _print_json({"summary": None, "script": None})
         return EXIT_OK
@@ -90,31 +96,27 @@ def cmd_state(args: argparse.Namespace) -> int:
 HISTORY_FIELDS = ("date", "game", "duration", "players", "scores", "winners", "reason", "time")
 
 
-def _clock(seconds: float) -> str:
-    minutes, secs = divmod(round(seconds), 60)
-    return f"{minutes}:{secs:02d}"
-
-
 def _time_used(entry: dict[str, Any]) -> str:
     """Each player's time on the turn timer (empty when no timer ran)."""
     timer = entry.get("timer")
     players = timer.get("players") if isinstance(timer, dict) else None
     if not isinstance(players, dict):
         return ""
-    return ", ".join(f"{p} {_clock(v.get('total_s') or 0)}" for p, v in players.items() if isinstance(v, dict))
+    return ", ".join(
+        f"{p} {clock_text(round((v.get('total_s') or 0) * 1000))}" for p, v in players.items() if isinstance(v, dict)
+    )
 
 
 def history_rows(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
     """History entries as flat text fields for the table and CSV."""
     rows = []
     for e in entries:
-        minutes, seconds = divmod(int(e.get("duration_s", 0)), 60)
         scores = e.get("scores", {})
         rows.append(
             {
                 "date": time.strftime("%Y-%m-%d %H:%M", time.localtime(e.get("started", 0))),
                 "game": str(e.get("game", "")),
-                "duration": f"{minutes}:{seconds:02d}",
+                "duration": clock_text(round(e.get("duration_s", 0) * 1000)),
                 "players": ", ".join(e.get("players", [])),
                 "scores": ", ".join(f"{p} {s}" for p, s in scores.items()),
                 "winners": ", ".join(e.get("winners", [])) or ("-" if e.get("reason") == "over" else ""),
@@ -127,7 +129,7 @@ def history_rows(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
 
 def cmd_history(args: argparse.Namespace) -> int:
     """Print finished games as a table, JSON or CSV."""
-    root = Path(args.state_dir) if args.state_dir else default_state_dir()
+    root = _state_root(args)
     entries = [] if args.state_dir is None and not root.exists() else _history(args)
     if args.json:
         _print_json(entries)
@@ -209,7 +211,7 @@ def cmd_bench_journal(args: argparse.Namespace) -> int:
     """Measure the journal's append-and-fsync time in the state folder."""
     from firmware_host.bench.journal import main as bench_journal
 
-    root = Path(args.state_dir) if args.state_dir else default_state_dir()
+    root = _state_root(args)
     try:
         return bench_journal(root, args.count)
     except OSError as exc:
@@ -399,7 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--sps", type=float, metavar="N", help="nominal samples per second (default: from the timestamps)")
 
-    from firmware_host.bench.scale import add_arguments as bench_scale_arguments
+    from firmware_host.bench.options import add_scale_arguments
 
     p = bench_sub.add_parser(
         "scale",
@@ -408,7 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
         "events, piece counts, latency and cost. Reports on the held-out seeds unless --split tune.",
     )
     p.set_defaults(handler=cmd_bench_scale)
-    bench_scale_arguments(p)
+    add_scale_arguments(p)
     return parser
 
 

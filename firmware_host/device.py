@@ -22,16 +22,15 @@ from firmware_host.config import BUTTONS, Config
 from firmware_host.hardware import Hardware, build
 from firmware_host.lights import Lights
 from firmware_host.render import Frame, Row, render
-from firmware_host.replay import ScriptError
+from firmware_host.replay import Script, ScriptError
 from firmware_host.scale import ScaleService
 from firmware_host.screen import DisplayService
 from firmware_host.session import Session
 from firmware_host.store import Store, StoreError
 from firmware_host.timers import TimerService
-from firmware_host.ui.base import Confirm, Message, Screen
+from firmware_host.ui.base import Confirm, Message, Screen, footed
 from firmware_host.ui.game import GameScreen
 from firmware_host.ui.menus import GameMenu, GameOver, MainMenu
-from games import TITLES
 from games.core import Action, Effect, Refused
 
 log = logging.getLogger(__name__)
@@ -40,6 +39,8 @@ SHIFT_EVERY = 60.0
 """Seconds between moves of the picture against burn-in."""
 SHIFTS = ((0, 0), (1, 0), (2, 0), (2, 1), (2, 2), (1, 2), (0, 2), (0, 1))
 TOAST_SECONDS = 2.5
+TOAST_QUEUE = 3
+"""Toasts waiting behind the one showing, at most (older ones are dropped)."""
 
 
 class Device:
@@ -81,6 +82,8 @@ class Device:
         self.stop_reason: str | None = None
         self._stopped = asyncio.Event()
         self._toast: tuple[str, float] | None = None
+        self._toasts: list[tuple[str, float]] = []
+        self._toast_handle: asyncio.TimerHandle | None = None
         self._dirty = False
         self._shift = 0
         self._dimmed = False
@@ -138,7 +141,7 @@ class Device:
         self.screens.append(Message(self, "tablemate", self.stop_reason or "Stopped"))
         self._dimmed = False
         self.display.set_contrast(self.settings["brightness"])
-        self.display.show(render(self.frame(), SHIFTS[self._shift]))
+        self._draw()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.display.flush(), 2.0)
         for task in self._tasks:
@@ -253,10 +256,16 @@ class Device:
             i = order.index(start)
             order = order[i:] + order[:i]
         options = {**self.config.games.get(game, {}), **(options or {})}
+        players = [names[s] for s in order]
+        try:
+            Script(game, players, 0, options).start()  # a game that cannot start ends nothing
+        except ScriptError as exc:
+            self.refuse(str(exc))
+            return False
         if self.session is not None:
             self.end_early()
         try:
-            session = Session.start(self.store, game, [names[s] for s in order], options, self.seed, self.wall)
+            session = Session.start(self.store, game, players, options, self.seed, self.wall)
         except ScriptError as exc:
             self.refuse(str(exc))
             return False
@@ -301,8 +310,8 @@ class Device:
         return True
 
     def refuse(self, reason: str) -> None:
-        """Show why an action was refused, with the tower's refusal signal."""
-        self.toast(reason)
+        """Show why an action was refused, at once, with the tower's refusal signal."""
+        self.toast(reason, now=True)
         self.lights.signal("refused")
 
     def _play(self, effects: list[Effect]) -> None:
@@ -408,14 +417,34 @@ class Device:
     def _screen_changed(self) -> None:
         if self.screens:
             self.screens[-1].shown()
-            self.lights.set_mood(self.screens[-1].mood)
+        self.update_mood()
         self.redraw()
 
-    def toast(self, text: str, seconds: float = TOAST_SECONDS) -> None:
-        """Show ``text`` for a moment over the bottom line."""
-        loop = asyncio.get_running_loop()
-        self._toast = (text, loop.time() + seconds)
-        loop.call_later(seconds + 0.01, self.redraw)
+    def toast(self, text: str, seconds: float = TOAST_SECONDS, now: bool = False) -> None:
+        """Show ``text`` for a moment over the bottom line.
+
+        One already showing finishes first (a few wait their turn; a repeat of one showing or
+        waiting is not queued again), unless ``now``: a refusal or a fault answers at once.
+        """
+        if text == self.toast_text() or any(text == t for t, _ in self._toasts):
+            return
+        if now:
+            self._toasts.insert(0, (text, seconds))
+        else:
+            self._toasts.append((text, seconds))
+            del self._toasts[:-TOAST_QUEUE]
+        if now or self.toast_text() is None:
+            self._next_toast()
+
+    def _next_toast(self) -> None:
+        if self._toast_handle is not None:
+            self._toast_handle.cancel()
+        self._toast, self._toast_handle = None, None
+        if self._toasts:
+            text, seconds = self._toasts.pop(0)
+            loop = asyncio.get_running_loop()
+            self._toast = (text, loop.time() + seconds)
+            self._toast_handle = loop.call_later(seconds, self._next_toast)
         self.redraw()
 
     def toast_text(self) -> str | None:
@@ -456,9 +485,9 @@ class Device:
             return Frame("tablemate", (Row.of("Starting"),))
         frame = self.screens[-1].frame()
         toast = self.toast_text()
-        if toast and not isinstance(self.screens[-1], GameScreen):
-            rows = list(frame.rows) + [Row.of()] * (6 - len(frame.rows))
-            frame = Frame(frame.title, (*rows[:5], Row.of(toast, invert=True)), frame.title_right, frame.bar)
+        if toast:
+            rows = footed(list(frame.rows), Row.of(toast, invert=True))
+            frame = Frame(frame.title, tuple(rows), frame.title_right, frame.bar)
         return frame
 
     # -- drawing, dimming, burn-in ------------------------------------------------------------------
@@ -513,8 +542,3 @@ class Device:
         if key == "sound":
             self.lights.set_sound(value)
         self.redraw()
-
-
-def title_of(game: str) -> str:
-    """A game's screen title."""
-    return TITLES.get(game, game)

@@ -111,19 +111,17 @@ class Lights:
         self.play(SIGNALS.get(name, []))
 
     def play(self, steps: Sequence[Step]) -> None:
-        """Play a timed pattern of states now."""
-        if self._handle is not None:
-            self._handle.cancel()
-            self._handle = None
-        self._pattern = list(steps)
-        self._next_step()
+        """Play a timed pattern of states now (replacing one still playing)."""
+        self._start(list(steps))
 
     def interject(self, steps: Sequence[Step]) -> None:
         """Play a timed pattern now, then go on with the one that was playing (restarting its step)."""
+        self._start(list(steps) + self._pattern)
+
+    def _start(self, pattern: list[Step]) -> None:
         if self._handle is not None:
             self._handle.cancel()
-            self._handle = None
-        self._pattern = list(steps) + self._pattern
+        self._pattern = pattern
         self._next_step()
 
     def set_sound(self, on: bool) -> None:
@@ -133,13 +131,9 @@ class Lights:
 
     def _next_step(self) -> None:
         self._handle = None
+        self._update()
         if self._pattern:
-            _, seconds = self._pattern[0]
-            self._update()
-            loop = asyncio.get_running_loop()
-            self._handle = loop.call_later(seconds, self._after_step)
-        else:
-            self._update()
+            self._handle = asyncio.get_running_loop().call_later(self._pattern[0][1], self._after_step)
 
     def _after_step(self) -> None:
         if self._pattern:

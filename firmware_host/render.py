@@ -9,13 +9,14 @@ service moves now and then so no pixel stays lit for hours (burn-in).
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 from luma.core.legacy.font import LCD_FONT
 from PIL import Image
 
-WIDTH, HEIGHT = 128, 64
+from drivers.display import HEIGHT, WIDTH
+
 MARGIN = 2
 """The picture is drawn in a 126×62 area and moved by up to this many pixels against burn-in."""
 ROW = 8
@@ -45,7 +46,6 @@ class Frame:
     rows: tuple[Row, ...] = ()
     title_right: str = ""
     bar: float | None = None
-    blank: bool = field(default=False)
 
 
 SPELLED = {"Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss"}
@@ -163,8 +163,6 @@ def _row(img: Image.Image, x0: int, y: int, row: Row, width: int) -> None:
 def render(frame: Frame, offset: tuple[int, int] = (0, 0)) -> Image.Image:
     """The 128×64 1-bit picture of ``frame``, shifted by ``offset`` (each 0..MARGIN)."""
     img = Image.new("1", (WIDTH, HEIGHT))
-    if frame.blank:
-        return img
     ox, oy = offset
     bar_w = 3 if frame.bar is not None else 0
     width = CONTENT_W - bar_w

@@ -194,7 +194,7 @@ class ScaleService:
             if reason != self.detector_fault:
                 log.warning("scale fault: %s", reason)
                 self.detector_fault = reason
-                self.device.toast(f"Scale: {reason}")
+                self.device.toast(f"Scale: {reason}", now=True)
             return
         if self._placing is None or self._paused():
             return

@@ -10,7 +10,7 @@ from firmware_host import config as configuration
 from firmware_host.session import Session
 from firmware_host.store import Store
 from games import ENGINES
-from tests.devicekit import choose_game, presses, run_device, screen
+from tests.devicekit import choose_game, pixels, presses, run_device, screen
 
 
 @pytest.fixture
@@ -293,3 +293,45 @@ def test_games_whose_rules_pick_the_starter_skip_who_starts(tmp_path):
         return dev.session.summary["players"] if dev.session else await screen(dev)
 
     assert run_device(tmp_path, body) == ["P1", "P2", "P3", "P4"]
+
+
+def test_toasts_wait_their_turn_but_a_refusal_answers_at_once(tmp_path):
+    async def body(dev):
+        dev.toast("first")
+        dev.toast("second")
+        dev.toast("first")  # a repeat is not queued again
+        seen = [dev.toast_text()]
+        await asyncio.sleep(2.6)
+        seen.append(dev.toast_text())
+        dev.refuse("not now")
+        seen.append(dev.toast_text())
+        await asyncio.sleep(2.6)
+        seen.append(dev.toast_text())
+        return seen
+
+    assert run_device(tmp_path, body) == ["first", "second", "not now", None]
+
+
+def test_the_self_test_follows_the_scale_without_a_press(tmp_path):
+    async def body(dev):
+        await presses(dev, "next", "next", "next", "ok")
+        await asyncio.sleep(2)
+        before = pixels(dev)
+        dev.hw.scale.grams += 500
+        await asyncio.sleep(2)
+        return before, pixels(dev)
+
+    before, after = run_device(tmp_path, body)
+    assert before != after
+
+
+def test_a_game_that_cannot_start_leaves_the_game_in_play_alone(tmp_path):
+    async def body(dev):
+        dev.start_named("arschbombe", ["Ann", "Ben"])
+        await presses(dev, "ok", "ok", "ok")
+        started = dev.start_named("arschbombe", ["Solo"])
+        return started, dev.session.summary["scores"]["Ann"], await screen(dev)
+
+    started, score, text = run_device(tmp_path, body)
+    assert not started and score == 3 and "not 1" in text
+    assert Store(tmp_path).history() == []

@@ -36,7 +36,7 @@ from functools import cache
 from itertools import pairwise
 from pathlib import Path
 
-TUNE, HELD_OUT = "tune", "held-out"
+from firmware_host.bench.options import HELD_OUT, TUNE
 
 COUNTS_PER_GRAM = 374.0
 """The recordings' own calibration: grams = sum of four tared channels / 374."""

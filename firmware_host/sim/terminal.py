@@ -158,7 +158,12 @@ def run_terminal(config: Config, store: Store, seed: int | None = None) -> int:
         device = Device(config.with_sim(), store, seed=seed, wall=time.time)
         term = Terminal(device)
         task = asyncio.create_task(device.run())
-        await device.ready.wait()
+        ready = asyncio.create_task(device.ready.wait())
+        await asyncio.wait([task, ready], return_when=asyncio.FIRST_COMPLETED)
+        if task.done():  # the device failed before it was ready: say why, do not wait forever
+            ready.cancel()
+            task.result()
+            return
         loop.add_reader(fd, lambda: term.key(os.read(fd, 64).decode("utf-8", "ignore")))
         try:
             while not task.done():

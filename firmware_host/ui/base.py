@@ -45,6 +45,11 @@ class Screen:
         """Called when the screen comes (back) to the top of the stack."""
 
 
+def footed(rows: list[Row], foot: Row) -> list[Row]:
+    """``rows`` cut or padded to fill the screen above ``foot``, then ``foot`` on the last line."""
+    return [*rows[: ROWS - 1], *[Row.of()] * (ROWS - 1 - len(rows)), foot]
+
+
 def is_seat(press: Press) -> bool:
     """Whether a press came from a seat button."""
     return press.button in SEATS
@@ -107,8 +112,7 @@ class ListScreen(Screen):
             Row.of(item.label, item.note, invert=(first + i == self.index))
             for i, item in enumerate(items[first : first + room])
         ]
-        rows += [Row.of()] * (room - len(rows))
-        rows.append(Row.of(self.hint))
+        rows = footed(rows, Row.of(self.hint))
         position = f"{self.index + 1}/{len(items)}" if len(items) > room else ""
         return Frame(self.title, tuple(rows), position)
 
@@ -130,10 +134,7 @@ class Confirm(Screen):
             self.dev.pop()
 
     def frame(self) -> Frame:
-        lines = wrap(self.question)[: ROWS - 1]
-        rows = [Row.of(line) for line in lines]
-        rows += [Row.of()] * (ROWS - 1 - len(rows))
-        rows.append(Row.of("ok: yes    back: no", invert=True))
+        rows = footed([Row.of(line) for line in wrap(self.question)], Row.of("ok: yes    back: no", invert=True))
         return Frame(self.title, tuple(rows))
 
 
@@ -159,10 +160,7 @@ class Message(Screen):
             self.on_ok()
 
     def frame(self) -> Frame:
-        lines = wrap(self.text)
-        room = ROWS - (1 if self.on_ok else 0)
-        rows = [Row.of(line) for line in lines[:room]]
+        rows = [Row.of(line) for line in wrap(self.text)]
         if self.on_ok:
-            rows += [Row.of()] * (room - len(rows))
-            rows.append(Row.of("ok: continue"))
-        return Frame(self.title, tuple(rows))
+            rows = footed(rows, Row.of("ok: continue"))
+        return Frame(self.title, tuple(rows[:ROWS]))

@@ -22,14 +22,20 @@ from firmware_host.calibration import (
     CalibrationError,
     CalibrationRun,
 )
-from firmware_host.render import ROWS, Frame, Row, wrap
-from firmware_host.ui.base import Screen, is_seat
-from games.tonne.engine import KIND_LABELS
+from firmware_host.render import Frame, Row, wrap
+from firmware_host.ui.base import Screen, footed, is_seat
 
 if TYPE_CHECKING:
     from firmware_host.device import Device
 
 TITLE = "Calibrate scale"
+
+
+def kind_labels() -> dict[str, str]:
+    """The Tonne pieces' names, loaded when calibrating (the device does not load a game to start)."""
+    from games.tonne.engine import KIND_LABELS
+
+    return KIND_LABELS
 
 
 class CalibrateScreen(Screen):
@@ -64,7 +70,7 @@ class CalibrateScreen(Screen):
             elif press.button == "prev":
                 self.weight = (self.weight - 1) % len(WEIGHTS)
             elif pick:
-                self.run = CalibrationRun(WEIGHTS[self.weight], KIND_LABELS)
+                self.run = CalibrationRun(WEIGHTS[self.weight], kind_labels())
                 self.phase = "step"
         elif self.phase == "step" and pick:
             self._measure()
@@ -122,7 +128,7 @@ class CalibrateScreen(Screen):
         if self.phase == "done":
             cal = self.dev.scale.calibration
             assert cal is not None
-            pieces = [f"{KIND_LABELS.get(k, k).split()[0]} {g:.1f}" for k, g in cal.pieces.items()]
+            pieces = [f"{kind_labels().get(k, k).split()[0]} {g:.1f}" for k, g in cal.pieces.items()]
             rows = [Row.of(f"Saved: {cal.counts_per_gram:.1f} counts/g")]
             rows += [Row(tuple(pieces[i : i + 2])) for i in range(0, len(pieces), 2)]
             return self._rows(TITLE, rows, "ok: done")
@@ -138,5 +144,4 @@ class CalibrateScreen(Screen):
         return self._rows(title, [Row.of(line) for line in wrap(text)], hint)
 
     def _rows(self, title: str, rows: list[Row], hint: str) -> Frame:
-        rows = rows[: ROWS - 1] + [Row.of()] * (ROWS - 1 - len(rows))
-        return Frame(title, (*rows, Row.of(hint, invert=True)))
+        return Frame(title, tuple(footed(rows, Row.of(hint, invert=True))))

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
 from firmware_host.render import CONTENT_W, ROWS, Frame, Row, text_width, wrap
-from firmware_host.ui.base import Screen, is_seat
+from firmware_host.ui.base import Screen, footed, is_seat
 from games.core import Collect, Menu, Order, Prompt, Task
 
 if TYPE_CHECKING:
@@ -278,9 +278,6 @@ class GameScreen(Screen):
             if isinstance(prompt, Menu) and view.lines and len(score_rows) >= ROWS - len(prompt_rows):
                 prompt_rows = prompt_rows[:-1]  # a full table: the game's first line before the hint
             body = body[: ROWS - len(prompt_rows)] + prompt_rows
-        toast = self.dev.toast_text()
-        if toast:
-            body = body[: ROWS - 1] + [Row.of()] * (ROWS - 1 - len(body)) + [Row.of(toast, invert=True)]
         return Frame(view.title, tuple(body[:ROWS]), self.dev.title_note(), self.dev.time_bar())
 
     def _prompt_rows(self) -> list[Row]:
@@ -307,9 +304,8 @@ class GameScreen(Screen):
         status = self.dev.scale.task_line(task)
         if status:
             lines.append(status)
-        rows = [Row.of(task.title), *(Row.of(line) for line in lines[: ROWS - 2])]
-        rows += [Row.of()] * (ROWS - 1 - len(rows))
-        return [*rows, Row.of(f"ok: {task.confirm}", invert=True)]
+        rows = [Row.of(task.title), *(Row.of(line) for line in lines)]
+        return footed(rows, Row.of(f"ok: {task.confirm}", invert=True))
 
     def _collect_rows(self, prompt: Collect) -> list[Row]:
         cells = []

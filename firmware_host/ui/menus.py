@@ -11,7 +11,7 @@ from drivers.tower import BLINK, DARK, ON, TowerState
 from firmware_host.config import BUTTONS, SEATS
 from firmware_host.render import ROWS, Frame, Row
 from firmware_host.timer_stats import clock_text
-from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, is_seat
+from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, footed, is_seat
 from firmware_host.ui.calibrate import CalibrateScreen
 from firmware_host.ui.game import GameScreen
 from firmware_host.ui.timer_menu import MODE_LABELS, timer_screen
@@ -224,8 +224,7 @@ class GameOver(Screen):
         cells = [f"{scores.index(score) + 1}.{name} {score}" for name, score in ranking]  # ties share a place
         rows = [Row.of(head)] + [Row(tuple(cells[i : i + 2])) for i in range(0, len(cells), 2)]
         hint = "ok: menu  next: times" if self.times else "ok: menu"
-        rows = rows[: ROWS - 1] + [Row.of()] * (ROWS - 1 - len(rows)) + [Row.of(hint)]
-        return Frame(TITLES.get(e["game"], e["game"]), tuple(rows), "over")
+        return Frame(TITLES.get(e["game"], e["game"]), tuple(footed(rows, Row.of(hint))), "over")
 
     def _times_frame(self, times: dict[str, Any]) -> Frame:
         def short(s: float | None) -> str:
@@ -242,7 +241,7 @@ class GameOver(Screen):
             spread = f"{short(t['fastest_s'])}/{short(t['average_s'])}/{short(t['slowest_s'])}s"
             rows.append(Row.of(f"{name} {total}", spread))
         if len(rows) < ROWS:
-            rows = rows + [Row.of()] * (ROWS - 1 - len(rows)) + [Row.of("fast/avg/slow  ok: menu")]
+            rows = footed(rows, Row.of("fast/avg/slow  ok: menu"))
         return Frame("Time used", tuple(rows[:ROWS]), "2/2")
 
 
@@ -289,7 +288,7 @@ class HistoryScreen(ListScreen):
     """Finished games, newest first."""
 
     def __init__(self, dev: Device) -> None:
-        super().__init__(dev, "History", self._entries)
+        super().__init__(dev, "History", self._entries())  # read once, not on every press
 
     def _entries(self) -> list[Item]:
         items = []
@@ -317,9 +316,20 @@ class SelfTest(Screen):
     raw_buttons = True
     """Every press comes here, a long ``ok`` too (it does not pause a game's timer)."""
 
+    REFRESH = 0.5
+    """Seconds between redraws while shown: the scale and the tower change without a press."""
+
     def __init__(self, dev: Device) -> None:
         super().__init__(dev)
         self.seen: dict[str, str] = {}
+
+    def shown(self) -> None:
+        self._refresh()
+
+    def _refresh(self) -> None:
+        if self.dev.screens and self.dev.screens[-1] is self:
+            self.dev.redraw()  # sent only if the picture changed
+            self.dev.loop.call_later(self.REFRESH, self._refresh)
 
     def press(self, press: Press) -> None:
         if press.button == "back" and press.long:

@@ -64,12 +64,14 @@ class Device:
         self.seats: dict[str, str] = {}
         """Seat button → player name of the game in play."""
         self.screens: list[Screen] = []
+        self.saved_settings = store.read_doc("settings")
+        """``settings.json`` as read once at start; :meth:`save_settings` is its one writer."""
         self.settings = {
             "brightness": config["display"]["brightness"],
             "sound": config["tower"]["sound"],
             "timer_sound": config["timers"]["sound"],
         }
-        self.settings.update({k: v for k, v in store.read_doc("settings").items() if k in self.settings})
+        self.settings.update({k: v for k, v in self.saved_settings.items() if k in self.settings})
         self.decoders = {
             b: PressDecoder(b, config["buttons"]["long_press"], config["buttons"]["debounce"]) for b in BUTTONS
         }
@@ -531,12 +533,15 @@ class Device:
         """Whether the screen is dimmed for being idle."""
         return self._dimmed
 
+    def save_settings(self) -> None:
+        """Write :attr:`saved_settings` (the settings menu's changes) to the state folder."""
+        self.store.write_doc("settings", self.saved_settings)
+
     def change_setting(self, key: str, value: Any) -> None:
         """Change and save one setting of the settings menu."""
         self.settings[key] = value
-        saved = self.store.read_doc("settings")
-        saved[key] = value
-        self.store.write_doc("settings", saved)
+        self.saved_settings[key] = value
+        self.save_settings()
         if key == "brightness" and not self._dimmed:
             self.display.set_contrast(value)
         if key == "sound":

@@ -28,9 +28,11 @@ def clock_text(milliseconds: int) -> str:
 class TimeStats:
     """The turns of one game and who spent how long on them."""
 
-    def __init__(self, players: Sequence[str], records: Iterable[dict[str, Any]] = ()) -> None:
+    def __init__(self, players: Sequence[str], records: Iterable[dict[str, Any] | list] = ()) -> None:
+        """``records``: finished turns, as journaled (one, or a list of those saved together)."""
         self.players = list(players)
-        self.records: list[dict[str, Any]] = [r for r in records if isinstance(r, dict) and "ms" in r]
+        flat = [r for entry in records for r in (entry if isinstance(entry, list) else [entry])]
+        self.records: list[dict[str, Any]] = [r for r in flat if isinstance(r, dict) and "ms" in r]
 
     def add(self, record: dict[str, Any]) -> None:
         """One finished turn or phase."""

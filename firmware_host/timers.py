@@ -32,7 +32,7 @@ from firmware_host.clocks import LEVELS, RUNNING, TIMEOUT, Clocks, Key, Preset, 
 from firmware_host.lights import TIMER, timer_beeps
 from firmware_host.timer_presets import PresetError, parse_preset, saved_presets, to_table
 from firmware_host.timer_stats import TimeStats, clock_text
-from games.core import Collect, Menu
+from games.core import Collect, Menu, Refused, Task
 
 if TYPE_CHECKING:
     from firmware_host.device import Device
@@ -66,37 +66,41 @@ class TimerService:
         self._peak = RUNNING
         self._handle: asyncio.Handle | None = None
         self._saved_at = 0.0
-        self._done: dict[str, Any] | None = None
+        self._done: list[dict[str, Any]] = []
+        """Turns ended since the last save: journaled with the next one, not with every action."""
+        self._save_handle: asyncio.TimerHandle | None = None
         self._last_saved: dict[str, Any] | None = None
         self._force_turn = False
 
     # -- presets ------------------------------------------------------------------------------------
     def preset_for(self, game: str) -> Preset:
         """The preset a new game of ``game`` gets: the settings menu's, else the config file's, else off."""
-        saved = saved_presets(self.device.store.read_doc("settings"))
+        saved = saved_presets(self.device.saved_settings)
         return saved.get(game) or self.device.config.timers.get(game) or Preset()
 
     def set_preset(self, game: str, preset: Preset) -> None:
         """Save ``game``'s preset (settings menu); the game in play, if it is ``game``, restarts its clocks."""
-        settings = self.device.store.read_doc("settings")
+        settings = self.device.saved_settings
         timers = settings.get("timers") if isinstance(settings.get("timers"), dict) else {}
         timers[game] = to_table(preset)
         settings["timers"] = timers
-        self.device.store.write_doc("settings", settings)
-        if self.session is not None and self.session.base.game == game:
-            self._switch(preset)
+        self.device.save_settings()
+        self._in_play(game, preset)
 
     def forget_preset(self, game: str) -> Preset:
         """Drop the settings menu's preset of ``game``: the config file's applies again."""
-        settings = self.device.store.read_doc("settings")
-        timers = settings.get("timers")
+        timers = self.device.saved_settings.get("timers")
         if isinstance(timers, dict) and game in timers:
             del timers[game]
-            self.device.store.write_doc("settings", settings)
+            self.device.save_settings()
         preset = self.preset_for(game)
-        if self.session is not None and self.session.base.game == game:
-            self._switch(preset)
+        self._in_play(game, preset)
         return preset
+
+    def _in_play(self, game: str, preset: Preset) -> None:
+        """The game in play, if it is ``game`` and its preset changes, restarts its clocks with it."""
+        if self.session is not None and self.session.base.game == game and preset != self.preset:
+            self._switch(preset)
 
     # -- what the device calls ------------------------------------------------------------------------
     def changed(self) -> None:
@@ -127,7 +131,7 @@ class TimerService:
         self._apply_hint()
         self._resegment()
         if turned:
-            self._save()
+            self._save_soon()
         self._show()
         self._schedule()
         self._check_timeout()
@@ -142,7 +146,7 @@ class TimerService:
         self._apply_hint()
         self._resegment()
         if was != self.clocks.running:
-            self._save()
+            self._save_soon()
         self._show()
         self._schedule()
 
@@ -216,8 +220,9 @@ class TimerService:
     # -- the game in play ------------------------------------------------------------------------------
     def _attach(self, session: Session | None) -> None:
         self._cancel()
+        self._unsave()
         self.session, self.clocks, self.stats = session, None, None
-        self.paused, self._force_turn, self._done, self._each = False, False, None, False
+        self.paused, self._force_turn, self._done, self._each = False, False, [], False
         self._last_saved = None
         self._seg_start = None
         if session is None:
@@ -263,11 +268,14 @@ class TimerService:
         self._charge()
         done = self._close_turn()
         self._cancel()
+        self._unsave()  # its turns go into the record below
         self.preset = preset
         record: dict[str, Any] = {"timer": to_table(preset)}
         if done is not None and self.stats is not None:
             self.stats.add(done)
-            record["turn_done"] = done
+            self._done.append(done)
+        if self._done:
+            record["turn_done"], self._done = self._done, []
         if preset.on:
             players = session.base.players
             if self.stats is None:
@@ -295,7 +303,9 @@ class TimerService:
             return ("phase", *prompt.players), prompt.each is not None
         if isinstance(prompt, Menu) and prompt.player is not None:
             return ("turn", prompt.player), False
-        turn = session.summary.get("turn") if prompt is not None else None
+        if prompt is None or isinstance(prompt, Task):  # a job for the whole table: nobody's time
+            return None, False
+        turn = session.engine.turn(session.state)
         return (("turn", turn) if turn else None), False
 
     def _stale(self) -> bool:
@@ -331,7 +341,7 @@ class TimerService:
         if done is not None:
             assert self.stats is not None
             self.stats.add(done)
-            self._done = done
+            self._done.append(done)
         self._begin(key)
 
     def _begin(self, key: Key) -> None:
@@ -389,6 +399,12 @@ class TimerService:
             self._handle.cancel()
             self._handle = None
 
+    def _unsave(self) -> None:
+        """Forget a pending save (its record is written otherwise, or belongs to a game gone)."""
+        if self._save_handle is not None:
+            self._save_handle.cancel()
+            self._save_handle = None
+
     def _tick(self) -> None:
         self._handle = None
         if self.clocks is None:
@@ -421,6 +437,10 @@ class TimerService:
             action: dict[str, Any] = {"type": "timeout", "players": [p for p in c.players if p in c.pending]}
         else:
             action = {"type": "timeout", "player": c.active}
+        try:  # engines are pure: ask first, so a timeout the game does not take stays soft, quietly
+            session.engine.apply(session.state, action)
+        except Refused:
+            return False
         light = TIMER[TIMEOUT].with_(bar=0.0)
         self._force_turn = True
         if not self.device.apply(action):
@@ -470,13 +490,28 @@ class TimerService:
             snap["each"] = True
         return snap
 
+    def _save_soon(self) -> None:
+        """Save within ``save_every`` seconds, running clock or not (a turn change, an answer):
+        one fsync an action is the journal's own, the timer's waits for its next save."""
+        if self._save_handle is not None or self.session is None:
+            return
+        every = self.device.config["timers"]["save_every"]
+        wait = max(0.0, every - (self._now() - self._saved_at))
+        self._save_handle = asyncio.get_running_loop().call_later(wait, self._flush)
+
+    def _flush(self) -> None:
+        self._save_handle = None
+        self._charge()
+        self._save()
+
     def _save(self) -> None:
-        """Journal the clocks (and the turn that just ended) as one ``meta`` record."""
+        """Journal the clocks (and the turns ended since the last save) as one ``meta`` record."""
+        self._unsave()
         if self.session is None or self.clocks is None:
             return
         record: dict[str, Any] = {"clock": self._snapshot()}
-        if self._done is not None:
-            record["turn_done"], self._done = self._done, None
+        if self._done:
+            record["turn_done"], self._done = self._done, []
         elif record == self._last_saved:
             return  # nothing moved since (a stop right after a save)
         self.session.note("meta", record)

@@ -523,3 +523,12 @@ def test_hard_timeouts_are_offered_for_antartik_in_the_config():
     from firmware_host.timer_presets import parse_preset
 
     assert parse_preset("antartik", {"mode": "turn", "timeout": "hard", "phase": 20}).timeout == "hard"
+
+
+def test_a_timeout_naming_one_player_passes_only_that_player(cli, write_script):
+    base = {"game": "antartik", "players": ["Ann", "Ben", "Cy"], "seed": 2}
+    result = cli("replay", write_script({**base, "actions": [{"type": "timeout", "player": "Cy"}]}))
+    assert result.status == 0, result.err
+    assert result.json()["turn"] == "Ben"  # Ben has still to answer; Cy's time ran out
+    diver = cli("replay", write_script({**base, "actions": [{"type": "timeout", "player": "Ann"}]}))
+    assert diver.status == 3 and "own time" in diver.err

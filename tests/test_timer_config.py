@@ -117,3 +117,21 @@ def test_the_gpio_led_bar_shows_the_time_left():
     import asyncio
 
     assert asyncio.run(main()) == [5, 3, 1, 0]
+
+
+def test_use_config_file_keeps_the_clocks_when_the_preset_does_not_change(tmp_path):
+    import asyncio
+
+    from firmware_host.config import parse
+    from tests.devicekit import run_device
+
+    config = parse({"timers": {"arschbombe": {"mode": "bank", "seconds": 300}}}, "t.toml")
+
+    async def body(dev):
+        dev.start_named("arschbombe", ["Ann", "Ben"])
+        await asyncio.sleep(100)
+        dev.timers.forget_preset("arschbombe")  # Settings > Turn timer > Use config file: no change
+        await asyncio.sleep(0)
+        return dev.timers.clocks.remaining()
+
+    assert run_device(tmp_path, body, config) <= 200_000 + 10  # Ann's 100 s stay spent

@@ -220,7 +220,7 @@ def test_an_each_phase_keeps_one_clock_while_answers_come_in(tmp_path, tick):
     picks = [r["t"] for r in records if r.get("a", {}).get("type") == "move"]
     timeout = next(r["t"] for r in records if r.get("a", {}).get("type") == "timeout")
     assert timeout - picks[-1] == pytest.approx(30.0, abs=0.001)  # Ben's answer did not restart the phase
-    done = [r["meta"]["turn_done"] for r in records if "turn_done" in r.get("meta", {})]
+    done = [t for r in records if "turn_done" in r.get("meta", {}) for t in r["meta"]["turn_done"]]
     assert done[-1]["phase"] == ["Ann", "Ben", "Cy"] and done[-1]["answers"] == {"Ben": pytest.approx(6_150, abs=1)}
 
 
@@ -368,3 +368,25 @@ def test_undo_gives_the_turn_back_with_its_clock_afresh_and_keeps_the_time_spent
     assert c.remaining() == pytest.approx(20_000 - 2_050, abs=2)
     assert [r["player"] for r in dev.timers.stats.records] == ["Ann", "Ben"]
     assert dev.timers.stats.records[1]["ms"] == pytest.approx(4_150, abs=2)  # Ben's time up to the undo
+
+
+def test_an_action_costs_one_fsync_the_timer_saves_its_turns_later(tmp_path):
+    config = '[timers.arschbombe]\nmode = "bank"\nseconds = 60\n'
+    script = 'start arschbombe Ann Ben\nwait 3\naction {"type":"jump","jumper":"rascal","result":"A"}\nwait 1\n'
+    sim(tmp_path, config, script)
+    records = journal(tmp_path / "state" / "game.jsonl")
+    i = next(n for n, r in enumerate(records) if "a" in r)
+    assert records[i + 1]["t"] - records[i]["t"] >= 0.99  # nothing written with the action: the next is the stop's
+    sim(tmp_path, config, script + "wait 10\n", state="b")
+    records = journal(tmp_path / "b" / "game.jsonl")
+    done = [t for r in records if "turn_done" in r.get("meta", {}) for t in r["meta"]["turn_done"]]
+    assert done and done[0]["player"] == "Ann"  # saved with the next save, within save_every
+
+
+def test_emptying_and_refilling_the_bin_runs_nobodys_clock(tmp_path):
+    config = '[timers.tonne]\nmode = "bank"\nseconds = 300\n'
+    script = (
+        'start tonne Ann Ben\naction {"type":"reveal","cards":{"Ann":1,"Ben":2}}\naction {"type":"fall"}\nwait 60\n'
+    )
+    dev = sim(tmp_path, config, script)
+    assert dev.timers.clocks.banks == {"Ann": 300_000, "Ben": 300_000}

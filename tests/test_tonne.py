@@ -365,3 +365,18 @@ def test_replay_mice_option_and_bad_options(cli, write_script):
         assert result.status == 2 and result.out == "" and result.err.count("\n") == 1
     result = cli("replay", write_script({"game": "tonne", "players": ["A", "B", "C", "D", "E", "F"]}))
     assert result.status == 2
+
+
+def test_the_placing_menu_offers_no_more_pieces_than_the_supply_holds():
+    # 2 players: 28 in the supply; 9 + 10 placed in round 1, Ann 1 in round 2: Ben owes 9 of 8
+    round_1 = [reveal({"Ann": 9, "Ben": 10}), place(9), place(10)]
+    s = play(["Ann", "Ben"], [*round_1, reveal({"Ann": 1, "Ben": 9}), place(1)])
+    summary_ = E.summary(s)
+    menu = E.prompt(s)
+    if isinstance(menu, Task):
+        menu = menu.then
+    assert summary_["owed"] > summary_["supply"]
+    counts = [o.action["count"] for o in menu.options if o.action and o.action["type"] == "place"]
+    assert max(counts) == summary_["supply"]
+    for count in counts:
+        E.apply(s, place(count))  # every offered option is taken

@@ -60,7 +60,10 @@ class TimerPreset(ListScreen):
 
     def __init__(self, dev: Device, game: str) -> None:
         self.game = game
-        self.preset = self.saved = dev.timers.preset_for(game)
+        timers = dev.timers
+        in_play = timers.session is not None and timers.session.base.game == game
+        # the game in play runs the preset in its journal, which the config may since have changed
+        self.preset = self.saved = timers.preset if in_play else timers.preset_for(game)
         super().__init__(dev, f"Timer {TITLES.get(game, game)}", self._entries, on_back=self._leave)
 
     def _entries(self) -> list[Item]:

@@ -200,9 +200,11 @@ class Antartik(Engine[AntartikState]):
         (the device then keeps it soft).
         """
         waiting = self.waiting(s)
-        need(waiting, "the diver decides in their own time")
-        named = get_field(action, "players", list, waiting)
-        need(all(p in waiting for p in named), "timeout: only players who have not answered pass")
+        if "player" in action:  # one player's own time ran out (the flopper's parachute choice)
+            named = [get_field(action, "player", str)]
+        else:
+            named = get_field(action, "players", list, waiting)
+        need(waiting and all(p in waiting for p in named), "the diver decides in their own time")
         for player in named:
             s.passed.append(player)
         s.chute = None

@@ -325,7 +325,9 @@ class Tonne(Engine[TonneState]):
             Option("Placed", action={"type": "place", "count": 1}),
             Option("Fell", action={"type": "fall"}),
         ]
-        options += [Option(f"Placed {n}", action={"type": "place", "count": n}) for n in range(2, s.owed + 1)]
+        options += [
+            Option(f"Placed {n}", action={"type": "place", "count": n}) for n in range(2, min(s.owed, s.supply) + 1)
+        ]
         return Menu(f"{player}: {s.owed} to place", tuple(options), player)
 
     def view(self, s: TonneState) -> View:

@@ -36,9 +36,12 @@ class Session:
         self.engine: Engine
         self.engine, self._start = started or self.base.start()
         self._asked: tuple[tuple[int, int], Prompt | None] | None = None
+        """The last prompt asked, and for which (state version, jobs confirmed)."""
         self._seen: tuple[int, View] | None = None
         self._version = 0
         """Counts changes of ``state``: what the prompt and view caches are keyed on."""
+        self._tasks_done = 0
+        """Counts table jobs confirmed (they change the prompt, not the state)."""
         self.actions: list[Action] = []
         self._state: Any = self._start
         self.skipped: str | None = None
@@ -121,6 +124,7 @@ class Session:
         game: an undo back to it keeps the job done, a later job with the same key is new.
         """
         self.note("task", {"done": key, "at": len(self.actions)})
+        self._tasks_done += 1
 
     def _confirmed(self, key: str) -> bool:
         at = len(self.actions)
@@ -184,7 +188,7 @@ class Session:
 
         Asked once per state and journal length (the screen, the timer and the scale all ask).
         """
-        key = (self._version, len(self.journal.records))
+        key = (self._version, self._tasks_done)
         if self._asked is None or self._asked[0] != key:
             prompt = self.engine.prompt(self.state)
             while isinstance(prompt, Task) and self._confirmed(prompt.key):

@@ -17,12 +17,14 @@ refused when it is lost in the noise or when the reading moved while it was meas
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-GLITCHES = frozenset({-1, 0x7FFFFF, -0x800000})
+from drivers.scale.faults import GLITCH_CODES
+
 """Codes an HX711 gives on a bad read (all ones, full scale), never a real level."""
 MIN_SAMPLES = 5
 SPIKE_MADS = 6.0
@@ -58,7 +60,7 @@ class Level:
 
 def measure(samples: Sequence[int]) -> Level:
     """The level and noise of one window (read glitches dropped)."""
-    good = [s for s in samples if s not in GLITCHES]
+    good = [s for s in samples if s not in GLITCH_CODES]
     if len(good) < MIN_SAMPLES:
         raise CalibrationError(f"only {len(good)} readings from the scale: is it connected?")
     median = statistics.median(good)
@@ -117,6 +119,10 @@ class Calibration:
         """The load on the empty bin, in grams, for a raw level."""
         return (counts - self.offset) / self.counts_per_gram
 
+    def weights(self) -> list[float] | None:
+        """Every kind's piece weight, lightest first, for the detector (``None`` when none)."""
+        return sorted(self.pieces.values()) or None
+
     @property
     def lightest(self) -> float | None:
         """The lightest piece's weight, if the pieces are known."""
@@ -136,8 +142,8 @@ class Calibration:
     def from_json(cls, data: Mapping[str, Any]) -> Calibration | None:
         """A calibration from ``scale.json``; ``None`` when absent or unusable."""
 
-        def number(v: Any) -> bool:
-            return isinstance(v, int | float) and not isinstance(v, bool)
+        def number(v: Any) -> bool:  # json reads NaN and Infinity too: never a calibration
+            return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
         cpg, offset = data.get("counts_per_gram"), data.get("offset")
         if not number(cpg) or cpg == 0 or not number(offset):

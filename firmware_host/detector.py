@@ -41,12 +41,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from drivers.scale.faults import ALL_ONES, FULL_SCALE, MIN_CODE  # the HX711's codes: constants only
+
 PLACE, FALL, FAULT = "place", "fall", "fault"
 SETTLED, DISTURBED = "settled", "disturbed"
 
-ALL_ONES = -1
-"""What a DOUT line stuck high reads as (0xFFFFFF sign-extended)."""
-FULL_SCALE = (0x7FFFFF, -0x800000)
+FULL_SCALE_CODES = (FULL_SCALE, MIN_CODE)
 """The HX711's saturation codes (and a frequent bit-slip glitch)."""
 
 GAP, STUCK, SATURATED, SPIKES = "gap", "stuck", "saturated", "spikes"
@@ -300,7 +300,7 @@ class Detector:
             self._run_n += 1
         else:
             self._run_raw, self._run_n, self._run_t0 = raw, 1, t
-        if raw in FULL_SCALE:
+        if raw in FULL_SCALE_CODES:
             if self._run_n < tu.saturated_samples:
                 return events + self._drop(t)  # a glitch
             self.dropped += 1

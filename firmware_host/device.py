@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import signal as signals
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -97,6 +98,7 @@ class Device:
     async def run(self) -> None:
         """Bring the hardware up, resume or show the menu, serve until :meth:`stop`."""
         self.loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
         self.hw = build(
             self.config, self._edge_from_thread, self._tower_from_thread, self.loop.time, self.loop.call_later
         )
@@ -179,8 +181,14 @@ class Device:
 
     # -- the one door in from other threads ---------------------------------------------------------
     def post(self, fn: Callable[..., Any], *args: Any) -> None:
-        """Run ``fn(*args)`` on the loop; the only way driver threads reach the device."""
-        self.loop.call_soon_threadsafe(fn, *args)
+        """Run ``fn(*args)`` on the loop; the only way driver threads reach the device.
+
+        From the loop's own thread (mock pins, the simulated scale) no wake-up is needed.
+        """
+        if threading.get_ident() == self._loop_thread:
+            self.loop.call_soon(fn, *args)
+        else:
+            self.loop.call_soon_threadsafe(fn, *args)
 
     def _edge_from_thread(self, button: str, pressed: bool, t: float) -> None:
         self.post(self._edge, button, pressed, t)

@@ -31,8 +31,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from firmware_host.calibration import GLITCHES, Calibration
-from firmware_host.detector import DISTURBED, FALL, FAULT, PLACE, SETTLED, Detector, ScaleEvent, Tuning
+from drivers.scale.faults import GLITCH_CODES
+from firmware_host.calibration import Calibration
+from firmware_host.detector import DISTURBED, FALL, FAULT, GAP, PLACE, SETTLED, Detector, ScaleEvent, Tuning
 from games.core import Action, Task
 
 if TYPE_CHECKING:
@@ -149,15 +150,15 @@ class ScaleService:
         if self.driver_fault is not None:
             self.driver_fault = None
             self.device.redraw()
-        if raw not in GLITCHES:
+        if raw not in GLITCH_CODES:
             self.recent.append(raw)
         self._feed_gathers(t, raw)
         cal = self.calibration
         if cal is None:
             return
         if self.detector is None:
-            weights = sorted(cal.pieces.values()) or None  # every kind: two cans are 10 g, not 2.5 apples
-            self.detector = Detector(cal.counts_per_gram, weights, self._sps())
+            # every kind's weight: two cans are 10 g, not two and a half apples
+            self.detector = Detector(cal.counts_per_gram, cal.weights(), self._sps())
         detector = self.detector
         before = detector.state
         for event in detector.feed(t, raw):
@@ -189,6 +190,8 @@ class ScaleService:
 
     def _event(self, event: ScaleEvent) -> None:
         if event.event == FAULT:
+            if event.reason.startswith(GAP):
+                return  # the driver already said so (no data, slow clock, stuck) while it lasted
             reason = event.reason or "fault"
             self._fault_at = event.t
             if reason != self.detector_fault:
@@ -269,7 +272,7 @@ class ScaleService:
             return False
         if detector.state == DISTURBED:
             return True
-        if detector.settled_grams is None or self.raw is None or self.raw in GLITCHES or cal.lightest is None:
+        if detector.settled_grams is None or self.raw is None or self.raw in GLITCH_CODES or cal.lightest is None:
             return False
         return abs(self.raw / cal.counts_per_gram - detector.settled_grams) >= 0.5 * cal.lightest
 

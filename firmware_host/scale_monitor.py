@@ -24,13 +24,11 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TextIO
 
 from firmware_host.calibration import Calibration
 from firmware_host.config import Config
 from firmware_host.detector import FAULT, Detector
-from firmware_host.store import default_state_dir
 
 DEMO_PIECE_GRAMS = 5.0
 ZERO_SAMPLES = 5
@@ -57,14 +55,11 @@ def demo_load(t: float) -> float:
 
 def calibration(state_dir: str | None) -> dict[str, Any]:
     """The calibration document ``scale.json`` of the state folder, or ``{}`` (never creates it)."""
-    root = Path(state_dir) if state_dir else default_state_dir()
     from firmware_host.store import Store, StoreError
 
-    if not root.is_dir():
-        return {}
     try:
-        return Store(root, create=False).read_doc("scale")
-    except StoreError:
+        return Store(state_dir, create=False).read_doc("scale")
+    except StoreError:  # no state folder (yet): not calibrated
         return {}
 
 
@@ -76,7 +71,7 @@ class Monitor:
         out: TextIO,
         sps: int,
         counts_per_gram: float | None,
-        piece_grams: float | None,
+        piece_grams: float | list[float] | None,
         refresh: bool,
     ) -> None:
         self.out = out
@@ -184,7 +179,7 @@ def run_monitor(config: Config, args: argparse.Namespace, out: TextIO | None = N
     sps, gain = s["sps"], s["gain"]
     saved = Calibration.from_json(calibration(args.state_dir))  # what `tablemate calibrate` wrote
     cpg = args.counts_per_gram if args.counts_per_gram is not None else (saved.counts_per_gram if saved else None)
-    piece = args.piece_grams if args.piece_grams is not None else (saved.lightest if saved else None)
+    piece = args.piece_grams if args.piece_grams is not None else (saved.weights() if saved else None)
     if cpg is not None and (cpg == 0 or not math.isfinite(cpg)):
         raise MonitorError("--counts-per-gram must be a number other than 0")
     refresh = out.isatty() and not args.lines

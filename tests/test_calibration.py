@@ -179,3 +179,11 @@ def test_calibrate_scale_screen_on_the_device(cli, write_script, tmp_path):
     assert saved["counts_per_gram"] == pytest.approx(420.0, rel=0.01) and saved["weight_grams"] == 200
     assert saved["pieces"] == pytest.approx({"milk": 6.5, "can": 5.0, "bottle": 8.0, "apple": 4.0}, abs=0.3)
     assert {p.stem for p in frames.glob("*.png")} >= {"weight", "tare", "refused", "saved", "settings"}
+
+
+def test_a_calibration_file_with_nan_or_infinity_is_no_calibration():
+    from firmware_host.calibration import Calibration
+
+    assert Calibration.from_json(json.loads('{"counts_per_gram": NaN, "offset": 0}')) is None
+    assert Calibration.from_json(json.loads('{"counts_per_gram": 420, "offset": Infinity}')) is None
+    assert Calibration.from_json({"counts_per_gram": 420, "offset": 0}) is not None

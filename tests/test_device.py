@@ -335,3 +335,22 @@ def test_a_game_that_cannot_start_leaves_the_game_in_play_alone(tmp_path):
     started, score, text = run_device(tmp_path, body)
     assert not started and score == 3 and "not 1" in text
     assert Store(tmp_path).history() == []
+
+
+def test_driver_threads_reach_the_device_through_post(tmp_path):
+    import threading
+
+    async def body(dev):
+        seen = []
+        thread = threading.Thread(target=dev.post, args=(lambda: seen.append(threading.get_ident()),))
+        thread.start()
+        thread.join()
+        dev.post(lambda: seen.append(threading.get_ident()))  # from the loop's own thread too
+        for _ in range(100):
+            if len(seen) == 2:
+                break
+            await asyncio.sleep(0.01)
+        return seen, threading.get_ident()
+
+    seen, loop_thread = run_device(tmp_path, body)
+    assert seen == [loop_thread, loop_thread]  # both ran on the loop

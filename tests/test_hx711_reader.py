@@ -244,3 +244,17 @@ def test_hardware_without_gpio_notes_a_problem_and_runs_on(monkeypatch: pytest.M
     problems: list[str] = []
     assert hardware._scale(defaults(), time.monotonic, None, problems) is None
     assert problems == ["scale: no GPIO 24 on this board (GENERIC_LINUX_PC)"]
+
+
+def test_after_a_brown_out_only_readings_at_the_set_gain_get_through() -> None:
+    rig = Rig(grams=100.0, noise=10.0, gain=64)
+    rig.run(2.0)
+    level = rig.raws()[-1]
+    rig.chip.dout_stuck = "high"  # the supply dips: no conversions…
+    rig.run(2.0)
+    rig.chip.brown_out()  # …and the chip comes back at its power-up gain, 128
+    rig.chip.dout_stuck = None
+    since = rig.clock()
+    rig.run(3.0)
+    after = rig.raws(since)
+    assert after and all(abs(raw - level) < 200 for raw in after)  # never a gain-128 or settling word

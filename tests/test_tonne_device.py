@@ -521,3 +521,21 @@ def test_a_whole_game_in_the_simulator_with_the_scale(cli, write_script, tmp_pat
     assert kinds.count("reveal") == 5 and kinds.count("fall") == 5
     assert sum(a.get("count", 1) for a in Journal.open(archived).actions() if a["type"] == "place") == 32
     assert {p.stem for p in frames.glob("*.png")} >= {"01-cards", "02-placing", "05-supply-out", "07-over"}
+
+
+def test_an_outage_is_reported_once_by_the_driver_not_again_as_a_gap(tmp_path):
+    seen: dict[str, Any] = {}
+
+    async def body(device: Device, run: ScriptRunner) -> None:
+        await start_and_fill(device, run, {"Ann": 3, "Ben": 5})
+        device.hw.scale.failed = True  # no samples for a while
+        await run.wait(2.0)
+        seen["during"] = device.scale.fault
+        device.hw.scale.failed = False
+        await run.wait(1.5)
+        seen["after"] = (device.scale.fault, device.toast_text())
+
+    run_device(tmp_path, body)
+    assert seen["during"] and seen["during"].startswith("no data")
+    fault, toast = seen["after"]
+    assert fault is None and not (toast or "").startswith("Scale: gap")

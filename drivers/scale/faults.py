@@ -75,7 +75,6 @@ class FaultWatch:
         """The fault in force, or ``None``."""
         self.glitches = 0
         """Glitch codes dropped so far."""
-        self.delivered = 0
         self._last_data: float | None = None
         self._last_reading: float | None = None
         self._prev: int | None = None
@@ -96,6 +95,8 @@ class FaultWatch:
             self._raise(SLOW_CLOCK)
 
     def _answered(self, t: float) -> None:
+        if self._last_data is not None and t - self._last_data >= self.no_data_after:
+            self._last_reading = t  # back after an outage: the chip settles before readings count
         self._last_data = t
         if self.fault == NO_DATA:
             self.fault = None
@@ -139,7 +140,6 @@ class FaultWatch:
         self._deliver(t, raw)
 
     def _deliver(self, t: float, raw: int) -> None:
-        self.delivered += 1
         self.on_sample(t, raw)
 
     def _raise(self, reason: str) -> None:

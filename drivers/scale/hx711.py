@@ -203,6 +203,10 @@ class HX711(adafruit.HX711):
         """
         if not self.wait_ready(timeout):
             self.stats.timeouts += 1
+            # the chip may have lost power (a brown-out, a loose plug): when it answers again it
+            # is back at channel A, gain 128, and settling — believe nothing until then
+            self._chip_gain = self.CHAN_A_GAIN_128
+            self._settle_left = SETTLE_CONVERSIONS
             raise NotReady(f"HX711 not ready within {timeout:g} s (DOUT stays high)")
         value, longest = self._shift_in(chan_gain)
         stats = self.stats

@@ -228,6 +228,12 @@ class HX711Chip:
         self._update(self.now())
         self._stuck = level
 
+    def brown_out(self) -> None:
+        """The supply dipped: the chip restarts as at power-up (channel A, gain 128, settling)."""
+        self._update(self.now())
+        self._gain = 128
+        self._unsettled = UNSETTLED
+
     def glitch(self, code: int = -1, count: int = 1) -> None:
         """The next ``count`` conversions read ``code`` (−1 is 0xFFFFFF; 0x7FFFFF full scale).
 

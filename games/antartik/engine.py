@@ -49,6 +49,7 @@ from games.core import (
     SetupError,
     View,
     get_field,
+    get_player,
     need,
     say,
     signal,
@@ -148,16 +149,9 @@ class Antartik(Engine[AntartikState]):
         return len(held) > (1 if s.flop is not None and is_parachute(s.flop) else 0)
 
     # -- checks shared by moves ----------------------------------------------------------------
-    def _player(self, s: AntartikState, action: Action, default: str | None) -> str:
-        named = get_field(action, "player", str, default)
-        if named is None:
-            raise Refused(f"{action['type']} needs 'player'")
-        need(named in s.players, f"unknown player {named!r}")
-        return named
-
     def _diver_move(self, s: AntartikState, action: Action) -> str:
         diver = self.diver(s)
-        named = self._player(s, action, diver)
+        named = get_player(s, action, diver)
         need(named == diver, f"it is {diver}'s dive, not {named}'s")
         return diver
 
@@ -177,7 +171,7 @@ class Antartik(Engine[AntartikState]):
     def _answerer(self, s: AntartikState, action: Action) -> str:
         """The player of a pass or bet, checked to be one who has not answered this decision."""
         default = self.turn(s)
-        player = self._player(s, action, default)
+        player = get_player(s, action, default)
         need(player != self.diver(s), f"{player} is diving; only the others pass or bet")
         need(player not in s.passed, f"{player} has already passed")
         return player
@@ -321,7 +315,7 @@ class Antartik(Engine[AntartikState]):
         need(s.chute is not None and s.flop is not None, "a parachute opens only right after a belly flop")
         flopper, flop = s.chute, s.flop
         assert flopper is not None and flop is not None
-        named = self._player(s, action, flopper)
+        named = get_player(s, action, flopper)
         need(named == flopper, f"only {flopper} may open a parachute now")
         need(flopper in s.juniors, f"{flopper} is not a junior")
         card = self._card(action, "card")
@@ -339,7 +333,7 @@ class Antartik(Engine[AntartikState]):
 
     def move_exchange(self, s: AntartikState, action: Action, effects: list[Effect]) -> None:
         """A face-down card turns face up, and a second card comes from the bottom of the pile."""
-        player = self._player(s, action, self.diver(s))
+        player = get_player(s, action, self.diver(s))
         card = self._card(action, "card")
         need(card in s.face_down[player], f"{player} has no face-down {card}")
         need(s.pile, "the draw pile is empty")
@@ -376,7 +370,7 @@ class Antartik(Engine[AntartikState]):
     def _end(self, s: AntartikState, effects: list[Effect]) -> None:
         s.over = True
         win = self.winners(s)
-        effects += [signal("game_over"), say(f"Winner: {', '.join(win)}")]
+        effects.append(say(f"Winner: {', '.join(win)}"))
 
     # -- reading ------------------------------------------------------------------------------
     def scores(self, s: AntartikState) -> dict[str, int]:
@@ -511,8 +505,7 @@ class Antartik(Engine[AntartikState]):
         scores = tuple((p, str(points[p])) for p in s.players)
         title = f"{self.title}  pile {len(s.pile)}"
         if s.over:
-            win = self.winners(s)
-            return View(title, scores, (f"Winner: {', '.join(win)}",), tuple(win), "over")
+            return self.final_view(s, title, scores)
         lines = ["Dive " + (" ".join(s.dive) or "empty")]
         if s.bets:
             lines.append("Bets " + " ".join(f"{p}:{c}" for p, c in s.bets.items()))

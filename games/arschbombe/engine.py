@@ -21,6 +21,7 @@ from games.core import (
     SetupError,
     View,
     get_field,
+    get_player,
     need,
     say,
     signal,
@@ -51,12 +52,15 @@ RESULT_LABELS = {
 
 @dataclass
 class ArschbombeState(BaseState):
-    """Scores, jumpers left and jumps made per player; ``current`` indexes ``players``."""
+    """Scores and jumpers left per player; ``current`` indexes ``players``."""
 
     current: int = 0
     score: dict[str, int] = field(default_factory=dict)
     left: dict[str, dict[str, int]] = field(default_factory=dict)
-    jumps: dict[str, int] = field(default_factory=dict)
+
+    def jumps(self, player: str) -> int:
+        """Jumps ``player`` has made: the jumpers no longer in their hand."""
+        return 2 * EACH_KIND - sum(self.left[player].values())
 
 
 def jump_points(jumper: str, special: bool, result: str, ordinal: int) -> int:
@@ -88,16 +92,12 @@ class Arschbombe(Engine[ArschbombeState]):
             rng=rng,
             score={p: 0 for p in players},
             left={p: {k: EACH_KIND for k in JUMPERS} for p in players},
-            jumps={p: 0 for p in players},
         )
 
     # -- moves --------------------------------------------------------------------------------
     def move_jump(self, s: ArschbombeState, action: Action, effects: list[Effect]) -> None:
         """The current player's jump: jumper kind, normal or special, and where it landed."""
-        player = s.players[s.current]
-        named = get_field(action, "player", str, player)
-        need(named in s.players, f"unknown player {named!r}")
-        need(named == player, f"it is {player}'s turn, not {named}'s")
+        player = get_player(s, action, s.players[s.current], turn_of=s.players[s.current])
         jumper = get_field(action, "jumper", str)
         need(jumper in JUMPERS, f"jumper must be rascal or diver, not {jumper!r}")
         special = get_field(action, "special", bool, False)
@@ -106,8 +106,7 @@ class Arschbombe(Engine[ArschbombeState]):
         need(s.left[player][jumper] > 0, f"{player} has no {jumper} left")
 
         s.left[player][jumper] -= 1
-        s.jumps[player] += 1
-        points = jump_points(jumper, special, result, s.jumps[player])
+        points = jump_points(jumper, special, result, s.jumps(player))
         s.score[player] += points
         effects.append(say(f"{player} {points:+d}"))
         if points > 0:
@@ -115,9 +114,8 @@ class Arschbombe(Engine[ArschbombeState]):
         elif points < 0:
             effects.append(signal("penalty"))
 
-        if all(j == 2 * EACH_KIND for j in s.jumps.values()):
+        if all(s.jumps(p) == 2 * EACH_KIND for p in s.players):
             s.over = True
-            effects.append(signal("game_over"))
         else:
             s.current = (s.current + 1) % len(s.players)
 
@@ -139,7 +137,7 @@ class Arschbombe(Engine[ArschbombeState]):
         edge = self.edge(s)
         return {
             "left": {p: dict(s.left[p]) for p in s.players},
-            "jumps": dict(s.jumps),
+            "jumps": {p: s.jumps(p) for p in s.players},
             "edge": edge,
             "track": {p: s.score[p] % edge for p in s.players},
         }
@@ -152,7 +150,7 @@ class Arschbombe(Engine[ArschbombeState]):
         if s.over:
             return None
         player = s.players[s.current]
-        ordinal = s.jumps[player] + 1
+        ordinal = s.jumps(player) + 1
         kinds = []
         for jumper in JUMPERS:
             n = s.left[player][jumper]
@@ -184,8 +182,7 @@ class Arschbombe(Engine[ArschbombeState]):
         edge = self.edge(s)
         scores = tuple((p, f"{s.score[p]} ({s.score[p] % edge})") for p in s.players)
         if s.over:
-            win = self.winners(s)
-            return View(self.title, scores, (f"Winner: {', '.join(win)}",), tuple(win), "over")
+            return self.final_view(s, self.title, scores)
         player = s.players[s.current]
         left = s.left[player]
         lines = (f"{player} R{left['rascal']} D{left['diver']} left",)

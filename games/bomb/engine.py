@@ -41,6 +41,7 @@ from games.core import (
     SetupError,
     View,
     get_field,
+    get_player,
     need,
     say,
     signal,
@@ -152,8 +153,7 @@ class Bomb(Engine[BombState]):
         raise Refused("reveal the cards first")
 
     def _player(self, s: BombState, action: Action, expected: str) -> str:
-        named = get_field(action, "player", str, expected)
-        need(named in s.players, f"unknown player {named!r}")
+        named = get_player(s, action, expected)
         need(named not in s.out, f"{named} is out")
         return named
 
@@ -329,7 +329,6 @@ class Bomb(Engine[BombState]):
         alive = self.alive(s)
         if len(alive) <= 1:
             s.over = True
-            effects.append(signal("game_over"))
             effects.append(say(f"{alive[0]} wins!" if alive else "Everyone loses!"))
             return
         s.used += s.table

@@ -131,6 +131,8 @@ class Engine(ABC, Generic[S]):
         new = copy.deepcopy(state)
         effects: list[Effect] = []
         move(new, action, effects)
+        if new.over:  # the move that ends the game: every game's tower plays its end the same way
+            effects.append(signal("game_over"))
         return new, effects
 
     # -- reading states -----------------------------------------------------------------------
@@ -171,6 +173,11 @@ class Engine(ABC, Generic[S]):
     def view(self, state: S) -> View:
         """What the screen shows."""
 
+    def final_view(self, state: S, title: str, scores: tuple[tuple[str, str], ...]) -> View:
+        """The view of a finished game: the winners (ties share the win) lit up."""
+        win = self.winners(state)
+        return View(title, scores, (f"Winner: {', '.join(win)}",), tuple(win), "over")
+
     def anytime(self, state: S) -> list[Option]:
         """Actions open outside the turn order (a toilet break, an exchange), for the game menu."""
         return []
@@ -196,6 +203,18 @@ def get_field(action: Action, name: str, kind: type | tuple[type, ...], default:
     if not isinstance(value, kinds):
         raise Refused(f"{action['type']}: {name!r} has the wrong type")
     return value
+
+
+def get_player(s: BaseState, action: Action, default: str | None = None, turn_of: str | None = None) -> str:
+    """The action's ``player`` (an action that names none is ``default``'s), checked to be in the
+    game — and, with ``turn_of``, to be that very player (whose turn it is)."""
+    named = get_field(action, "player", str, default)
+    if named is None:
+        raise Refused(f"{action['type']} needs 'player'")
+    need(named in s.players, f"unknown player {named!r}")
+    if turn_of is not None:
+        need(named == turn_of, f"it is {turn_of}'s turn, not {named}'s")
+    return named
 
 
 def top_scorers(scores: Mapping[str, int], players: Iterable[str]) -> list[str]:

@@ -32,6 +32,7 @@ from games.core import (
     Task,
     View,
     get_field,
+    get_player,
     need,
     say,
     signal,
@@ -228,10 +229,7 @@ class Tonne(Engine[TonneState]):
     def _acting(self, s: TonneState, action: Action) -> str:
         player = self._current(s)
         need(player is not None, "nothing is owed: reveal the cards first")
-        named = get_field(action, "player", str, player)
-        need(named in s.players, f"unknown player {named!r}")
-        need(named == player, f"it is {player}'s turn, not {named}'s")
-        return player  # type: ignore[return-value]
+        return get_player(s, action, player, turn_of=player)
 
     def _take_chip(self, s: TonneState, player: str, sign: int) -> int:
         chip = s.stack.pop(0)
@@ -263,7 +261,6 @@ class Tonne(Engine[TonneState]):
         s.over = True
         s.owed = 0
         s.queue = []
-        effects.append(signal("game_over"))
 
     # -- reading ------------------------------------------------------------------------------------
     def placing(self, s: TonneState) -> str | None:
@@ -334,8 +331,7 @@ class Tonne(Engine[TonneState]):
         scores = tuple((p, f"{sum(s.chips[p]):+d}" if s.chips[p] else "0") for p in s.players)
         title = f"Tonne R{s.round}/{ROUNDS}"
         if s.over:
-            win = self.winners(s)
-            return View(title, scores, (f"Winner: {', '.join(win)}",), tuple(win), "over")
+            return self.final_view(s, title, scores)
         stock = f"Supply {s.supply} bin {s.bin}"
         if s.phase == REVEAL:
             return View(title, scores, (stock, "Reveal your cards"), (), "choosing")

@@ -22,6 +22,7 @@ from games.core import (
     SetupError,
     View,
     get_field,
+    get_player,
     need,
     say,
     signal,
@@ -207,8 +208,7 @@ class Trottel(Engine[TrottelState]):
         self._begin(s)
         need(s.pending == "invite", "nobody is at the Schuettelbude")
         p = s.players[s.current]
-        guest = get_field(action, "player", str)
-        need(guest in s.players, f"unknown player {guest!r}")
+        guest = get_player(s, action)
         need(guest != p, f"{p} cannot invite themselves")
         drink = get_field(action, "drink", str)
         need(drink in DRINKS, f"drink must be beer, shot or water, not {drink!r}")
@@ -431,9 +431,7 @@ class Trottel(Engine[TrottelState]):
         if "player" not in action:
             need(not s.contenders, f"{action['type']} needs 'player' while the cap is rolled for")
             return s.players[s.current]
-        p = get_field(action, "player", str)
-        need(p in s.players, f"unknown player {p!r}")
-        return p
+        return get_player(s, action)
 
     def _no_contest(self, s: TrottelState) -> None:
         need(not s.contenders, f"first the cap: {', '.join(s.contenders)} re-roll")
@@ -453,9 +451,7 @@ class Trottel(Engine[TrottelState]):
         s.line = f"{drank} | {text}" if drank else text
         s.log = []
         effects.append(say(s.line))
-        if s.over:
-            effects.append(signal("game_over"))
-        elif s.tally:
+        if not s.over and s.tally:
             effects.append(signal("penalty"))
 
     def drink_line(self, s: TrottelState) -> str:

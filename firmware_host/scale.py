@@ -33,7 +33,18 @@ from typing import TYPE_CHECKING, Any
 
 from drivers.scale.faults import GLITCH_CODES
 from firmware_host.calibration import Calibration
-from firmware_host.detector import DISTURBED, FALL, FAULT, GAP, PLACE, SETTLED, Detector, ScaleEvent, Tuning
+from firmware_host.detector import (
+    DISTURBED,
+    FALL,
+    FAULT,
+    GAP,
+    PLACE,
+    SETTLED,
+    Detector,
+    ScaleEvent,
+    Tuning,
+    piece_fit,
+)
 from games.core import Action, Task
 
 if TYPE_CHECKING:
@@ -63,15 +74,10 @@ def count_pieces(grams: float, weights: Mapping[str, float], prefer: str | None 
     if not weights:
         return 0, None
     if prefer in weights:
-        w = weights[prefer]
-        n = max(1, round(grams / w))
-        if abs(grams - n * w) <= KIND_SLACK * w:
+        n, off = piece_fit(grams, [weights[prefer]])
+        if off <= KIND_SLACK:
             return n, prefer
-    fits = []
-    for kind, w in weights.items():
-        n = max(1, round(grams / w))
-        fits.append((abs(grams - n * w) / w, n, kind))
-    _, n, kind = min(fits)
+    (off, n), kind = min((piece_fit(grams, [w])[::-1], kind) for kind, w in weights.items())
     return n, kind
 
 

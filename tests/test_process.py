@@ -82,3 +82,13 @@ def test_sigterm_stops_cleanly_after_ready_and_watchdog_under_systemd(tmp_path):
             proc.kill()
         sock.close()
     assert "Traceback" not in proc.stderr.read().decode()
+
+
+def test_starting_loads_no_game_and_no_benchmark():
+    code = (
+        "import sys, firmware_host.cli as c, firmware_host.device\n"
+        "c.build_parser()\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('games.tonne', 'games.bomb', 'firmware_host.bench.'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "['firmware_host.bench.options']"

@@ -32,7 +32,7 @@ from typing import Any
 from drivers.scale.hx711 import HX711, HX711Scale, RealTiming, adafruit
 from drivers.scale.hx711_chip import HX711Chip, LoadModel, VirtualClock, real_time_chip
 from drivers.scale.sim import SimScale
-from firmware_host.vtime import run_virtual
+from firmware_host.runtime.vtime import run_virtual
 
 
 def delay_us_figures() -> str:

@@ -1,7 +1,7 @@
 """The 128×64 OLED: luma.oled's ``ssd1306`` or ``sh1106`` on I2C, or luma's ``dummy`` device.
 
 Opening is all this module does; keeping the panel alive through I2C errors, drawing only what
-changed and dimming are the display service's job (:mod:`firmware_host.screen`). Both real drivers
+changed and dimming are the display service's job (:mod:`firmware_host.runtime.display_service`). Both real drivers
 send the whole 1 KiB frame on every ``display()`` (about 23 ms at 400 kHz), so callers must not
 draw more often than that.
 """

@@ -2,6 +2,6 @@
 
 import sys
 
-from firmware_host.cli import main
+from firmware_host.cli.main import main
 
 sys.exit(main())

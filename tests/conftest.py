@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from firmware_host.cli import main
-from firmware_host.vtime import run_virtual
+from firmware_host.cli.main import main
+from firmware_host.runtime.vtime import run_virtual
 
 ROOT = Path(__file__).resolve().parents[1]
 

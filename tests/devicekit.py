@@ -7,11 +7,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from firmware_host import config as configuration
-from firmware_host.device import Device
-from firmware_host.render import to_text
-from firmware_host.store import Store
-from firmware_host.vtime import run_virtual
+from firmware_host.core import config as configuration
+from firmware_host.core.store import Store
+from firmware_host.runtime.device import Device
+from firmware_host.runtime.render import to_text
+from firmware_host.runtime.vtime import run_virtual
 
 
 def run_device(

@@ -520,7 +520,7 @@ def test_a_hard_timeout_of_the_betting_window_makes_the_silent_players_pass(cli,
 
 
 def test_hard_timeouts_are_offered_for_antartik_in_the_config():
-    from firmware_host.timer_presets import parse_preset
+    from firmware_host.timers.presets import parse_preset
 
     assert parse_preset("antartik", {"mode": "turn", "timeout": "hard", "phase": 20}).timeout == "hard"
 

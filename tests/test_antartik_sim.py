@@ -231,7 +231,7 @@ def test_answers_being_chosen_survive_another_players_answer_and_cards_enter_by_
 def test_a_hard_phase_timeout_on_the_device_passes_for_the_silent_players(tmp_path):
     import asyncio
 
-    from firmware_host.config import parse
+    from firmware_host.core.config import parse
     from tests.devicekit import presses, run_device
 
     config = parse({"timers": {"antartik": {"mode": "turn", "seconds": 60, "phase": 5, "timeout": "hard"}}}, "t.toml")

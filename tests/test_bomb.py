@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from firmware_host.session import Session
-from firmware_host.store import Store
+from firmware_host.core.session import Session
+from firmware_host.core.store import Store
 from games import get_engine
 from games.bomb.dice import DEFAULT_WHITE, spread
 from games.bomb.engine import defusers_of

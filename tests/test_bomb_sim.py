@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from firmware_host.journal import Journal
+from firmware_host.core.journal import Journal
 
 SCRIPT = Path(__file__).parent / "data" / "bomb_game.sim"
 

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from firmware_host.calibration import (
+from firmware_host.scale.calibration import (
     Calibration,
     CalibrationError,
     CalibrationRun,
@@ -182,7 +182,7 @@ def test_calibrate_scale_screen_on_the_device(cli, write_script, tmp_path):
 
 
 def test_a_calibration_file_with_nan_or_infinity_is_no_calibration():
-    from firmware_host.calibration import Calibration
+    from firmware_host.scale.calibration import Calibration
 
     assert Calibration.from_json(json.loads('{"counts_per_gram": NaN, "offset": 0}')) is None
     assert Calibration.from_json(json.loads('{"counts_per_gram": 420, "offset": Infinity}')) is None

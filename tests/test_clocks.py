@@ -1,11 +1,11 @@
-"""The arithmetic of every timer mode, to the millisecond (firmware_host/clocks.py)."""
+"""The arithmetic of every timer mode, to the millisecond (firmware_host/timers/clocks.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from firmware_host.clocks import RUNNING, TIMEOUT, WARNING, Clocks, Preset, seat_shares
-from firmware_host.timer_stats import TimeStats, clock_text
+from firmware_host.timers.clocks import RUNNING, TIMEOUT, WARNING, Clocks, Preset, seat_shares
+from firmware_host.timers.stats import TimeStats, clock_text
 
 ANN, BEN, CY = "Ann", "Ben", "Cy"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from firmware_host import config as configuration
-from firmware_host.config import ConfigError
+from firmware_host.core import config as configuration
+from firmware_host.core.config import ConfigError
 
 
 def load(tmp_path, text: str) -> configuration.Config:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from firmware_host.detector import FALL, FAULT, PLACE, SETTLED, Detector, ScaleEvent, piece_count, piece_fit
+from firmware_host.scale.detector import FALL, FAULT, PLACE, SETTLED, Detector, ScaleEvent, piece_count, piece_fit
 
 Load = Callable[[float], float]
 

@@ -7,7 +7,7 @@ import pytest
 
 from firmware_host.bench import recordings
 from firmware_host.bench.recordings import COUNTS_PER_GRAM, RealTrace
-from firmware_host.detector import FALL, FAULT, PLACE, Detector, ScaleEvent
+from firmware_host.scale.detector import FALL, FAULT, PLACE, Detector, ScaleEvent
 
 DATA = recordings.default_data_dir()
 pytestmark = pytest.mark.skipif(DATA is None, reason="the coffee-pot recordings are not in this checkout")

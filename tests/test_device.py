@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
-from firmware_host import config as configuration
-from firmware_host.session import Session
-from firmware_host.store import Store
+from firmware_host.core import config as configuration
+from firmware_host.core.session import Session
+from firmware_host.core.store import Store
 from games import ENGINES
 from tests.devicekit import choose_game, pixels, presses, run_device, screen
 

@@ -12,8 +12,8 @@ import pytest
 from drivers.scale.faults import NO_DATA, FaultWatch
 from drivers.scale.hx711 import HX711, HX711Scale, RealTiming
 from drivers.scale.hx711_chip import HX711Chip, LoadModel, VirtualClock, real_time_chip
-from firmware_host import hardware
-from firmware_host.config import defaults
+from firmware_host.core.config import defaults
+from firmware_host.runtime import hardware
 
 
 class Rig:

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from drivers.scale.sim import SimScale
-from firmware_host.config import defaults
+from firmware_host.core.config import defaults
+from firmware_host.core.store import Store
 from firmware_host.sim.script import parse, run_script
-from firmware_host.store import Store
 
 
 def record(virtual: Callable[..., Any], script: Callable[[SimScale], Any], sps: int = 10, **kw: Any) -> dict:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.install import Installer
+from firmware_host.cli.install import Installer
 from tests.conftest import ROOT
 
 UNIT = ROOT / "systemd" / "tablemate.service"

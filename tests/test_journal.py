@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from firmware_host.journal import Journal, JournalError
-from firmware_host.replay import replay
-from firmware_host.session import Session
-from firmware_host.store import Store
+from firmware_host.core.journal import Journal, JournalError
+from firmware_host.core.replay import replay
+from firmware_host.core.session import Session
+from firmware_host.core.store import Store
 
 JUMP = {"type": "jump", "jumper": "rascal", "special": False, "result": "A"}
 

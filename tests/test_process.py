@@ -86,7 +86,7 @@ def test_sigterm_stops_cleanly_after_ready_and_watchdog_under_systemd(tmp_path):
 
 def test_starting_loads_no_game_and_no_benchmark():
     code = (
-        "import sys, firmware_host.cli as c, firmware_host.device\n"
+        "import sys, firmware_host.cli.main as c, firmware_host.runtime.device\n"
         "c.build_parser()\n"
         "print(sorted(m for m in sys.modules if m.startswith(('games.tonne', 'games.bomb', 'firmware_host.bench.'))))"
     )

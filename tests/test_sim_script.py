@@ -105,7 +105,7 @@ def test_history_table_json_and_csv(cli, tmp_path):
 def test_the_committed_arschbombe_script_plays_every_kind_of_button_input(cli, tmp_path):
     from pathlib import Path
 
-    from firmware_host.journal import Journal
+    from firmware_host.core.journal import Journal
 
     script = Path(__file__).parent / "data" / "arschbombe_game.sim"
     state = tmp_path / "state"

@@ -6,10 +6,10 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from drivers.tower.gpio import GpioTower
-from firmware_host.clocks import Preset
-from firmware_host.config import ConfigError, parse
-from firmware_host.lights import TIMER, Lights
-from firmware_host.timer_presets import PresetError, parse_preset, saved_presets, to_table
+from firmware_host.core.config import ConfigError, parse
+from firmware_host.runtime.lights import TIMER, Lights
+from firmware_host.timers.clocks import Preset
+from firmware_host.timers.presets import PresetError, parse_preset, saved_presets, to_table
 from games import ENGINES, TITLES
 
 
@@ -122,7 +122,7 @@ def test_the_gpio_led_bar_shows_the_time_left():
 def test_use_config_file_keeps_the_clocks_when_the_preset_does_not_change(tmp_path):
     import asyncio
 
-    from firmware_host.config import parse
+    from firmware_host.core.config import parse
     from tests.devicekit import run_device
 
     config = parse({"timers": {"arschbombe": {"mode": "bank", "seconds": 300}}}, "t.toml")

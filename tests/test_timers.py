@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from drivers.tower import BLINK, OFF, ON, TowerState
-from firmware_host import config as configuration
-from firmware_host.device import Device
+from firmware_host.core import config as configuration
+from firmware_host.core.store import Store
+from firmware_host.runtime.device import Device
+from firmware_host.runtime.vtime import run_virtual
 from firmware_host.sim.script import ScriptRunner, parse, run_script
-from firmware_host.store import Store
-from firmware_host.vtime import run_virtual
 from games import ENGINES, TITLES
 
 JUMP = 'action {"type":"jump","jumper":"rascal","result":"B"}'
@@ -151,7 +151,7 @@ def test_the_oled_shows_seconds_and_a_time_bar(tmp_path, cli):
     assert r.status == 0, r.err
     from PIL import Image
 
-    from firmware_host.render import Frame, render
+    from firmware_host.runtime.render import Frame, render
 
     def bar_pixels(name: str) -> int:
         img = Image.open(frames / f"{name}.png").convert("1")

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from drivers.tower import ON
-from firmware_host.config import defaults
-from firmware_host.device import Device
-from firmware_host.scale import FAULT_CLEAR_SECONDS, count_pieces, fill_tolerance
+from firmware_host.core.config import defaults
+from firmware_host.core.store import Store
+from firmware_host.runtime.device import Device
+from firmware_host.scale.service import FAULT_CLEAR_SECONDS, count_pieces, fill_tolerance
 from firmware_host.sim.script import ScriptRunner
-from firmware_host.store import Store
 from firmware_host.ui.game import GameScreen
 from games.core import Menu, Order, Task
 
@@ -49,7 +49,7 @@ def run_device(state: Path, body: Body, *, calibrated: bool = True, scale: str =
             await task
         return device
 
-    from firmware_host.vtime import run_virtual
+    from firmware_host.runtime.vtime import run_virtual
 
     return run_virtual(main)
 
@@ -392,7 +392,7 @@ def test_a_power_cut_while_settling_a_tie_comes_back_to_the_order(tmp_path):
 
 
 def test_a_detector_fault_shows_until_the_pile_has_been_still_a_while(tmp_path):
-    from firmware_host.detector import ScaleEvent
+    from firmware_host.scale.detector import ScaleEvent
 
     seen: dict[str, Any] = {}
 
@@ -514,7 +514,7 @@ def test_a_whole_game_in_the_simulator_with_the_scale(cli, write_script, tmp_pat
     assert game["scores"] == {"Ann": -10, "Ben": -9} and game["winners"] == ["Ben"]
     assert cli("state", "--state-dir", state).json() == {"summary": None, "script": None}
 
-    from firmware_host.journal import Journal
+    from firmware_host.core.journal import Journal
 
     (archived,) = (state / "games").glob("*.jsonl")
     kinds = [a["type"] for a in Journal.open(archived).actions()]

@@ -14,7 +14,7 @@ from drivers.tower import BLINK, DARK, ON, TowerState
 from drivers.tower.gpio import GpioTower
 from drivers.tower.sim import SimTower
 from drivers.tower.usb import UsbTower, command, commands
-from firmware_host.lights import SIGNALS, Lights
+from firmware_host.runtime.lights import SIGNALS, Lights
 
 
 def wait_until(condition, timeout: float = 3.0) -> None:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 from PIL import Image
 
-from firmware_host.config import defaults
-from firmware_host.device import Device
-from firmware_host.render import Frame
+from firmware_host.core.config import defaults
+from firmware_host.core.store import Store
+from firmware_host.runtime.device import Device
+from firmware_host.runtime.render import Frame
+from firmware_host.runtime.vtime import run_virtual
 from firmware_host.sim.script import ScriptRunner, parse
-from firmware_host.store import Store
-from firmware_host.vtime import run_virtual
 
 PLAY = """
 start trottel Ann Ben Cy

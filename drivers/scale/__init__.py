@@ -2,7 +2,7 @@
 
 Every backend delivers ``(t, raw)`` samples — ``t`` on the runtime's clock, ``raw`` signed 24-bit
 counts — to an ``on_sample`` callback, and problems (no data, a stuck line) to ``on_fault``. The
-runtime turns samples into grams and events (:mod:`firmware_host.scale`).
+runtime turns samples into grams and events (:mod:`firmware_host.scale.service`).
 
 - :mod:`drivers.scale.hx711` — the HX711 on the Pi's GPIO: adafruit's driver class with our
   fixes, read in a thread (``hardware/hx711.md``);

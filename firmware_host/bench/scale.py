@@ -1,6 +1,6 @@
 """``tablemate bench scale``: the event detector on labelled traces it has never seen.
 
-Runs :class:`firmware_host.detector.Detector` over generated traces (:mod:`.traces`) and the real
+Runs :class:`firmware_host.scale.detector.Detector` over generated traces (:mod:`.traces`) and the real
 recordings (:mod:`.recordings`), matches its events against the labels and reports recall,
 false events per hour, piece counts, latency and the detector's cost.
 
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from firmware_host.bench import recordings
 from firmware_host.bench.traces import BRUSH, FAULT_KINDS, PRESS, Plan, Trace, make_trace
-from firmware_host.detector import FAULT, Detector, ScaleEvent, Tuning
+from firmware_host.scale.detector import FAULT, Detector, ScaleEvent, Tuning
 
 TUNE_SEEDS = range(1, 1001)
 """Seeds the detector's constants were chosen on (``--split tune``)."""

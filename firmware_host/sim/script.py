@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from firmware_host.config import BUTTONS, Config
-from firmware_host.device import Device
-from firmware_host.store import Store
-from firmware_host.vtime import run_virtual
+from firmware_host.core.config import BUTTONS, Config
+from firmware_host.core.store import Store
+from firmware_host.runtime.device import Device
+from firmware_host.runtime.vtime import run_virtual
 from games import ENGINES, TITLES
 
 PRESS_SECONDS = 0.1

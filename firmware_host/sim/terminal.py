@@ -19,9 +19,9 @@ from typing import Any
 
 from PIL import Image
 
-from firmware_host.config import Config
-from firmware_host.device import Device
-from firmware_host.store import Store
+from firmware_host.core.config import Config
+from firmware_host.core.store import Store
+from firmware_host.runtime.device import Device
 
 SHORT_KEYS = {"1": "p1", "2": "p2", "3": "p3", "4": "p4", "5": "p5", "6": "p6"}
 LONG_KEYS = {"q": "p1", "w": "p2", "e": "p3", "r": "p4", "t": "p5", "y": "p6"}

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from drivers.buttons import Press
-from firmware_host.config import SEATS
-from firmware_host.render import ROWS, Frame, Row, wrap
+from firmware_host.core.config import SEATS
+from firmware_host.runtime.render import ROWS, Frame, Row, wrap
 
 if TYPE_CHECKING:
-    from firmware_host.device import Device
+    from firmware_host.runtime.device import Device
 
 
 class Screen:

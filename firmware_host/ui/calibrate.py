@@ -1,4 +1,4 @@
-"""The "Calibrate scale" screen: the steps of :mod:`firmware_host.calibration` on the buttons.
+"""The "Calibrate scale" screen: the steps of :mod:`firmware_host.scale.calibration` on the buttons.
 
 First the known weight is picked (prev/next or a seat tap change it, ok or a seat held picks);
 then each step says what to do and ``ok`` measures it: the screen waits a second for the hand to
@@ -14,7 +14,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from drivers.buttons import Press
-from firmware_host.calibration import (
+from firmware_host.runtime.render import Frame, Row, wrap
+from firmware_host.scale.calibration import (
     MEASURE_SECONDS,
     MIN_SAMPLES,
     SETTLE_SECONDS,
@@ -22,11 +23,10 @@ from firmware_host.calibration import (
     CalibrationError,
     CalibrationRun,
 )
-from firmware_host.render import Frame, Row, wrap
 from firmware_host.ui.base import Screen, footed, is_seat
 
 if TYPE_CHECKING:
-    from firmware_host.device import Device
+    from firmware_host.runtime.device import Device
 
 TITLE = "Calibrate scale"
 

@@ -9,7 +9,7 @@ system every game shares:
 - :class:`~games.core.prompts.Collect` — each player answers on their own button (short: change
   the answer, long: lock it in or unlock it). Answers given so far are journaled as a draft, so a
   power cut in the middle of a reveal loses nobody's pick. Every change of who has locked in goes
-  to :meth:`Device.answered <firmware_host.device.Device.answered>`, so the turn timer's shared
+  to :meth:`Device.answered <firmware_host.runtime.device.Device.answered>`, so the turn timer's shared
   phase clock runs only while someone still owes an answer.
 - :class:`~games.core.prompts.Order` — players press their buttons in the order asked for;
   ``back`` takes the last press back. A menu option, or a Collect's answers (a tie among them),
@@ -19,7 +19,7 @@ system every game shares:
 
 A short ``back`` at the top of a prompt opens the game menu; a long ``back`` asks to undo. A long
 ``ok`` never picks in a game: it pauses or resumes the turn timer (the device handles it before any
-screen, see :meth:`Device.handle <firmware_host.device.Device.handle>`).
+screen, see :meth:`Device.handle <firmware_host.runtime.device.Device.handle>`).
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
-from firmware_host.render import CONTENT_W, ROWS, Frame, Row, text_width, wrap
+from firmware_host.runtime.render import CONTENT_W, ROWS, Frame, Row, text_width, wrap
 from firmware_host.ui.base import Screen, footed, is_seat
 from games.core import Collect, Menu, Order, Prompt, Task
 
 if TYPE_CHECKING:
-    from firmware_host.device import Device
+    from firmware_host.runtime.device import Device
 
 
 def pairs(cells: list[str]) -> list[Row]:

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
 from drivers.tower import BLINK, DARK, ON, TowerState
-from firmware_host.config import BUTTONS, SEATS
-from firmware_host.render import ROWS, Frame, Row
-from firmware_host.timer_stats import clock_text
+from firmware_host.core.config import BUTTONS, SEATS
+from firmware_host.runtime.render import ROWS, Frame, Row
+from firmware_host.timers.stats import clock_text
 from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, footed, is_seat
 from firmware_host.ui.calibrate import CalibrateScreen
 from firmware_host.ui.game import GameScreen
@@ -19,7 +19,7 @@ from games import ENGINES, TITLES, get_engine
 from games.core import Menu, Option
 
 if TYPE_CHECKING:
-    from firmware_host.device import Device
+    from firmware_host.runtime.device import Device
 
 
 class MainMenu(ListScreen):

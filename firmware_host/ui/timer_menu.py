@@ -10,14 +10,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from firmware_host.clocks import MODES
-from firmware_host.timer_presets import DEFAULT_SECONDS, allows_hard
-from firmware_host.timer_stats import clock_text
+from firmware_host.timers.clocks import MODES
+from firmware_host.timers.presets import DEFAULT_SECONDS, allows_hard
+from firmware_host.timers.stats import clock_text
 from firmware_host.ui.base import Item, ListScreen
 from games import ENGINES, TITLES
 
 if TYPE_CHECKING:
-    from firmware_host.device import Device
+    from firmware_host.runtime.device import Device
 
 MODE_LABELS = {"off": "off", "turn": "per turn", "hourglass": "hourglass", "bank": "bank", "countup": "count-up"}
 TIME_LABELS = {"turn": "Turn time", "hourglass": "Sand each", "bank": "Bank each", "countup": "Par time"}

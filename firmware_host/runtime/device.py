@@ -18,17 +18,17 @@ from collections.abc import Callable
 from typing import Any
 
 from drivers.buttons import Press, PressDecoder
-from firmware_host import sdnotify
-from firmware_host.config import BUTTONS, Config
-from firmware_host.hardware import Hardware, build
-from firmware_host.lights import Lights
-from firmware_host.render import Frame, Row, render
-from firmware_host.replay import Script, ScriptError
-from firmware_host.scale import ScaleService
-from firmware_host.screen import DisplayService
-from firmware_host.session import Session
-from firmware_host.store import Store, StoreError
-from firmware_host.timers import TimerService
+from firmware_host.core.config import BUTTONS, Config
+from firmware_host.core.replay import Script, ScriptError
+from firmware_host.core.session import Session
+from firmware_host.core.store import Store, StoreError
+from firmware_host.runtime import sdnotify
+from firmware_host.runtime.display_service import DisplayService
+from firmware_host.runtime.hardware import Hardware, build
+from firmware_host.runtime.lights import Lights
+from firmware_host.runtime.render import Frame, Row, render
+from firmware_host.scale.service import ScaleService
+from firmware_host.timers.service import TimerService
 from firmware_host.ui.base import Confirm, Message, Screen, footed
 from firmware_host.ui.game import GameScreen
 from firmware_host.ui.menus import GameMenu, GameOver, MainMenu

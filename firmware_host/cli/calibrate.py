@@ -1,6 +1,6 @@
 """``tablemate calibrate``: the load cell's calibration, step by step in the terminal.
 
-The steps and the arithmetic are :mod:`firmware_host.calibration` (the device's "Calibrate scale"
+The steps and the arithmetic are :mod:`firmware_host.scale.calibration` (the device's "Calibrate scale"
 screen runs the same ones); this module only asks, gathers samples from the configured scale and
 saves the result as ``scale.json`` in the state folder. With ``--sim`` the simulated scale stands
 in, and the program puts each load on it itself, so the whole walk can be tried on a laptop
@@ -14,7 +14,11 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from firmware_host.calibration import (
+from firmware_host.core.config import Config
+from firmware_host.core.store import Store
+from firmware_host.runtime.hardware import open_scale
+from firmware_host.runtime.vtime import run_virtual
+from firmware_host.scale.calibration import (
     MEASURE_SECONDS,
     MIN_SAMPLES,
     SETTLE_SECONDS,
@@ -23,10 +27,6 @@ from firmware_host.calibration import (
     CalibrationRun,
     Step,
 )
-from firmware_host.config import Config
-from firmware_host.hardware import open_scale
-from firmware_host.store import Store
-from firmware_host.vtime import run_virtual
 from games.tonne.engine import KIND_LABELS
 
 SIM_PIECES = {"milk": 6.5, "can": 5.0, "bottle": 8.0, "apple": 4.0}

@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from firmware_host.journal import Journal
+from firmware_host.core.journal import Journal
 
 
 def measure(folder: Path, count: int = 200) -> dict[str, float]:

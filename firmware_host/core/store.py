@@ -2,7 +2,7 @@
 
 Layout (all under one folder, systemd's ``StateDirectory=`` on the device):
 
-- ``game.jsonl`` — the journal of the unfinished game (see :mod:`firmware_host.journal`);
+- ``game.jsonl`` — the journal of the unfinished game (see :mod:`firmware_host.core.journal`);
 - ``history.jsonl`` — one line per finished game (date, duration, players, scores, winners);
 - ``games/`` — the journals of finished games, kept for ``tablemate replay``;
 - ``settings.json`` — what the settings menu changed (brightness, sound, timers…);
@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from firmware_host.journal import Journal, JournalError, fsync_dir, write_atomic
+from firmware_host.core.journal import Journal, JournalError, fsync_dir, write_atomic
 
 
 class StoreError(Exception):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from firmware_host.clocks import Preset
+from firmware_host.timers.clocks import Preset
 
 DEFAULT_PATH = Path("/etc/tablemate/config.toml")
 
@@ -149,7 +149,7 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "seats": (_seat_list, ["p1", "p2", "p3", "p4"]),
         "names": (_names, {}),
     },
-    # per-game presets live in [timers.<game>] (firmware_host/timer_presets.py)
+    # per-game presets live in [timers.<game>] (firmware_host/timers/presets.py)
     "timers": {
         "sound": (_choice("all", "timeout", "off"), "all"),
         "save_every": (_num(1, 60, "seconds"), 5.0),
@@ -198,7 +198,7 @@ def parse(data: dict[str, Any], where: str) -> Config:
             config.games = _parse_games(table, where)
             continue
         if section == "timers":
-            from firmware_host.timer_presets import PresetError, parse_timers
+            from firmware_host.timers.presets import PresetError, parse_timers
 
             try:
                 config.timers, table = parse_timers(table, where)

@@ -16,7 +16,7 @@ from drivers.buttons import ButtonPanel, EdgeHandler
 from drivers.display import open_display
 from drivers.scale import Scale
 from drivers.tower import StatusHandler, Tower
-from firmware_host.config import BUTTONS, Config
+from firmware_host.core.config import BUTTONS, Config
 
 log = logging.getLogger(__name__)
 

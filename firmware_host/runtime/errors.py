@@ -11,8 +11,8 @@ import contextlib
 import tomllib
 from pathlib import Path
 
-from firmware_host import config as configuration
-from firmware_host.render import Frame, Row, render, wrap
+from firmware_host.core import config as configuration
+from firmware_host.runtime.render import Frame, Row, render, wrap
 
 
 def _display_settings(path: str | None) -> dict:

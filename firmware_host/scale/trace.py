@@ -21,7 +21,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from firmware_host.detector import Detector, ScaleEvent
+from firmware_host.scale.detector import Detector, ScaleEvent
 
 HEADER = ("t", "raw")
 

@@ -1,10 +1,10 @@
 """The scale service: raw load-cell samples in, readings and game actions out.
 
 Owned by the device; the scale driver's samples reach it on the loop (:meth:`ScaleService.sample`).
-It feeds the event detector (:mod:`firmware_host.detector`) with the calibration of ``scale.json``
+It feeds the event detector (:mod:`firmware_host.scale.detector`) with the calibration of ``scale.json``
 and, while Ab in die Tonne waits for the current player's pieces, turns its events into the very
 actions the buttons give — ``{"type": "place", "count": n}`` and ``{"type": "fall"}`` — through
-:meth:`Device.apply <firmware_host.device.Device.apply>`, journaled like any press.
+:meth:`Device.apply <firmware_host.runtime.device.Device.apply>`, journaled like any press.
 
 - **Counting.** A settled step up is counted against every calibrated kind; the kind seen first
   in a turn is preferred (a player places one kind until it runs out). A count above what the
@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from drivers.scale.faults import GLITCH_CODES
-from firmware_host.calibration import Calibration
-from firmware_host.detector import (
+from firmware_host.scale.calibration import Calibration
+from firmware_host.scale.detector import (
     DISTURBED,
     FALL,
     FAULT,
@@ -48,7 +48,7 @@ from firmware_host.detector import (
 from games.core import Action, Task
 
 if TYPE_CHECKING:
-    from firmware_host.device import Device
+    from firmware_host.runtime.device import Device
 
 log = logging.getLogger(__name__)
 

@@ -41,8 +41,8 @@ def measure(seconds: float, with_game: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "state"
         if with_game:
-            from firmware_host.session import Session
-            from firmware_host.store import Store
+            from firmware_host.core.session import Session
+            from firmware_host.core.store import Store
 
             session = Session.start(Store(state), "arschbombe", ["Ann", "Ben", "Cy"], seed=1)
             session.apply({"type": "jump", "jumper": "rascal", "result": "B"})

@@ -19,10 +19,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from firmware_host import config as configuration
-from firmware_host.replay import Script, ScriptError, replay
-from firmware_host.store import Store, StoreError, default_state_dir
-from firmware_host.timer_stats import clock_text
+from firmware_host.core import config as configuration
+from firmware_host.core.replay import Script, ScriptError, replay
+from firmware_host.core.store import Store, StoreError, default_state_dir
+from firmware_host.timers.stats import clock_text
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_REFUSED = 0, 2, 3
 
@@ -74,7 +74,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_state(args: argparse.Namespace) -> int:
     """Print the game the device would resume, and the SCRIPT that rebuilds it (read only)."""
-    from firmware_host.session import Session
+    from firmware_host.core.session import Session
 
     root = _state_root(args)
     if args.state_dir is None and not root.exists():
@@ -167,14 +167,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         config = _config(args)
     except Fail as exc:
         if not args.sim:
-            from firmware_host.errors import show_on_display
+            from firmware_host.runtime.errors import show_on_display
 
             show_on_display(args.config, str(exc))
         raise
     if args.sim:
         config = config.with_sim()
     store = _store(args)
-    from firmware_host.device import Device
+    from firmware_host.runtime.device import Device
 
     device = Device(config, store, signals_on=True)
     asyncio.run(device.run())
@@ -202,14 +202,14 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
 def cmd_bench_idle(args: argparse.Namespace) -> int:
     """Measure the device's idle CPU and memory."""
-    from firmware_host.bench.idle import main as bench_idle
+    from firmware_host.cli.bench.idle import main as bench_idle
 
     return bench_idle(args.seconds)
 
 
 def cmd_bench_journal(args: argparse.Namespace) -> int:
     """Measure the journal's append-and-fsync time in the state folder."""
-    from firmware_host.bench.journal import main as bench_journal
+    from firmware_host.cli.bench.journal import main as bench_journal
 
     root = _state_root(args)
     try:
@@ -222,7 +222,7 @@ def cmd_install(args: argparse.Namespace) -> int:
     """Install (or remove) the systemd service on a Raspberry Pi."""
     import os
 
-    from firmware_host.install import Installer, find_source
+    from firmware_host.cli.install import Installer, find_source
 
     source = Path(args.source) if args.source else find_source(Path.cwd())
     if source is None or not (source / "systemd" / "tablemate.service").is_file():
@@ -241,8 +241,8 @@ def cmd_install(args: argparse.Namespace) -> int:
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """Calibrate the load cell step by step; saves ``scale.json`` in the state folder."""
-    from firmware_host.calibrate import Cancelled, calibrate
-    from firmware_host.calibration import CalibrationError
+    from firmware_host.cli.calibrate import Cancelled, calibrate
+    from firmware_host.scale.calibration import CalibrationError
 
     config = _config(args)
     store = _store(args)
@@ -256,7 +256,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 # -- the load cell ---------------------------------------------------------------------------------
 def cmd_scale_monitor(args: argparse.Namespace) -> int:
     """Show the load cell live: raw counts, grams, noise, stability and events."""
-    from firmware_host.scale_monitor import MonitorError, run_monitor
+    from firmware_host.scale.monitor import MonitorError, run_monitor
 
     try:
         return run_monitor(_config(args), args)
@@ -273,7 +273,7 @@ def _positive(value: float | None, option: str, zero_ok: bool = False) -> None:
 
 def cmd_scale_detect(args: argparse.Namespace) -> int:
     """Run the load-cell event detector over a recorded trace: one JSON object per event."""
-    from firmware_host.scale_trace import TraceError, detect, read_trace
+    from firmware_host.scale.trace import TraceError, detect, read_trace
 
     _positive(args.counts_per_gram, "--counts-per-gram", zero_ok=True)
     _positive(args.piece_grams, "--piece-grams")

@@ -26,9 +26,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from firmware_host.calibration import Calibration
-from firmware_host.config import Config
-from firmware_host.detector import FAULT, Detector
+from firmware_host.core.config import Config
+from firmware_host.scale.calibration import Calibration
+from firmware_host.scale.detector import FAULT, Detector
 
 DEMO_PIECE_GRAMS = 5.0
 ZERO_SAMPLES = 5
@@ -55,7 +55,7 @@ def demo_load(t: float) -> float:
 
 def calibration(state_dir: str | None) -> dict[str, Any]:
     """The calibration document ``scale.json`` of the state folder, or ``{}`` (never creates it)."""
-    from firmware_host.store import Store, StoreError
+    from firmware_host.core.store import Store, StoreError
 
     try:
         return Store(state_dir, create=False).read_doc("scale")
@@ -246,7 +246,7 @@ def _run_sim(monitor: Monitor, args: argparse.Namespace, sps: int, gain: int) ->
 
     try:
         if args.virtual:
-            from firmware_host.vtime import run_virtual
+            from firmware_host.runtime.vtime import run_virtual
 
             run_virtual(main)
         else:

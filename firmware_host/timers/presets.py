@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from firmware_host.clocks import MODES, TIMEOUTS, Preset
+from firmware_host.timers.clocks import MODES, TIMEOUTS, Preset
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The turn-timer service: the runtime's clock feeds the game; the game never reads a clock.
 
-The arithmetic lives in :mod:`firmware_host.clocks`; this service owns the time. Like Klipper's
+The arithmetic lives in :mod:`firmware_host.timers.clocks`; this service owns the time. Like Klipper's
 reactor, it keeps one wake-up on the loop — the next moment something a player would notice
 happens (the shown second changes, the warning starts, time runs out, the clocks are due to be
 saved) — and charges the running clock with the loop's monotonic time whenever it wakes or the
@@ -12,7 +12,7 @@ shared phase clock runs while someone has not answered (the game screen reports 
 :meth:`TimerService.answered`). A turn lasts while the same player is asked; it ends when
 someone else is (an action, an undo: the clocks are not rewound).
 
-What the tower shows (:data:`firmware_host.lights.TIMER`), the beeps (``TIMER_BEEPS``), the
+What the tower shows (:data:`firmware_host.runtime.lights.TIMER`), the beeps (``TIMER_BEEPS``), the
 engine protocol of hard timeouts and the config keys are in ``docs/timers.md``.
 
 Power loss: the preset, every finished turn and the clocks are journaled as ``meta`` records at
@@ -28,15 +28,15 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from firmware_host.clocks import LEVELS, RUNNING, TIMEOUT, Clocks, Key, Preset, ms
-from firmware_host.lights import TIMER, timer_beeps
-from firmware_host.timer_presets import PresetError, parse_preset, saved_presets, to_table
-from firmware_host.timer_stats import TimeStats, clock_text
+from firmware_host.runtime.lights import TIMER, timer_beeps
+from firmware_host.timers.clocks import LEVELS, RUNNING, TIMEOUT, Clocks, Key, Preset, ms
+from firmware_host.timers.presets import PresetError, parse_preset, saved_presets, to_table
+from firmware_host.timers.stats import TimeStats, clock_text
 from games.core import Collect, Menu, Refused, Task
 
 if TYPE_CHECKING:
-    from firmware_host.device import Device
-    from firmware_host.session import Session
+    from firmware_host.core.session import Session
+    from firmware_host.runtime.device import Device
 
 log = logging.getLogger(__name__)
 

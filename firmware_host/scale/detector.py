@@ -1,6 +1,6 @@
 """The load-cell event detector: raw samples in, ``place`` / ``fall`` / ``fault`` events out.
 
-Pure: no clock, no I/O; the same code runs live (:mod:`firmware_host.scale`) and in
+Pure: no clock, no I/O; the same code runs live (:mod:`firmware_host.scale.service`) and in
 ``tablemate scale detect``. Time is whatever the caller says ``t`` is.
 
 How it decides (``docs/detector.md`` has the reasons and the measured figures):

@@ -12,14 +12,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from firmware_host.journal import Journal
-from firmware_host.replay import Script, run_actions
-from firmware_host.store import Store
+from firmware_host.core.journal import Journal
+from firmware_host.core.replay import Script, run_actions
+from firmware_host.core.store import Store
 from games.core import Action, Effect, Engine, Prompt, Task, View
 
 
 class Session:
-    """One game on the device, journaled in a :class:`~firmware_host.store.Store`."""
+    """One game on the device, journaled in a :class:`~firmware_host.core.store.Store`."""
 
     def __init__(
         self,

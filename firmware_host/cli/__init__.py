@@ -1,0 +1,1 @@
+"""Command-line front ends: `tablemate` and its sub-commands (placeholder docstring, see issue 8)."""

@@ -1,0 +1,1 @@
+"""Benchmarks that must run on the Pi itself: idle cost and journal fsync time."""

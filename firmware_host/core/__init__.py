@@ -1,0 +1,1 @@
+"""The runtime core: journal, store, session, replay and configuration."""

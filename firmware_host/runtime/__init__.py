@@ -1,0 +1,1 @@
+"""The device loop and its parts: device, hardware, display service, lights, rendering."""

@@ -1,0 +1,1 @@
+"""The load cell: scale service, event detector, calibration, monitor and trace tools."""

@@ -1,0 +1,1 @@
+"""Turn timers: clocks, presets, statistics and the timer service."""

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from firmware_host.bench import recordings
-from firmware_host.bench.scale import HELD_OUT_SEEDS, TARGETS, TUNE_SEEDS, BenchConfig, plans, run_bench
+from bench import recordings
+from bench.scale import HELD_OUT_SEEDS, TARGETS, TUNE_SEEDS, BenchConfig, plans, run_bench
 
 DATA = recordings.default_data_dir()
 pytestmark = pytest.mark.skipif(DATA is None, reason="the coffee-pot recordings are not in this checkout")

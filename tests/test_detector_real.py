@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from firmware_host.bench import recordings
-from firmware_host.bench.recordings import COUNTS_PER_GRAM, RealTrace
+from bench import recordings
+from bench.recordings import COUNTS_PER_GRAM, RealTrace
 from firmware_host.scale.detector import FALL, FAULT, PLACE, Detector, ScaleEvent
 
 DATA = recordings.default_data_dir()

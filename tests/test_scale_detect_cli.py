@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.bench import recordings
+from bench import recordings
 
 Write = Callable[..., Path]
 

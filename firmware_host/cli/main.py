@@ -288,10 +288,16 @@ def cmd_scale_detect(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_scale(args: argparse.Namespace) -> int:
-    """The detector benchmark on generated and real traces."""
-    from firmware_host.bench.scale import main as bench_main
+    """The detector benchmark on generated and real traces: it lives beside its data in the
+    checkout's ``bench/``, not in the installed package, so it runs from a checkout."""
+    checkout = Path.cwd()
+    if not (checkout / "bench" / "scale.py").is_file():
+        raise Fail("the detector benchmark runs from a checkout of tablemate: run `tablemate bench scale` there")
+    if str(checkout) not in sys.path:
+        sys.path.insert(0, str(checkout))
+    from bench.scale import main as bench_main
 
-    return bench_main(args)
+    return bench_main(args.rest)
 
 
 # -- the parser ------------------------------------------------------------------------------------
@@ -401,23 +407,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--sps", type=float, metavar="N", help="nominal samples per second (default: from the timestamps)")
 
-    from firmware_host.bench.options import add_scale_arguments
-
     p = bench_sub.add_parser(
         "scale",
+        add_help=False,
         help="the event detector on labelled traces it has never seen",
         description="Generate labelled load-cell traces, run the event detector, print recall, false "
         "events, piece counts, latency and cost. Reports on the held-out seeds unless --split tune.",
     )
+    p.add_argument("rest", nargs=argparse.REMAINDER, help="the benchmark's own options (--help lists them)")
     p.set_defaults(handler=cmd_bench_scale)
-    add_scale_arguments(p)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tablemate`` console script."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:2] == ["bench", "scale"]:  # its options belong to the benchmark, --help included
+        args = argparse.Namespace(command="bench", handler=cmd_bench_scale, rest=argv[2:])
+    else:
+        args = parser.parse_args(argv)
     try:
         return args.handler(args)
     except Fail as exc:

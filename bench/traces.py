@@ -3,7 +3,7 @@
 A trace is what the HX711 would have read under a Tonne bin during part of a game: the true load
 (bin, pile, the pieces placed and fallen, hands pressing and brushing, creep, drift) converted to
 counts at 10 or 80 samples per second, with **real** noise, spikes and read glitches replayed from
-the coffee-pot recordings (:mod:`firmware_host.bench.recordings`) and, in the fault traces,
+the coffee-pot recordings (:mod:`bench.recordings`) and, in the fault traces,
 sensor faults. Each trace carries its labels (:class:`Truth`).
 
 Everything random comes from one seeded ``random.Random``; the seed's split (``tune`` or
@@ -38,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from firmware_host.bench.recordings import NoiseClip, PressShape, noise_clips, press_shapes
+from bench.recordings import NoiseClip, PressShape, noise_clips, press_shapes
 
 PLACE, FALL, PRESS, BRUSH = "place", "fall", "press", "brush"
 GAP, STUCK, SATURATED, SPIKES = "gap", "stuck", "saturated", "spikes"

@@ -36,7 +36,7 @@ from functools import cache
 from itertools import pairwise
 from pathlib import Path
 
-from firmware_host.bench.options import HELD_OUT, TUNE
+from bench.options import HELD_OUT, TUNE
 
 COUNTS_PER_GRAM = 374.0
 """The recordings' own calibration: grams = sum of four tared channels / 374."""
@@ -51,8 +51,8 @@ DATA_NAME = "hx711-coffee-pot"
 
 
 def default_data_dir() -> Path | None:
-    """``bench/data/hx711-coffee-pot`` of the checkout this package runs from, if there."""
-    path = Path(__file__).resolve().parents[2] / "bench" / "data" / DATA_NAME
+    """``bench/data/hx711-coffee-pot`` beside this file, if there."""
+    path = Path(__file__).resolve().parent / "data" / DATA_NAME
     return path if path.is_dir() else None
 
 

@@ -25,8 +25,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from firmware_host.bench import recordings
-from firmware_host.bench.traces import BRUSH, FAULT_KINDS, PRESS, Plan, Trace, make_trace
+from bench import recordings
+from bench.options import add_scale_arguments
+from bench.traces import BRUSH, FAULT_KINDS, PRESS, Plan, Trace, make_trace
 from firmware_host.scale.detector import FAULT, Detector, ScaleEvent, Tuning
 
 TUNE_SEEDS = range(1, 1001)
@@ -398,8 +399,15 @@ def _secs(x: float) -> str:
 
 
 # -- the command ---------------------------------------------------------------------------------------
-def main(args: argparse.Namespace) -> int:
-    """Run ``tablemate bench scale``."""
+def main(argv: list[str] | None = None) -> int:
+    """Run ``tablemate bench scale`` (or ``python -m bench.scale``) with these options."""
+    parser = argparse.ArgumentParser(
+        prog="tablemate bench scale",
+        description="Generate labelled load-cell traces, run the event detector, print recall, false "
+        "events, piece counts, latency and cost. Reports on the held-out seeds unless --split tune.",
+    )
+    add_scale_arguments(parser)
+    args = parser.parse_args(argv)
     if args.traces < 1 or args.seed_offset < 0 or args.seed_offset + args.traces > len(HELD_OUT_SEEDS):
         sys.stderr.write("tablemate bench: --seed-offset plus --traces must stay within the 1000 seeds of a split\n")
         return 2
@@ -420,3 +428,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
     print(format_report(report, verbose=args.verbose))
     return 1 if args.check and report.missed() else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,1 +1,0 @@
-"""Benchmarks behind ``tablemate bench``: figures the README quotes, measured, not guessed."""

@@ -295,13 +295,14 @@ def test_games_whose_rules_pick_the_starter_skip_who_starts(tmp_path):
     assert run_device(tmp_path, body) == ["P1", "P2", "P3", "P4"]
 
 
-def test_toasts_wait_their_turn_but_a_refusal_answers_at_once(tmp_path):
+def test_a_new_message_replaces_a_stale_one_and_one_moment_shows_together(tmp_path):
     async def body(dev):
         dev.toast("first")
-        dev.toast("second")
-        dev.toast("first")  # a repeat is not queued again
+        dev.toast("second")  # the same moment: shown together, not queued behind
+        dev.toast("first")  # a repeat is not added again
         seen = [dev.toast_text()]
-        await asyncio.sleep(2.6)
+        await asyncio.sleep(1.0)
+        dev.toast("third")  # later: replaces, no waiting for the first to finish
         seen.append(dev.toast_text())
         dev.refuse("not now")
         seen.append(dev.toast_text())
@@ -309,7 +310,7 @@ def test_toasts_wait_their_turn_but_a_refusal_answers_at_once(tmp_path):
         seen.append(dev.toast_text())
         return seen
 
-    assert run_device(tmp_path, body) == ["first", "second", "not now", None]
+    assert run_device(tmp_path, body) == ["first · second", "third", "not now", None]
 
 
 def test_the_self_test_follows_the_scale_without_a_press(tmp_path):

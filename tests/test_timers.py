@@ -274,7 +274,7 @@ def test_a_game_resumed_after_a_power_cut_gives_everyone_the_time_they_had(tmp_p
     cut = tmp_path / "cut"
     run_and_cut(tmp_path, config, f"start arschbombe Ann Ben\nwait 30\n{JUMP}\nwait 17.5\n", cut)
     # at the cut: Ann used 30 s, Ben 17.5 s; the clocks were saved at most 5 s before
-    dev = run_script(config, Store(cut), parse("wait 600\nhold ok 1\nwait 4"), None, seed=1)
+    dev = run_script(config, Store(cut), parse("wait 600\npress p6\nhold ok 1\nwait 4"), None, seed=1)
     banks = dev.timers.clocks.banks
     assert banks["Ann"] == pytest.approx(90_000, abs=5)
     # 600 s switched on but paused, then 4 s running; the cut itself lost at most save_every

@@ -15,6 +15,7 @@ import signal as signals
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from drivers.buttons import Press, PressDecoder
@@ -26,10 +27,10 @@ from firmware_host.runtime import sdnotify
 from firmware_host.runtime.display_service import DisplayService
 from firmware_host.runtime.hardware import Hardware, build
 from firmware_host.runtime.lights import Lights
-from firmware_host.runtime.render import Frame, Row, render
+from firmware_host.runtime.render import Frame, Row, compose, render
 from firmware_host.scale.service import ScaleService
 from firmware_host.timers.service import TimerService
-from firmware_host.ui.base import Confirm, Message, Screen, footed
+from firmware_host.ui.base import Confirm, Message, Screen
 from firmware_host.ui.game import GameScreen
 from firmware_host.ui.menus import GameMenu, GameOver, MainMenu
 from games.core import Action, Effect, Refused
@@ -40,8 +41,9 @@ SHIFT_EVERY = 60.0
 """Seconds between moves of the picture against burn-in."""
 SHIFTS = ((0, 0), (1, 0), (2, 0), (2, 1), (2, 2), (1, 2), (0, 2), (0, 1))
 TOAST_SECONDS = 2.5
-TOAST_QUEUE = 3
-"""Toasts waiting behind the one showing, at most (older ones are dropped)."""
+"""How long a passing message (a refusal, a fault, a setting changed) stays on its line."""
+EVENTS_KEPT = 40
+"""Outcomes of the game in play kept for the game menu's "What happened" screen."""
 
 
 class Device:
@@ -84,9 +86,14 @@ class Device:
         self.timers = TimerService(self)
         self.stop_reason: str | None = None
         self._stopped = asyncio.Event()
-        self._toast: tuple[str, float] | None = None
-        self._toasts: list[tuple[str, float]] = []
-        self._toast_handle: asyncio.TimerHandle | None = None
+        self._message = ""
+        self._message_at = -1.0
+        self._message_sticky = False
+        self._message_handle: asyncio.TimerHandle | None = None
+        self.events: list[str] = []
+        """The game in play's outcomes, oldest first (what its engine said), for "What happened"."""
+        self._asleep: set[str] = set()
+        """Buttons whose press woke the dimmed screen: that press only wakes it."""
         self._dirty = False
         self._shift = 0
         self._dimmed = False
@@ -206,8 +213,14 @@ class Device:
     def _edge(self, button: str, pressed: bool, t: float) -> None:
         press = self.decoders[button].edge(pressed, t)
         if pressed:
+            if self._dimmed:
+                self._asleep.add(button)
             self._wake()
         if press is not None:
+            if button in self._asleep:
+                self._asleep.discard(button)  # the press that woke the screen only wakes it
+                self.redraw()
+                return
             self.handle(press)
 
     def handle(self, press: Press) -> None:
@@ -217,6 +230,7 @@ class Device:
         (screens that read raw buttons, like the self-test, excepted); a short ``ok`` picks.
         """
         self._wake()
+        self.clear_message()  # the next input: the last outcome has been seen
         top = self.screens[-1] if self.screens else None
         try:
             if (
@@ -294,6 +308,7 @@ class Device:
 
     def _enter(self, session: Session) -> None:
         self.session = session
+        self.events = self._past_events(session)
         seats = session.journal.last_meta("seats")
         if not seats:
             seats = {f"p{i + 1}": p for i, p in enumerate(session.base.players)}
@@ -315,6 +330,8 @@ class Device:
         except Refused as exc:
             self.refuse(str(exc))
             return False
+        if self._message_at != self.loop.time():
+            self.clear_message()  # the state changed: what an earlier message said may no longer hold
         self._play(effects)
         self._after_change()
         return True
@@ -329,7 +346,22 @@ class Device:
             if effect.kind == "signal":
                 self.lights.signal(effect.value)
             elif effect.kind == "say":
-                self.toast(effect.value)
+                self.events.append(effect.value)
+                del self.events[:-EVENTS_KEPT]
+                self.toast(effect.value, until_input=True)
+
+    @staticmethod
+    def _past_events(session: Session) -> list[str]:
+        """The outcomes of a resumed game, said again by replaying its journal (no effects play)."""
+        events: list[str] = []
+        state = session.engine.new(list(session.base.players), session.base.seed, dict(session.base.options))
+        for action in session.actions:
+            try:
+                state, effects = session.engine.apply(state, action)
+            except Exception:  # the session's own replay already reported what it skipped
+                break
+            events += [e.value for e in effects if e.kind == "say"]
+        return events[-EVENTS_KEPT:]
 
     def _after_change(self) -> None:
         session = self.session
@@ -383,6 +415,8 @@ class Device:
         """Take back the last action (replays one action fewer)."""
         if self.session is None or not self.session.undo():
             return False
+        self.events = self._past_events(self.session)
+        self.clear_message()
         self.toast("Undone")
         screen = self._game_screen()
         if screen is not None:
@@ -430,38 +464,42 @@ class Device:
         self.update_mood()
         self.redraw()
 
-    def toast(self, text: str, seconds: float = TOAST_SECONDS, now: bool = False) -> None:
-        """Show ``text`` for a moment over the bottom line.
+    def toast(self, text: str, seconds: float = TOAST_SECONDS, now: bool = False, until_input: bool = False) -> None:
+        """Show ``text`` on the message line (above the hint and the highlighted option).
 
-        One already showing finishes first (a few wait their turn; a repeat of one showing or
-        waiting is not queued again), unless ``now``: a refusal or a fault answers at once.
+        A new message replaces the one showing, except that messages of the same moment (the
+        outcomes of one action) are shown together. A refusal or a fault (``now``) always
+        replaces. An outcome (``until_input``) stays until the next press; any other message
+        goes after ``seconds``.
         """
-        if text == self.toast_text() or any(text == t for t, _ in self._toasts):
-            return
-        if now:
-            self._toasts.insert(0, (text, seconds))
-        else:
-            self._toasts.append((text, seconds))
-            del self._toasts[:-TOAST_QUEUE]
-        if now or self.toast_text() is None:
-            self._next_toast()
-
-    def _next_toast(self) -> None:
-        if self._toast_handle is not None:
-            self._toast_handle.cancel()
-        self._toast, self._toast_handle = None, None
-        if self._toasts:
-            text, seconds = self._toasts.pop(0)
-            loop = asyncio.get_running_loop()
-            self._toast = (text, loop.time() + seconds)
-            self._toast_handle = loop.call_later(seconds, self._next_toast)
+        loop = asyncio.get_running_loop()
+        t = loop.time()
+        showing = self.toast_text()
+        if showing and not now and self._message_at == t:
+            if text in showing.split(" · "):
+                return
+            text = f"{showing} · {text}"
+            until_input = until_input or self._message_sticky
+        self._message, self._message_at, self._message_sticky = text, t, until_input
+        if self._message_handle is not None:
+            self._message_handle.cancel()
+            self._message_handle = None
+        if not until_input:
+            self._message_handle = loop.call_later(seconds, self.clear_message)
         self.redraw()
 
+    def clear_message(self) -> None:
+        """Take the message off its line (its time is up, or the state it spoke of changed)."""
+        if self._message_handle is not None:
+            self._message_handle.cancel()
+            self._message_handle = None
+        if self._message:
+            self._message, self._message_sticky = "", False
+            self.redraw()
+
     def toast_text(self) -> str | None:
-        """The toast showing now, if any."""
-        if self._toast and self._toast[1] > asyncio.get_running_loop().time():
-            return self._toast[0]
-        return None
+        """The message showing now, if any."""
+        return self._message or None
 
     def title_note(self) -> str:
         """Marks for the title bar: parts that are degraded, then the turn timer's clock."""
@@ -494,11 +532,9 @@ class Device:
         if not self.screens:
             return Frame("tablemate", (Row.of("Starting"),))
         frame = self.screens[-1].frame()
-        toast = self.toast_text()
-        if toast:
-            rows = footed(list(frame.rows), Row.of(toast, invert=True))
-            frame = Frame(frame.title, tuple(rows), frame.title_right, frame.bar)
-        return frame
+        if self._message and not frame.message:
+            frame = replace(frame, message=self._message)
+        return compose(frame)
 
     # -- drawing, dimming, burn-in ------------------------------------------------------------------
     def redraw(self) -> None:

@@ -1,15 +1,34 @@
-"""Drawing frames for the 128×64 OLED.
+"""Drawing frames for the OLED: a layout that cannot overflow.
 
-A :class:`Frame` is what a screen wants to show, as data: a title bar and up to six rows of text,
-each row one cell or two columns, some inverted. :func:`render` draws it into a 1-bit image with
+A :class:`Frame` is what a screen wants to show, as data: a title bar, rows of text (each row one
+cell or a few columns, some inverted), and a message for the table. :func:`compose` lays the
+message out on a line of its own (wrapped to two lines at most), above the rows the screen keeps
+(its hint and highlighted option), and :func:`render` draws the result into a 1-bit image with
 luma's ``LCD_FONT`` (7 pixels tall, proportional), shifted by a small offset that the display
 service moves now and then so no pixel stays lit for hours (burn-in).
+
+Every piece of text goes into a box that knows its pixel width, which comes from the panel size
+(:class:`Panel`). Each kind of text has its fitting rule:
+
+- a name beside a number (the score grid, rankings) is shortened so the number always shows
+  (:func:`name_and_value`);
+- a message or a question wraps (:func:`wrap`); a message longer than its two lines ends in an
+  ellipsis, on purpose;
+- a row marked ``cut=True`` may end in an ellipsis (a long option, a history line);
+- anything else must fit. Text that does not fit is still cut at its box, never drawn past it,
+  and the cut is reported to whoever :func:`watch` es (the UI monkey and the frame tests fail on
+  it), as is a character the font cannot draw and a row that does not fit on the panel.
+
+Fitting is linear in the length of the text: a refusal naming a 16,000-letter player is laid out
+as fast as any other.
 """
 
 from __future__ import annotations
 
+import contextlib
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from luma.core.legacy.font import LCD_FONT
@@ -17,44 +36,129 @@ from PIL import Image
 
 from drivers.display import HEIGHT, WIDTH
 
-MARGIN = 2
-"""The picture is drawn in a 126×62 area and moved by up to this many pixels against burn-in."""
+
+@dataclass(frozen=True)
+class Panel:
+    """A panel's size in pixels and the layout it allows: rows of :data:`ROW` pixels under a
+    title bar, inside a margin the picture swims in against burn-in."""
+
+    width: int = WIDTH
+    height: int = HEIGHT
+    margin: int = 2
+
+    @property
+    def content_w(self) -> int:
+        """Pixels across that text may use."""
+        return self.width - self.margin
+
+    @property
+    def rows(self) -> int:
+        """Text rows under the title bar."""
+        return (self.height - self.margin) // ROW - 1
+
+
 ROW = 8
-ROWS = 6
-CONTENT_W = WIDTH - MARGIN
+"""Pixels per text row (the font is 7 tall; the last line keeps stacked inverted bars apart)."""
+PANEL = Panel()
+"""The panel the device draws on (128×64)."""
+MARGIN = PANEL.margin
+"""The picture is drawn in a 126×62 area and moved by up to this many pixels against burn-in."""
+ROWS = PANEL.rows
+CONTENT_W = PANEL.content_w
+MESSAGE_LINES = 2
+"""Lines a message may take; a longer one ends in an ellipsis (the game menu's "What happened"
+lists it whole)."""
+ELLIPSIS = "…"
 
 
 @dataclass(frozen=True)
 class Row:
-    """One line of text: one cell, or two columns; ``right`` is right-aligned."""
+    """One line of text: one cell, or a few columns; ``right`` is right-aligned.
+
+    ``cut`` says a text too long for its cell may end in an ellipsis (meant, not an accident).
+    """
 
     cells: tuple[str, ...] = ("",)
     right: str = ""
     invert: bool = False
+    cut: bool = False
 
     @classmethod
-    def of(cls, text: str = "", right: str = "", invert: bool = False) -> Row:
+    def of(cls, text: str = "", right: str = "", invert: bool = False, cut: bool = False) -> Row:
         """A one-cell row."""
-        return cls((text,), right, invert)
+        return cls((text,), right, invert, cut)
 
 
 @dataclass(frozen=True)
 class Frame:
-    """A whole screen: title bar, rows, and an optional time bar (0..1) on the right edge."""
+    """A whole screen: title bar, rows, an optional time bar (0..1) on the right edge, and the
+    table's message.
+
+    ``keep`` counts the bottom rows that a message must never cover (the hint, the highlighted
+    option); the message takes the place of rows above them.
+    """
 
     title: str
     rows: tuple[Row, ...] = ()
     title_right: str = ""
     bar: float | None = None
+    message: str = ""
+    keep: int = 1
+    composed: bool = field(default=False, compare=False)
 
 
-SPELLED = {"Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss"}
-"""Letters the 7-pixel font has no room for, written out."""
+# -- overflow reports --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Overflow:
+    """A text that did not fit its box (``kind``: ``"cut"``, ``"glyph"`` or ``"rows"``)."""
+
+    kind: str
+    text: str
+    width: int
+
+
+_watchers: list[list[Overflow]] = []
+
+
+@contextlib.contextmanager
+def watch() -> Iterator[list[Overflow]]:
+    """Collect every :class:`Overflow` drawn while the block runs (tests, the UI monkey)."""
+    found: list[Overflow] = []
+    _watchers.append(found)
+    try:
+        yield found
+    finally:
+        _watchers.remove(found)
+
+
+def _report(kind: str, text: str, width: int) -> None:
+    for found in _watchers:
+        found.append(Overflow(kind, text[:200], width))
+
+
+# -- the font --------------------------------------------------------------------------------------------
+SPELLED = {"Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss", "–": "-", "—": "-", "→": ">", "×": "x", "’": "'"}
+"""Characters the 7-pixel font has no room for, written out."""
+DRAWN: dict[str, tuple[int, ...]] = {
+    "±": (0x44, 0x44, 0x5F, 0x44, 0x44),
+    "…": (0x40, 0x00, 0x40, 0x00, 0x40),
+    "°": (0x06, 0x09, 0x09, 0x06),
+}
+"""Glyphs the font lacks, drawn here: one byte a pixel column, bit 0 the top row."""
+
+
+def _known(ch: str) -> bool:
+    if ch in DRAWN or ord(ch) < 128:
+        return True
+    parts = unicodedata.normalize("NFKD", ch)
+    return bool(parts) and ord(parts[0]) < 128
 
 
 def _columns(ch: str) -> list[int]:
     """The font's pixel columns for ``ch``; accents become their base letter, a lowercase umlaut
     gets its two dots on the free top row."""
+    if ch in DRAWN:
+        return list(DRAWN[ch])
     code = ord(ch)
     if code < 128:
         return list(LCD_FONT[code])
@@ -90,27 +194,158 @@ def _glyph(ch: str) -> Image.Image:
     return img
 
 
+@lru_cache(maxsize=1024)
+def char_width(ch: str) -> int:
+    """Width in pixels of one character as drawn (a spelled-out letter counts its letters)."""
+    return sum(_glyph(c).width for c in SPELLED.get(ch, ch))
+
+
 def _spell(text: str) -> str:
     return "".join(SPELLED.get(ch, ch) for ch in text)
 
 
 def text_width(text: str) -> int:
     """Width in pixels of ``text`` in the screen font."""
-    return sum(_glyph(ch).width for ch in _spell(text))
+    return sum(char_width(ch) for ch in text)
+
+
+def missing_glyphs(text: str) -> str:
+    """The characters of ``text`` the font can neither draw nor spell out."""
+    return "".join(ch for ch in dict.fromkeys(text) if ch not in SPELLED and not _known(ch))
+
+
+# -- fitting rules (each linear in the text's length) -------------------------------------------------
+def _prefix(text: str, width: int) -> int:
+    """How many leading characters of ``text`` fit in ``width`` pixels."""
+    used = 0
+    for i, ch in enumerate(text):
+        used += char_width(ch)
+        if used > width:
+            return i
+    return len(text)
 
 
 def fit(text: str, width: int) -> str:
-    """``text`` cut (with ``…`` as ``.``) to fit ``width`` pixels."""
+    """``text``, or as much of it as fits ``width`` pixels followed by an ellipsis."""
     if text_width(text) <= width:
         return text
-    while text and text_width(text + ".") > width:
-        text = text[:-1]
-    return text + "."
+    return text[: _prefix(text, width - char_width(ELLIPSIS))].rstrip() + ELLIPSIS
 
 
-def draw_text(img: Image.Image, x: int, y: int, text: str, width: int | None = None) -> int:
-    """Paste ``text`` at (x, y) in white, clipped to ``width``; returns the x after it."""
-    limit = x + (width if width is not None else img.width - x)
+def name_and_value(name: str, value: str, width: int, gap: str = " ") -> str:
+    """``name`` and ``value`` in ``width`` pixels: the name is shortened, the value always shows."""
+    whole = f"{name}{gap}{value}" if value else name
+    if text_width(whole) <= width:
+        return whole
+    room = width - text_width(gap + value) if value else width
+    return name[: _prefix(name, room)] + (gap + value if value else "")
+
+
+def wrap(text: str, width: int = CONTENT_W - 2) -> list[str]:
+    """``text`` broken into lines that fit ``width`` pixels (a word longer than a line is split)."""
+    space = char_width(" ")
+    lines: list[str] = []
+    for para in text.split("\n"):
+        line: list[str] = []
+        used = 0
+        for word in para.split():
+            w = text_width(word)
+            if line and used + space + w <= width:
+                line.append(word)
+                used += space + w
+                continue
+            if line:
+                lines.append(" ".join(line))
+                line, used = [], 0
+            while w > width:  # a word longer than the line
+                cut = max(1, _prefix(word, width))
+                lines.append(word[:cut])
+                word = word[cut:]
+                w = text_width(word)
+            line, used = [word], w
+        lines.append(" ".join(line))
+    return lines
+
+
+def message_lines(text: str, width: int = CONTENT_W - 2, lines: int = MESSAGE_LINES) -> list[str]:
+    """A message wrapped to at most ``lines`` lines, the last ending in an ellipsis if more."""
+    wrapped = wrap(text, width)
+    if len(wrapped) <= lines:
+        return wrapped
+    rest = " ".join(wrapped[lines - 1 :])
+    return [*wrapped[: lines - 1], fit(rest, width)]
+
+
+# -- composing and drawing ----------------------------------------------------------------------------------
+def compose(frame: Frame, panel: Panel = PANEL) -> Frame:
+    """``frame`` with its message laid out on rows of its own, above the rows it keeps.
+
+    The message takes the place of the body's last rows, never of the hint or the highlighted
+    option; rows beyond the panel are reported (a screen must scroll or page, not lose rows).
+    """
+    if frame.composed:
+        return frame
+    rows = list(frame.rows)
+    if len(rows) > panel.rows:
+        _report("rows", " / ".join(" ".join(r.cells) for r in rows[panel.rows :]), panel.rows)
+        rows = rows[: panel.rows]
+    if frame.message and not any(" ".join(r.cells).strip() == frame.message for r in rows):
+        keep = max(0, min(frame.keep, len(rows), panel.rows - 1))
+        kept = rows[len(rows) - keep :] if keep else []
+        body = rows[: len(rows) - keep]
+        room = panel.rows - keep
+        lines = message_lines(frame.message, panel.content_w - 2, min(MESSAGE_LINES, room))
+        body = _shed(body, max(0, room - len(lines)))
+        body += [Row.of()] * (room - len(lines) - len(body))
+        rows = body + [Row.of(line, invert=True) for line in lines] + kept
+    return replace(frame, rows=tuple(rows), composed=True)
+
+
+def _shed(rows: list[Row], room: int) -> list[Row]:
+    """``rows`` cut to ``room``: blank rows go first, then plain rows from the end; a highlighted
+    (inverted) row goes last of all."""
+    rows = list(rows)
+    while len(rows) > room:
+        for test in (lambda r: not any(r.cells) and not r.right, lambda r: not r.invert, lambda r: True):
+            i = next((i for i in range(len(rows) - 1, -1, -1) if test(rows[i])), None)
+            if i is not None:
+                del rows[i]
+                break
+    return rows
+
+
+def _row(img: Image.Image, x0: int, y: int, row: Row, width: int) -> None:
+    if row.invert:  # the bar leaves its last line dark, so stacked bars stay apart
+        img.paste(1, (x0, y, x0 + width, y + ROW - 1))
+    right = row.right
+    right_w = text_width(right) if right else 0
+    if right_w > width // 2:
+        _report("cut", right, width // 2)
+        right = fit(right, width // 2)
+        right_w = text_width(right)
+    cell_w = width // len(row.cells)
+    canvas = Image.new("1", (width, ROW))
+    for i, cell in enumerate(row.cells):
+        room = cell_w - 2 - (right_w + 2 if right and i == len(row.cells) - 1 else 0)
+        missing = missing_glyphs(cell)
+        if missing:
+            _report("glyph", cell, room)
+        if text_width(cell) > room:
+            if not row.cut:
+                _report("cut", cell, room)
+            cell = fit(cell, room)
+        _draw_text(canvas, 1 + i * cell_w, 0, cell, room)
+    if right:
+        _draw_text(canvas, width - right_w - 1, 0, right, right_w)
+    if row.invert:
+        img.paste(0, (x0, y), canvas)
+    else:
+        img.paste(1, (x0, y), canvas)
+
+
+def _draw_text(img: Image.Image, x: int, y: int, text: str, width: int) -> int:
+    """Paste ``text`` at (x, y) in white, never past ``width``; returns the x after it."""
+    limit = x + width
     for ch in _spell(text):
         glyph = _glyph(ch)
         if x + glyph.width - 1 > limit:
@@ -120,57 +355,23 @@ def draw_text(img: Image.Image, x: int, y: int, text: str, width: int | None = N
     return x
 
 
-def wrap(text: str, width: int = CONTENT_W - 2) -> list[str]:
-    """``text`` broken into lines that fit ``width`` pixels."""
-    lines: list[str] = []
-    for para in text.split("\n"):
-        line = ""
-        for word in para.split():
-            candidate = f"{line} {word}" if line else word
-            if text_width(candidate) <= width:
-                line = candidate
-                continue
-            if line:
-                lines.append(line)
-            while text_width(word) > width:  # a word longer than the screen
-                cut = len(word)
-                while cut > 1 and text_width(word[:cut]) > width:
-                    cut -= 1
-                lines.append(word[:cut])
-                word = word[cut:]
-            line = word
-        lines.append(line)
-    return lines
+def draw_text(img: Image.Image, x: int, y: int, text: str, width: int | None = None) -> int:
+    """Paste ``text`` at (x, y) in white, clipped to ``width``; returns the x after it."""
+    return _draw_text(img, x, y, text, width if width is not None else img.width - x)
 
 
-def _row(img: Image.Image, x0: int, y: int, row: Row, width: int) -> None:
-    if row.invert:  # the bar leaves its last line dark, so stacked bars stay apart
-        img.paste(1, (x0, y, x0 + width, y + ROW - 1))
-    cell_w = width // len(row.cells)
-    right_w = text_width(row.right) if row.right else 0
-    canvas = Image.new("1", (width, ROW))
-    for i, cell in enumerate(row.cells):
-        room = cell_w - 2 - (right_w + 2 if row.right and i == len(row.cells) - 1 else 0)
-        draw_text(canvas, 1 + i * cell_w, 0, fit(cell, room), room)
-    if row.right:
-        draw_text(canvas, width - right_w - 1, 0, row.right)
-    if row.invert:
-        img.paste(0, (x0, y), canvas)
-    else:
-        img.paste(1, (x0, y), canvas)
-
-
-def render(frame: Frame, offset: tuple[int, int] = (0, 0)) -> Image.Image:
-    """The 128×64 1-bit picture of ``frame``, shifted by ``offset`` (each 0..MARGIN)."""
-    img = Image.new("1", (WIDTH, HEIGHT))
+def render(frame: Frame, offset: tuple[int, int] = (0, 0), panel: Panel = PANEL) -> Image.Image:
+    """The picture of ``frame`` on ``panel``, shifted by ``offset`` (each 0..margin)."""
+    frame = compose(frame, panel)
+    img = Image.new("1", (panel.width, panel.height))
     ox, oy = offset
     bar_w = 3 if frame.bar is not None else 0
-    width = CONTENT_W - bar_w
-    _row(img, ox, oy, Row.of(frame.title, frame.title_right, invert=True), width)
-    for i, row in enumerate(frame.rows[:ROWS]):
+    width = panel.content_w - bar_w
+    _row(img, ox, oy, Row.of(frame.title, frame.title_right, invert=True, cut=True), width)
+    for i, row in enumerate(frame.rows[: panel.rows]):
         _row(img, ox, oy + ROW * (i + 1), row, width)
     if frame.bar is not None:
-        height = ROW * (ROWS + 1)
+        height = ROW * (panel.rows + 1)
         filled = round(max(0.0, min(1.0, frame.bar)) * height)
         x = ox + width + 1
         img.paste(1, (x, oy, x + 1, oy + height), None)  # frame line

@@ -22,8 +22,8 @@ PLAYERS = ["Ann", "Ben", "Cy"]
 SEAT = {p: f"p{i + 1}" for i, p in enumerate(PLAYERS)}
 SEED = 11
 OPTIONS = {"juniors": ["Ann", "Cy"]}
-GAME_MENU_HEAD = 2
-"""The game menu's lines before the game's own options: Continue, Undo last action."""
+GAME_MENU_HEAD = 3
+"""The game menu's lines before the game's own options: Continue, What happened, Undo last action."""
 
 
 class Player:

@@ -328,8 +328,8 @@ def test_history_keeps_time_per_player_and_per_turn(tmp_path, cli):
 
 # -- settings ---------------------------------------------------------------------------------------------------
 def test_the_settings_menu_sets_the_timer_of_the_game_in_play(tmp_path):
-    # game menu: Continue, Undo, Settings; settings: Brightness, Sound, Turn timer
-    script = "start arschbombe Ann Ben\npress back\npress next\npress next\npress ok\n"
+    # game menu: Continue, What happened, Undo, Settings; settings: Brightness, Sound, Turn timer
+    script = "start arschbombe Ann Ben\npress back\npress next\npress next\npress next\npress ok\n"
     script += "press next\npress next\npress ok\n"
     script += "press ok\n"  # Mode: off -> per turn
     script += "press next\npress ok\n"  # Turn time: 1:00 -> 1:30
@@ -352,7 +352,7 @@ def test_a_saved_preset_wins_over_the_config_file_until_forgotten(tmp_path):
     dev = sim(tmp_path, config, "start arschbombe Ann Ben\n")
     assert dev.timers.preset.mode == "turn"
     # Settings > Turn timer > (Mode, Turn time, Yellow at, Together, Timeout, Use config file)
-    script = "press back\npress next\npress next\npress ok\npress next\npress next\npress ok\n"
+    script = "press back\npress next\npress next\npress next\npress ok\npress next\npress next\npress ok\n"
     script += "press prev\npress ok\npress back\n"
     dev = sim(tmp_path, config, script)
     assert dev.timers.preset.mode == "bank"

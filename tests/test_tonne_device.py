@@ -225,6 +225,8 @@ def test_buttons_place_and_fall_without_a_scale(tmp_path):
         await run.hold("p1", 1.0)  # Ann's own button held picks "Placed" too
         await run.press("p1")  # tap: next option, "Fell"
         await run.hold("p1", 1.0)
+        seen["asked"] = device.frame().title  # a fall costs a chip: the device asks first
+        await run.press("ok")
         seen["task"] = screen(device).prompt
         await run.press("ok")  # "Bin filled"
         seen["summary"] = summary(device)
@@ -232,7 +234,7 @@ def test_buttons_place_and_fall_without_a_scale(tmp_path):
         seen["actions"] = actions(device)
 
     run_device(tmp_path, body, scale="none")
-    assert isinstance(seen["setup"], Task)
+    assert isinstance(seen["setup"], Task) and seen["asked"] == "Sure?"
     assert seen["actions"] == [
         {"type": "reveal", "cards": {"Ann": 3, "Ben": 5}},
         {"type": "place", "count": 1},
@@ -279,6 +281,7 @@ def test_a_scale_fault_marks_the_title_and_the_buttons_still_work(tmp_path):
         seen["line"] = device.scale_line()
         await run.press("next")
         await run.press("ok")  # Fell
+        await run.press("ok")  # yes: a fall
         seen["chips"] = summary(device)["chips"]
         device.hw.scale.failed = False  # mended: the mark goes once the pile has been still a while
         await run.wait(FAULT_CLEAR_SECONDS + SETTLE)

@@ -86,6 +86,7 @@ press back
 snap 08-game-menu
 press next
 press next
+press next
 press ok
 # Ann rolls (seeded: 3+1, the Trottelmuetze); Ben is skipped and owed a beer
 hold p1 1
@@ -94,9 +95,11 @@ snap 09-ben-skipped
 press back
 press next
 press next
+press next
 press ok
 # a penalty shot for Cy, through the game menu's sub-menu
 press back
+press next
 press next
 press next
 press next
@@ -110,7 +113,7 @@ snap 11-penalty
 """
 
 END = """
-# the table ends the session from the game menu
+# the table ends the session from the game menu (and says yes when asked)
 press back
 press next
 press next
@@ -118,7 +121,9 @@ press next
 press next
 press next
 press next
+press next
 snap 12-end-session
+press ok
 press ok
 snap 13-over
 """
@@ -202,9 +207,12 @@ def test_a_full_table_still_shows_who_drinks_what(tmp_path):
     lines = "start trottel Ann Ben Cy Dan Eve Fay\nhold p3 1\nwait 5\nsnap a\n"  # Cy has the cap
     (frame,) = device_frames(tmp_path, lines, seed=3)
     rows = texts(frame)
-    assert rows[0].startswith(" Ann") and rows[2].startswith(" Eve")  # three rows of six players
-    assert rows[3] == "Cy 5+2 Muetze"  # the last move's line comes before the button hint
-    assert rows[4] == "Dan: roll" and rows[5].startswith("Roll dice") and len(rows) == 6
+    assert rows[0].startswith("Ann") and rows[2].startswith("Eve")  # three rows of six players
+    assert rows[1] == "Cy 0 cap >Dan 0"  # whose turn it is, marked
+    # the last move's outcome stays on its own line until the next press, above the option and
+    # the hint, which it never covers
+    assert rows[3] == "Cy 5+2 Muetze" and frame.rows[3].invert
+    assert rows[4] == "Roll dice" and frame.rows[4].invert and rows[5] == "tap: next  ok: pick"
     (frame,) = device_frames(tmp_path / "three", "start trottel Ann Ben Cy\nsnap a\n", seed=3)
     assert texts(frame)[-1] == "tap: next  ok: pick"  # room enough: the hint stays
 
@@ -213,6 +221,7 @@ def test_game_menu_walks_a_card_effect_to_an_action(tmp_path):
     lines = """
 start trottel Ann Ben Cy
 press back
+press next
 press next
 press next
 press next

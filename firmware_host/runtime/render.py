@@ -69,6 +69,8 @@ MESSAGE_LINES = 2
 """Lines a message may take; a longer one ends in an ellipsis (the game menu's "What happened"
 lists it whole)."""
 ELLIPSIS = "…"
+BAR_W = 3
+"""Pixels the turn timer's bar takes at the right edge, when it shows."""
 
 
 @dataclass(frozen=True)
@@ -131,13 +133,18 @@ def watch() -> Iterator[list[Overflow]]:
         _watchers.remove(found)
 
 
-def _report(kind: str, text: str, width: int) -> None:
+def report(kind: str, text: str, width: int) -> None:
+    """Tell every :func:`watch` er that ``text`` did not fit (``width``: pixels, or rows)."""
     for found in _watchers:
         found.append(Overflow(kind, text[:200], width))
 
 
 # -- the font --------------------------------------------------------------------------------------------
-SPELLED = {"Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss", "–": "-", "—": "-", "→": ">", "×": "x", "’": "'"}
+SPELLED = {
+    "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss", "Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Đ": "D", "đ": "d",
+    "Æ": "AE", "æ": "ae", "Œ": "OE", "œ": "oe", "–": "-", "—": "-", "→": ">", "×": "x", "’": "'", "“": '"',
+    "”": '"', "„": '"', "«": '"', "»": '"',
+}  # fmt: skip
 """Characters the 7-pixel font has no room for, written out."""
 DRAWN: dict[str, tuple[int, ...]] = {
     "±": (0x44, 0x44, 0x5F, 0x44, 0x44),
@@ -287,14 +294,14 @@ def compose(frame: Frame, panel: Panel = PANEL) -> Frame:
         return frame
     rows = list(frame.rows)
     if len(rows) > panel.rows:
-        _report("rows", " / ".join(" ".join(r.cells) for r in rows[panel.rows :]), panel.rows)
+        report("rows", " / ".join(" ".join(r.cells) for r in rows[panel.rows :]), panel.rows)
         rows = rows[: panel.rows]
     if frame.message and not any(" ".join(r.cells).strip() == frame.message for r in rows):
         keep = max(0, min(frame.keep, len(rows), panel.rows - 1))
         kept = rows[len(rows) - keep :] if keep else []
         body = rows[: len(rows) - keep]
         room = panel.rows - keep
-        lines = message_lines(frame.message, panel.content_w - 2, min(MESSAGE_LINES, room))
+        lines = message_lines(frame.message, panel.content_w - 2 - BAR_W, min(MESSAGE_LINES, room))
         body = _shed(body, max(0, room - len(lines)))
         body += [Row.of()] * (room - len(lines) - len(body))
         rows = body + [Row.of(line, invert=True) for line in lines] + kept
@@ -319,9 +326,9 @@ def _row(img: Image.Image, x0: int, y: int, row: Row, width: int) -> None:
         img.paste(1, (x0, y, x0 + width, y + ROW - 1))
     right = row.right
     right_w = text_width(right) if right else 0
-    if right_w > width // 2:
-        _report("cut", right, width // 2)
-        right = fit(right, width // 2)
+    if right_w > width - 24:
+        report("cut", right, width - 24)
+        right = fit(right, width - 24)
         right_w = text_width(right)
     cell_w = width // len(row.cells)
     canvas = Image.new("1", (width, ROW))
@@ -329,10 +336,10 @@ def _row(img: Image.Image, x0: int, y: int, row: Row, width: int) -> None:
         room = cell_w - 2 - (right_w + 2 if right and i == len(row.cells) - 1 else 0)
         missing = missing_glyphs(cell)
         if missing:
-            _report("glyph", cell, room)
+            report("glyph", cell, room)
         if text_width(cell) > room:
             if not row.cut:
-                _report("cut", cell, room)
+                report("cut", cell, room)
             cell = fit(cell, room)
         _draw_text(canvas, 1 + i * cell_w, 0, cell, room)
     if right:
@@ -343,16 +350,30 @@ def _row(img: Image.Image, x0: int, y: int, row: Row, width: int) -> None:
         img.paste(1, (x0, y), canvas)
 
 
-def _draw_text(img: Image.Image, x: int, y: int, text: str, width: int) -> int:
-    """Paste ``text`` at (x, y) in white, never past ``width``; returns the x after it."""
-    limit = x + width
+@lru_cache(maxsize=4096)
+def _line(text: str, width: int) -> Image.Image:
+    """``text`` drawn once as a mask, never wider than ``width`` (+1 for the last glyph's gap)."""
+    glyphs = []
+    used = 0
     for ch in _spell(text):
         glyph = _glyph(ch)
-        if x + glyph.width - 1 > limit:
+        if used + glyph.width - 1 > width:
             break
-        img.paste(1, (x, y), glyph)
-        x += glyph.width
-    return x
+        glyphs.append((used, glyph))
+        used += glyph.width
+    img = Image.new("1", (max(1, used), ROW))
+    for x, glyph in glyphs:
+        img.paste(1, (x, 0), glyph)
+    return img
+
+
+def _draw_text(img: Image.Image, x: int, y: int, text: str, width: int) -> int:
+    """Paste ``text`` at (x, y) in white, never past ``width``; returns the x after it."""
+    if not text:
+        return x
+    line = _line(text, max(0, width))
+    img.paste(1, (x, y), line)
+    return x + line.width
 
 
 def draw_text(img: Image.Image, x: int, y: int, text: str, width: int | None = None) -> int:
@@ -365,7 +386,7 @@ def render(frame: Frame, offset: tuple[int, int] = (0, 0), panel: Panel = PANEL)
     frame = compose(frame, panel)
     img = Image.new("1", (panel.width, panel.height))
     ox, oy = offset
-    bar_w = 3 if frame.bar is not None else 0
+    bar_w = BAR_W if frame.bar is not None else 0
     width = panel.content_w - bar_w
     _row(img, ox, oy, Row.of(frame.title, frame.title_right, invert=True, cut=True), width)
     for i, row in enumerate(frame.rows[: panel.rows]):

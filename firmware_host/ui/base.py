@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
 from firmware_host.core.config import SEATS
-from firmware_host.runtime.render import ROWS, Frame, Row, wrap
+from firmware_host.runtime.render import ROWS, Frame, Row, report
+from firmware_host.ui.layout import text_rows
 
 if TYPE_CHECKING:
     from firmware_host.runtime.device import Device
@@ -46,8 +47,22 @@ class Screen:
 
 
 def footed(rows: list[Row], foot: Row) -> list[Row]:
-    """``rows`` cut or padded to fill the screen above ``foot``, then ``foot`` on the last line."""
+    """``rows`` padded to fill the screen above ``foot``, then ``foot`` on the last line (rows
+    that do not fit are reported: a screen must page or scroll them)."""
+    if len(rows) > ROWS - 1:
+        report("rows", " / ".join(" ".join(r.cells) for r in rows[ROWS - 1 :]), ROWS - 1)
     return [*rows[: ROWS - 1], *[Row.of()] * (ROWS - 1 - len(rows)), foot]
+
+
+def apply_confirmed(dev: Device, action: dict[str, Any]) -> None:
+    """Hand ``action`` to the game, after a yes when the game says it cannot be taken back at a
+    glance (a fall that costs a chip, ending a session)."""
+    session = dev.session
+    question = session.engine.confirm.get(action.get("type", "")) if session is not None else None
+    if not question:
+        dev.apply(action)
+        return
+    dev.push(Confirm(dev, TEXT["sure"], question, lambda: dev.apply(action)))
 
 
 def is_seat(press: Press) -> bool:
@@ -73,13 +88,13 @@ class ListScreen(Screen):
         title: str,
         items: Callable[[], Sequence[Item]] | Sequence[Item],
         on_back: Callable[[], None] | None = None,
-        hint: str = "ok pick  back",
+        hint: str = "",
     ) -> None:
         super().__init__(dev)
         self.title = title
         self._items = items
         self.on_back = on_back
-        self.hint = hint
+        self.hint = hint or TEXT["list_hint"]
         self.index = 0
 
     def items(self) -> Sequence[Item]:
@@ -93,6 +108,7 @@ class ListScreen(Screen):
                 self.on_back()
             return
         self.index %= len(items)
+        # lists wrap round: their damaging lines (end a game, undo) ask before they act
         if press.button == "next" or (is_seat(press) and not press.long):
             self.index = (self.index + 1) % len(items)
         elif press.button == "prev":
@@ -109,12 +125,12 @@ class ListScreen(Screen):
             self.index %= len(items)
         first = max(0, min(self.index - room // 2, len(items) - room))
         rows = [
-            Row.of(item.label, item.note, invert=(first + i == self.index))
+            Row.of(item.label, item.note, invert=(first + i == self.index), cut=True)
             for i, item in enumerate(items[first : first + room])
         ]
         rows = footed(rows, Row.of(self.hint))
         position = f"{self.index + 1}/{len(items)}" if len(items) > room else ""
-        return Frame(self.title, tuple(rows), position)
+        return Frame(self.title, tuple(rows), position, keep=len(rows) - (self.index - first))
 
 
 class Confirm(Screen):
@@ -134,7 +150,7 @@ class Confirm(Screen):
             self.dev.pop()
 
     def frame(self) -> Frame:
-        rows = footed([Row.of(line) for line in wrap(self.question)], Row.of("ok: yes    back: no", invert=True))
+        rows = footed(text_rows(self.question, ROWS - 1), Row.of(TEXT["yes_no"], invert=True))
         return Frame(self.title, tuple(rows))
 
 
@@ -160,7 +176,17 @@ class Message(Screen):
             self.on_ok()
 
     def frame(self) -> Frame:
-        rows = [Row.of(line) for line in wrap(self.text)]
         if self.on_ok:
-            rows = footed(rows, Row.of("ok: continue"))
-        return Frame(self.title, tuple(rows[:ROWS]))
+            rows = footed(text_rows(self.text, ROWS - 1), Row.of(TEXT["continue"]))
+        else:
+            rows = text_rows(self.text, ROWS)
+        return Frame(self.title, tuple(rows))
+
+
+TEXT = {
+    "list_hint": "ok: pick  back",
+    "yes_no": "ok: yes    back: no",
+    "continue": "ok: continue",
+    "sure": "Sure?",
+}
+"""Every word the shared screens show, in one place (a translation replaces this table)."""

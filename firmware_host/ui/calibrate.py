@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from drivers.buttons import Press
-from firmware_host.runtime.render import Frame, Row, wrap
+from firmware_host.runtime.render import ROWS, Frame, Row
 from firmware_host.scale.calibration import (
     MEASURE_SECONDS,
     MIN_SAMPLES,
@@ -24,6 +24,7 @@ from firmware_host.scale.calibration import (
     CalibrationRun,
 )
 from firmware_host.ui.base import Screen, footed, is_seat
+from firmware_host.ui.layout import text_rows
 
 if TYPE_CHECKING:
     from firmware_host.runtime.device import Device
@@ -141,7 +142,7 @@ class CalibrateScreen(Screen):
         return self._page(title, text, "ok: measure  back")
 
     def _page(self, title: str, text: str, hint: str) -> Frame:
-        return self._rows(title, [Row.of(line) for line in wrap(text)], hint)
+        return self._rows(title, text_rows(text, ROWS - 1), hint)
 
     def _rows(self, title: str, rows: list[Row], hint: str) -> Frame:
         return Frame(title, tuple(footed(rows, Row.of(hint, invert=True))))

@@ -27,20 +27,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
-from firmware_host.runtime.render import CONTENT_W, ROWS, Frame, Row, text_width, wrap
-from firmware_host.ui.base import Screen, footed, is_seat
+from firmware_host.runtime.render import ROWS, Frame, Row
+from firmware_host.ui.base import Screen, apply_confirmed, footed, is_seat
+from firmware_host.ui.layout import grid, per_row, score_rows, text_rows
 from games.core import Collect, Menu, Order, Prompt, Task
 
 if TYPE_CHECKING:
     from firmware_host.runtime.device import Device
-
-
-def pairs(cells: list[str]) -> list[Row]:
-    """Cells laid out two to a row, or three when there are more than four and all fit."""
-    per_row = 2
-    if len(cells) > 4 and all(text_width(c) <= CONTENT_W // 3 - 3 for c in cells):
-        per_row = 3
-    return [Row(tuple(cells[i : i + per_row])) for i in range(0, len(cells), per_row)]
 
 
 class GameScreen(Screen):
@@ -148,15 +141,31 @@ class GameScreen(Screen):
         elif press.button == "back":
             self.dev.open_game_menu()
 
+    def _wrong_seat(self, press: Press, players: tuple[str, ...] | None, turn: str | None = None) -> bool:
+        """Answer a seat press that cannot act here, with the reason; True when it was one."""
+        if not is_seat(press):
+            return False
+        player = self.dev.player_of(press.button)
+        if player is None:
+            self.dev.toast(TEXT["not_playing"].format(self.dev.config.seat_name(press.button)), now=True)
+            return True
+        if turn is not None and player != turn:
+            self.dev.toast(TEXT["turn"].format(turn), now=True)
+            return True
+        if players is not None and player not in players:
+            self.dev.toast(TEXT["not_now"].format(player), now=True)
+            return True
+        return False
+
     def _press_menu(self, press: Press) -> None:
         menu = self.path[-1]
-        n = len(menu.options)
-        acting = menu.player is None or self.dev.player_of(press.button) == menu.player
-        if press.button == "next" or (is_seat(press) and acting and not press.long):
-            self.index = (self.index + 1) % n
+        if self._wrong_seat(press, None, menu.player):
+            return
+        if press.button == "next" or (is_seat(press) and not press.long):
+            self._move(menu, self.index + 1, wraps=press.button == "next")
         elif press.button == "prev":
-            self.index = (self.index - 1) % n
-        elif press.button == "ok" or (is_seat(press) and acting and press.long):
+            self._move(menu, self.index - 1, wraps=True)
+        elif press.button == "ok" or (is_seat(press) and press.long):
             option = menu.options[self.index]
             sub = option.submenu()
             if isinstance(sub, Order):
@@ -166,27 +175,40 @@ class GameScreen(Screen):
                 self.trail.append(self.index)
                 self.index = sub.default
             else:
-                self.dev.apply(option.action)
+                apply_confirmed(self.dev, option.action)
         elif press.button == "back":
             if len(self.path) > 1:
                 self.path.pop()
                 self.index = self.trail.pop()
             else:
                 self.dev.open_game_menu()
-        elif is_seat(press) and not acting and self.dev.player_of(press.button):
-            self.dev.toast(f"{menu.player}'s turn")
+
+    def _move(self, menu: Menu, index: int, wraps: bool) -> None:
+        """Move the highlight; prev/next wrap round the ends, except onto an option that cannot be
+        taken back at a glance (a seat's own button has to come round, and that option asks)."""
+        n = len(menu.options)
+        target = index % n
+        if wraps and target != index:
+            action = menu.options[target].action
+            session = self.dev.session
+            if action is not None and session is not None and action.get("type") in session.engine.confirm:
+                return
+        self.index = target
 
     def _press_collect(self, prompt: Collect, press: Press) -> None:
         if press.button == "back":
             self.dev.open_game_menu()
             return
-        player = self.dev.player_of(press.button)
-        if player is None or player not in prompt.players:
+        if not is_seat(press) or self._wrong_seat(press, prompt.players):
+            if press.button in ("ok", "next", "prev"):
+                self.dev.toast(TEXT["hint_collect"], now=True)
             return
+        player = self.dev.player_of(press.button)
+        assert player is not None
         values = prompt.values[player]
         if not press.long:
             if player in self.locked:
-                self.dev.toast(f"{player}: hold to unlock")
+                self.dev.toast(TEXT["unlock"].format(player), now=True)
                 return
             self.answers[player] = (self.answers.get(player, -1) + 1) % len(values)
             self._save_draft()
@@ -203,7 +225,7 @@ class GameScreen(Screen):
                     self._locks_changed()
                 return
         else:
-            self.dev.toast(f"{player}: tap to choose first")
+            self.dev.toast(TEXT["tap_first"].format(player), now=True)
             return
         if prompt.build is not None and self.locked >= set(prompt.players):
             self._save_draft()
@@ -242,7 +264,7 @@ class GameScreen(Screen):
         elif press.button == "back":
             self.dev.open_game_menu()
         elif is_seat(press):
-            self.dev.toast(f"ok: {prompt.confirm.lower()}")
+            self.dev.toast(TEXT["task_seat"].format(prompt.confirm.lower()), now=True)
 
     def _press_order(self, prompt: Order, press: Press) -> None:
         player = self.dev.player_of(press.button)
@@ -253,7 +275,11 @@ class GameScreen(Screen):
                 self._back_to_parent()
             else:
                 self.dev.open_game_menu()
-        elif player in prompt.players and player not in self.order:
+        elif self._wrong_seat(press, prompt.players):
+            return
+        elif player in self.order:
+            self.dev.toast(TEXT["pressed"].format(player), now=True)
+        elif player in prompt.players:
             self.order.append(player)
             if len(self.order) == len(prompt.players):
                 order, self.order = self.order, []
@@ -263,22 +289,24 @@ class GameScreen(Screen):
     def frame(self) -> Frame:
         session = self.dev.session
         if session is None:
-            return Frame("tablemate", (Row.of("No game"),))
+            return Frame("tablemate", (Row.of(TEXT["no_game"]),))
         view = session.view()
         prompt = self.prompt
+        scores = score_rows(view.scores, view.active)
         if isinstance(prompt, Collect):
-            body = self._collect_rows(prompt)
+            rows, keep = self._collect_rows(prompt, scores), 1
         elif isinstance(prompt, Task):
-            body = self._task_rows(prompt)
+            rows, keep = self._task_rows(prompt), 1
         else:
-            marks = [(">" if p in view.active else " ") + f"{p} {s}" for p, s in view.scores]
-            score_rows = pairs(marks)
-            body = score_rows + [Row.of(line) for line in view.lines]
             prompt_rows = self._prompt_rows()
-            if isinstance(prompt, Menu) and view.lines and len(score_rows) >= ROWS - len(prompt_rows):
-                prompt_rows = prompt_rows[:-1]  # a full table: the game's first line before the hint
-            body = body[: ROWS - len(prompt_rows)] + prompt_rows
-        return Frame(view.title, tuple(body[:ROWS]), self.dev.title_note(), self.dev.time_bar())
+            keep = min(2, len(prompt_rows))  # the highlighted option and the hint
+            if len(scores) + len(prompt_rows) > ROWS:  # a full table: the hint goes first
+                prompt_rows = [r for r in prompt_rows if r.cells[0] not in HINTS]
+                keep = min(1, len(prompt_rows))
+            room = ROWS - len(scores) - len(prompt_rows)
+            lines = [row for line in view.lines for row in text_rows(line, room)][:room]
+            rows = scores + lines + prompt_rows
+        return Frame(view.title, tuple(rows[:ROWS]), self.dev.title_note(), self.dev.time_bar(), keep=keep)
 
     def _prompt_rows(self) -> list[Row]:
         prompt = self.prompt
@@ -289,33 +317,62 @@ class GameScreen(Screen):
             option = menu.options[self.index]
             label = option.label + (" >" if option.then is not None else "")
             if self.dev.timers.clocks is not None:
-                hint = "ok: pick  hold ok: pause"
+                hint = TEXT["hint_timer"]
             else:
-                hint = "ok: pick  back" if len(self.path) > 1 else "tap: next  ok: pick"
-            return [Row.of(menu.title), Row.of(label, f"{self.index + 1}/{n}", invert=True), Row.of(hint)]
+                hint = TEXT["hint_sub"] if len(self.path) > 1 else TEXT["hint_menu"]
+            return [
+                Row.of(menu.title, cut=True),
+                Row.of(label, f"{self.index + 1}/{n}", invert=True, cut=True),
+                Row.of(hint),
+            ]
         if isinstance(prompt, Order):
             left = [p for p in prompt.players if p not in self.order]
             done = " ".join(self.order) + (f" ({' '.join(left)})" if left else "")
-            return [Row.of(prompt.title), Row.of(done.strip()), Row.of("press in order  back: undo")]
+            return [Row.of(prompt.title, cut=True), Row.of(done.strip(), cut=True), Row.of(TEXT["hint_order"])]
         return []
 
     def _task_rows(self, task: Task) -> list[Row]:
-        lines = [line for text in task.lines for line in wrap(text)]
         status = self.dev.scale.task_line(task)
+        room = ROWS - 2 - (1 if status else 0)
+        lines = [row for text in task.lines for row in text_rows(text, room)][:room]
+        rows = [Row.of(task.title, cut=True), *lines]
         if status:
-            lines.append(status)
-        rows = [Row.of(task.title), *(Row.of(line) for line in lines)]
-        return footed(rows, Row.of(f"ok: {task.confirm}", invert=True))
+            rows += text_rows(status, 1)
+        return footed(rows, Row.of(TEXT["task_ok"].format(task.confirm), invert=True))
 
-    def _collect_rows(self, prompt: Collect) -> list[Row]:
+    def _collect_rows(self, prompt: Collect, scores: list[Row]) -> list[Row]:
+        """Everyone's answer so far, in the open (the table has turned its cards face up), and the
+        scores when there is room for them."""
         cells = []
         for p in prompt.players:
             if p in self.locked:
-                shown = "ok" if prompt.hidden else prompt.label(prompt.values[p][self.answers[p]])
-                cells.append(f"{p} [{shown}]")
+                cells.append((p, f"[{prompt.label(prompt.values[p][self.answers[p]])}]"))
             elif p in self.answers:
-                cells.append(f"{p} {prompt.label(prompt.values[p][self.answers[p]])}?")
+                cells.append((p, f"{prompt.label(prompt.values[p][self.answers[p]])}?"))
             else:
-                cells.append(f"{p} ...")
-        rows = [Row.of(prompt.title), *pairs(cells)]
-        return [*rows[: ROWS - 1], Row.of("tap: change  hold: lock")]
+                cells.append((p, "..."))
+        answers = grid(cells, per_row(cells))
+        rows = [Row.of(prompt.title, cut=True), *answers]
+        if len(rows) + len(scores) <= ROWS - 1:
+            rows += scores
+        return footed(rows, Row.of(TEXT["hint_collect"]))
+
+
+TEXT = {
+    "no_game": "No game",
+    "hint_timer": "ok: pick  hold ok: pause",
+    "hint_sub": "ok: pick  back",
+    "hint_menu": "tap: next  ok: pick",
+    "hint_order": "press in order",
+    "hint_collect": "tap: change  hold: lock",
+    "task_ok": "ok: {}",
+    "turn": "{}'s turn",
+    "not_playing": "{} is not in this game",
+    "not_now": "{} is not in this turn",
+    "unlock": "{}: hold to unlock",
+    "tap_first": "{}: tap to choose first",
+    "task_seat": "ok: {}",
+    "pressed": "{} already pressed",
+}
+"""Every word this screen shows, in one place (a translation replaces this table)."""
+HINTS = {TEXT["hint_timer"], TEXT["hint_sub"], TEXT["hint_menu"], TEXT["hint_order"]}

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 from drivers.buttons import Press
 from drivers.tower import BLINK, DARK, ON, TowerState
 from firmware_host.core.config import BUTTONS, SEATS
-from firmware_host.runtime.render import ROWS, Frame, Row
+from firmware_host.runtime.render import CONTENT_W, ROWS, Frame, Row, text_width
 from firmware_host.timers.stats import clock_text
-from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, footed, is_seat
+from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, apply_confirmed, footed, is_seat
 from firmware_host.ui.calibrate import CalibrateScreen
 from firmware_host.ui.game import GameScreen
+from firmware_host.ui.layout import grid, text_rows
 from firmware_host.ui.timer_menu import MODE_LABELS, timer_screen
 from games import ENGINES, TITLES, get_engine
 from games.core import Menu, Option
@@ -67,22 +68,33 @@ class ChooseSeats(Screen):
             else:
                 self.seats = [s for s in SEATS if s in self.seats or s == press.button]
         elif press.button == "ok":
-            if self._count_ok():
-                if self.engine.rules_pick_start:  # the cards or a roll decide: nothing to ask
-                    after_start(self.dev, self.game, self.seats, self.seats[0])
-                else:
-                    self.dev.push(ChooseStart(self.dev, self.game, self.seats))
+            if self._count_ok() and self.dev.session is not None:
+                question = TEXT["replace_game"]
+                self.dev.push(Confirm(self.dev, TEXT["new_game"], question, self._go))
+            elif self._count_ok():
+                self._go()
             else:
                 top = self.engine.max_players
-                self.dev.toast(f"{self.engine.min_players}-{top or 'any'} players")
+                self.dev.toast(TEXT["count"].format(self.engine.min_players, top or "any"), now=True)
         elif press.button == "back":
             self.dev.pop()
 
+    def _go(self) -> None:
+        """On to who starts, unless the rules decide it (cards, a roll, the reveal)."""
+        if self.engine.rules_pick_start:
+            after_start(self.dev, self.game, self.seats, self.seats[0])
+        else:
+            self.dev.push(ChooseStart(self.dev, self.game, self.seats))
+
     def frame(self) -> Frame:
-        cells = [f"[{'x' if s in self.seats else ' '}] {self.dev.config.seat_name(s)}" for s in SEATS]
-        rows = [Row((cells[i], cells[i + 1])) for i in range(0, 6, 2)]
-        rows += [Row.of(f"{len(self.seats)} players"), Row.of("seat btn: in/out"), Row.of("ok: next  back")]
-        return Frame(TITLES[self.game], tuple(rows), "seats")
+        cells = [("[x] " if s in self.seats else "[ ] ") + self.dev.config.seat_name(s) for s in SEATS]
+        rows = grid([(c, "") for c in cells], 2)
+        rows += [
+            Row.of(TEXT["players"].format(len(self.seats))),
+            Row.of(TEXT["seat_in_out"]),
+            Row.of(TEXT["next_back"]),
+        ]
+        return Frame(TITLES[self.game], tuple(rows), TEXT["seats"])
 
 
 class ChooseStart(ListScreen):
@@ -145,20 +157,52 @@ class GameMenu(ListScreen):
 
     def _entries(self) -> list[Item]:
         dev = self.dev
-        items = [Item("Continue", dev.pop), Item("Undo last action", dev.ask_undo)]
+        items = [
+            Item(TEXT["continue"], dev.pop),
+            Item(TEXT["what_happened"], lambda: dev.push(EventsScreen(dev))),
+            Item(TEXT["undo"], dev.ask_undo),
+        ]
         session = dev.session
         if session is not None:
             items += [option_item(dev, option) for option in session.engine.anytime(session.state)]
         items += [
-            Item("Settings", lambda: dev.push(SettingsScreen(dev))),
-            Item("Self-test", lambda: dev.push(SelfTest(dev))),
-            Item("End game early", self._end),
+            Item(TEXT["settings"], lambda: dev.push(SettingsScreen(dev))),
+            Item(TEXT["self_test"], lambda: dev.push(SelfTest(dev))),
+            Item(TEXT["end_early"], self._end),
         ]
         return items
 
     def _end(self) -> None:
-        question = "End this game now? It goes to the history as ended early."
-        self.dev.push(Confirm(self.dev, "End game", question, self.dev.end_early))
+        self.dev.push(Confirm(self.dev, TEXT["end_game"], TEXT["end_question"], self.dev.end_early))
+
+
+class EventsScreen(Screen):
+    """The game menu's "What happened": the game's last outcomes, newest first, a page at a time
+    (prev/next page; back leaves)."""
+
+    def __init__(self, dev: Device) -> None:
+        super().__init__(dev)
+        self.page = 0
+
+    def _pages(self) -> list[list[Row]]:
+        rows = [row for event in reversed(self.dev.events) for row in text_rows("- " + event, 2)]
+        room = ROWS - 1
+        return [rows[i : i + room] for i in range(0, len(rows), room)] or [[Row.of(TEXT["nothing_yet"])]]
+
+    def press(self, press: Press) -> None:
+        pages = len(self._pages())
+        if press.button == "next" or (is_seat(press) and not press.long):
+            self.page = min(pages - 1, self.page + 1)
+        elif press.button == "prev":
+            self.page = max(0, self.page - 1)
+        elif press.button in ("back", "ok") or is_seat(press):
+            self.dev.pop()
+
+    def frame(self) -> Frame:
+        pages = self._pages()
+        self.page = min(self.page, len(pages) - 1)
+        rows = footed(pages[self.page], Row.of(TEXT["events_hint"]))
+        return Frame(TEXT["what_happened"], tuple(rows), f"{self.page + 1}/{len(pages)}")
 
 
 def option_item(dev: Device, option: Option) -> Item:
@@ -169,7 +213,7 @@ def option_item(dev: Device, option: Option) -> Item:
     def pick(action: dict[str, Any] = option.action) -> None:
         while len(dev.screens) > 1 and not isinstance(dev.screens[-1], GameScreen):
             dev.pop()
-        dev.apply(action)
+        apply_confirmed(dev, action)
 
     return Item(option.label, pick)
 
@@ -182,8 +226,29 @@ class OptionMenu(ListScreen):
         super().__init__(dev, menu.title if menu else "", [option_item(dev, o) for o in options])
 
 
+def result_rows(entry: dict[str, Any], headline: Sequence[str] = ()) -> list[Row]:
+    """A finished game's result: who won (or why it ended), then the ranking, ties sharing a
+    place; names are shortened so every score shows."""
+    winners = entry.get("winners") or []
+    if entry.get("reason") != "over":
+        head = TEXT["ended_early"]
+    elif headline:
+        head = headline[0]
+    elif winners:
+        head = (TEXT["winner"] if len(winners) == 1 else TEXT["shared"]).format(", ".join(winners))
+    else:
+        head = TEXT["all_lost"]
+    ranking = sorted(entry.get("scores", {}).items(), key=lambda kv: -kv[1])
+    scores = [score for _, score in ranking]
+    cells = [(f"{scores.index(score) + 1}.{name}", str(score)) for name, score in ranking]
+    return [*text_rows(head, 1), *grid(cells, 2)]
+
+
 class GameOver(Screen):
-    """The final ranking of a finished game, then (next) the time each player used; ok: main menu."""
+    """The final ranking of a finished game, then (next) the time each player used.
+
+    It stays until a long ``ok`` (or ``back``): a short press cannot lose a table its result.
+    """
 
     mood = "over"
 
@@ -201,30 +266,20 @@ class GameOver(Screen):
         return timer.get("players") if isinstance(timer, dict) else None
 
     def press(self, press: Press) -> None:
-        if press.button in ("ok", "back"):
+        if press.button in ("ok", "back") and press.long:
             self.dev.home()
         elif press.button in ("next", "prev") and self.times:
             self.page = 1 - self.page
+        else:
+            self.dev.toast(TEXT["hold_for_menu"], now=True)
 
     def frame(self) -> Frame:
         if self.page == 1 and self.times:
             return self._times_frame(self.times)
         e = self.entry
-        winners = e.get("winners") or []
-        if e.get("reason") != "over":
-            head = "Ended early"
-        elif self.headline:
-            head = self.headline[0]
-        elif winners:
-            head = ("Winner: " if len(winners) == 1 else "Shared: ") + ", ".join(winners)
-        else:
-            head = "Everyone lost"
-        ranking = sorted(e["scores"].items(), key=lambda kv: -kv[1])
-        scores = [score for _, score in ranking]
-        cells = [f"{scores.index(score) + 1}.{name} {score}" for name, score in ranking]  # ties share a place
-        rows = [Row.of(head)] + [Row(tuple(cells[i : i + 2])) for i in range(0, len(cells), 2)]
-        hint = "ok: menu  next: times" if self.times else "ok: menu"
-        return Frame(TITLES.get(e["game"], e["game"]), tuple(footed(rows, Row.of(hint))), "over")
+        hint = TEXT["over_hint_times"] if self.times else TEXT["over_hint"]
+        title = TITLES.get(e["game"], e["game"])
+        return Frame(title, tuple(footed(result_rows(e, self.headline), Row.of(hint))), TEXT["over"])
 
     def _times_frame(self, times: dict[str, Any]) -> Frame:
         def short(s: float | None) -> str:
@@ -239,10 +294,11 @@ class GameOver(Screen):
                 continue
             total = clock_text(round(t["total_s"] * 1000))
             spread = f"{short(t['fastest_s'])}/{short(t['average_s'])}/{short(t['slowest_s'])}s"
-            rows.append(Row.of(f"{name} {total}", spread))
+            rows.extend(grid([(name, total)], 1, width=CONTENT_W - text_width(spread) - 4))
+            rows[-1] = Row(rows[-1].cells, spread)
         if len(rows) < ROWS:
-            rows = footed(rows, Row.of("fast/avg/slow  ok: menu"))
-        return Frame("Time used", tuple(rows[:ROWS]), "2/2")
+            rows = footed(rows, Row.of(TEXT["times_hint"]))
+        return Frame(TEXT["time_used"], tuple(rows[:ROWS]), "2/2")
 
 
 class SettingsScreen(ListScreen):
@@ -285,18 +341,38 @@ class SettingsScreen(ListScreen):
 
 
 class HistoryScreen(ListScreen):
-    """Finished games, newest first."""
+    """Finished games, newest first: the day, the game and who won; ok opens its result."""
 
     def __init__(self, dev: Device) -> None:
-        super().__init__(dev, "History", self._entries())  # read once, not on every press
+        super().__init__(dev, TEXT["history"], [])
+        self._items = self._entries()  # read once, not on every press
 
     def _entries(self) -> list[Item]:
         items = []
         for e in reversed(self.dev.store.history()[-50:]):
             day = time.strftime("%m-%d", time.localtime(e.get("started", 0)))
-            who = ",".join(e.get("winners") or []) or ("early" if e.get("reason") != "over" else "-")
-            items.append(Item(f"{day} {TITLES.get(e.get('game'), e.get('game'))[:9]}", lambda: None, who[:8]))
-        return items or [Item("No games yet", lambda: None)]
+            game = TITLES.get(e.get("game"), str(e.get("game")))
+            who = ",".join(e.get("winners") or []) or (TEXT["early"] if e.get("reason") != "over" else "-")
+            items.append(Item(f"{day} {game}", lambda e=e: self.dev.push(HistoryEntry(self.dev, e)), who))
+        return items or [Item(TEXT["no_games"], lambda: None)]
+
+
+class HistoryEntry(Screen):
+    """One finished game of the history: its result, as the game-over screen showed it."""
+
+    def __init__(self, dev: Device, entry: dict[str, Any]) -> None:
+        super().__init__(dev)
+        self.entry = entry
+
+    def press(self, press: Press) -> None:
+        if press.button in ("ok", "back") or (is_seat(press) and press.long):
+            self.dev.pop()
+
+    def frame(self) -> Frame:
+        e = self.entry
+        day = time.strftime("%m-%d %H:%M", time.localtime(e.get("started", 0)))
+        rows = [*result_rows(e), Row.of(day)]
+        return Frame(TITLES.get(e.get("game"), str(e.get("game"))), tuple(footed(rows, Row.of(TEXT["back"]))))
 
 
 TEST_STEPS = (
@@ -335,20 +411,57 @@ class SelfTest(Screen):
         if press.button == "back" and press.long:
             self.dev.pop()
             return
-        self.seen[press.button] = "L" if press.long else "s"
+        self.seen[press.button] = "!" if press.long else "."  # ! long, . short
         if press.button == "ok":
             self.dev.lights.play([(s, 0.6) for s in TEST_STEPS])
 
     def frame(self) -> Frame:
         cells = [f"{b}{self.seen.get(b, '')}" for b in BUTTONS]
-        pressed = " ".join(cells[:6])
-        nav = " ".join(cells[6:])
         rows = [
-            Row.of(pressed),
-            Row.of(nav),
-            Row.of(self.dev.scale_line()),
-            Row.of(f"Tower {self.dev.lights.showing.describe()}"),
-            Row.of(f"Display {self.dev.display.status}"),
-            Row.of("ok: tower test  hold back"),
+            Row(tuple(cells[:6])),
+            Row(tuple(cells[6:])),
+            *text_rows(self.dev.scale_line(), 1),
+            *text_rows(TEXT["tower"].format(self.dev.lights.showing.describe()), 1),
+            *text_rows(TEXT["display"].format(self.dev.display.status), 1),
+            Row.of(TEXT["test_hint"]),
         ]
-        return Frame("Self-test", tuple(rows))
+        return Frame(TEXT["self_test"], tuple(rows))
+
+
+TEXT = {
+    "players": "{} players",
+    "seat_in_out": "seat button: in/out",
+    "next_back": "ok: next  back",
+    "seats": "seats",
+    "count": "{}-{} players",
+    "new_game": "New game",
+    "replace_game": "A game is in play. End it (as ended early) and start this one?",
+    "continue": "Continue",
+    "what_happened": "What happened",
+    "undo": "Undo last action",
+    "settings": "Settings",
+    "self_test": "Self-test",
+    "end_early": "End game early",
+    "end_game": "End game",
+    "end_question": "End this game now? It goes to the history as ended early.",
+    "nothing_yet": "Nothing yet",
+    "events_hint": "next: older  back",
+    "ended_early": "Ended early",
+    "winner": "Winner: {}",
+    "shared": "Shared: {}",
+    "all_lost": "Everyone lost",
+    "hold_for_menu": "Hold ok for the menu",
+    "over_hint": "hold ok: menu",
+    "over_hint_times": "hold ok: menu  next",
+    "over": "over",
+    "times_hint": "fast/avg/slow",
+    "time_used": "Time used",
+    "history": "History",
+    "early": "early",
+    "no_games": "No games yet",
+    "back": "back",
+    "tower": "Tower {}",
+    "display": "Display {}",
+    "test_hint": "ok: tower  hold back",
+}
+"""Every word these menus show, in one place (a translation replaces this table)."""

@@ -111,6 +111,7 @@ class Bomb(Engine[BombState]):
     max_players = 5
     option_keys = frozenset({"white", "red"})
     timeout_action = False
+    rules_pick_start = True  # the reveal's lowest cards decide who defuses: nobody "starts"
 
     def setup(self, players: list[str], rng: Rng, options: dict[str, Any]) -> BombState:
         try:

@@ -86,6 +86,9 @@ class Engine(ABC, Generic[S]):
     option_keys: ClassVar[frozenset[str]] = frozenset()
     rules_pick_start: ClassVar[bool] = False
     """Whether the rules decide who begins (cards, a roll): then the menu does not ask."""
+    confirm: ClassVar[Mapping[str, str]] = {}
+    """Action types a table cannot take back at a glance, each with the question the device asks
+    before it hands one over (a fall that costs a chip, ending a session)."""
     timeout_action: ClassVar[bool] = False
     """Whether the game gives a hard turn timeout a consequence.
 

@@ -14,7 +14,7 @@ player picks changes nothing the companion keeps score of.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from games.core import (
     Action,
@@ -106,6 +106,7 @@ class Tonne(Engine[TonneState]):
     max_players = 5
     option_keys = frozenset({"mice"})
     rules_pick_start = True
+    confirm: ClassVar[dict[str, str]] = {"fall": "Something fell? The player takes a minus chip."}
 
     def setup(self, players: list[str], rng: Rng, options: dict[str, Any]) -> TonneState:
         if "mice" in options:

@@ -8,7 +8,7 @@ fields, meetings, Jail and the Stehtisch, tracks the cap and who is away, and bo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from games.core import (
     Action,
@@ -100,6 +100,7 @@ class Trottel(Engine[TrottelState]):
     max_players = None
     option_keys = frozenset({"board", "casino", "alcohol_free"})
     rules_pick_start = True
+    confirm: ClassVar[dict[str, str]] = {"end": "End the session now? The scores go to the history."}
     menu_options = (("alcohol_free", "Alcohol-free", (("off", False), ("on", True))),)
     """Options the device asks for when a game starts (key, label, choices)."""
 

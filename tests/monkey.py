@@ -1,0 +1,220 @@
+"""The UI monkey: seeded random presses, holds, waits and scale steps on a whole simulated device.
+
+It plays the real :class:`~firmware_host.runtime.device.Device` in-process on virtual time (the
+buttons are gpiozero mock pins, the scale the simulated HX711 chip), over all five games with 2–6
+seats and long and short names, and over every menu a press can reach (History, Settings,
+Self-test, the game menu, undo). It fails a run on
+
+- any logged error or exception, and any frame that says "Internal error";
+- any text drawn outside its box or cut without intent, a character the font cannot draw, or a
+  row that does not fit on the panel (:func:`firmware_host.runtime.render.watch`);
+- a journal that, opened again as a power cut would leave it, does not replay to the summary of
+  the game on screen.
+
+The suite runs a bounded slice (``tests/test_monkey.py``); a longer campaign::
+
+    .venv/bin/python -m tests.monkey --runs 200 --presses 2000
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import random
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from unittest import mock
+
+from firmware_host.core import config as configuration
+from firmware_host.core.config import SEATS
+from firmware_host.core.session import Session
+from firmware_host.core.store import Store
+from firmware_host.runtime.device import Device
+from firmware_host.runtime.render import watch
+from firmware_host.runtime.vtime import run_virtual
+from games import ENGINES
+
+GAMES = tuple(sorted(ENGINES))
+PINS_SHARE = 0.125
+"""The share of presses made on the gpiozero mock pins; the rest go straight to their edge handler."""
+NAMES = (
+    ("Ann", "Ben", "Cy", "Dan", "Eve", "Fay"),
+    ("Annabelle", "Maximilian", "Konstantin", "Wilhelmina", "Bartholomew", "Jo"),
+    ("Jürgen", "Ößel", "Zoë", "Çelik", "Mía", "Łukasz"),
+)
+BUTTON_WEIGHTS = {
+    "p1": 6, "p2": 6, "p3": 6, "p4": 5, "p5": 4, "p6": 4,
+    "ok": 8, "next": 6, "prev": 4, "back": 3,
+}  # fmt: skip
+
+
+@dataclass
+class Report:
+    """What one monkey run did and found."""
+
+    seed: int
+    seats: int = 0
+    presses: int = 0
+    games: set[str] = field(default_factory=set)
+    screens: set[str] = field(default_factory=set)
+    problems: list[str] = field(default_factory=list)
+
+
+class _Errors(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.ERROR or record.exc_info:
+            self.records.append(self.format(record))
+
+
+def _config(rng: random.Random, seats: int) -> configuration.Config:
+    config = configuration.defaults().with_sim()
+    names = rng.choice(NAMES)
+    config.sections["table"]["seats"] = list(SEATS[:seats])
+    config.sections["table"]["names"] = dict(zip(SEATS, names, strict=True))
+    config.sections["display"]["dim_after"] = 20.0  # short waits reach the dimmed screen
+    if rng.random() < 0.7:  # the simulated HX711 is bit-banged sample by sample: not every run
+        config.sections["scale"]["backend"] = "none"
+    return config
+
+
+def _resume_matches(device: Device, store: Store) -> str | None:
+    """Open the journal as a power cut would leave it; a difference from the screen's game."""
+    session = device.session
+    journal = store.open_game()
+    if session is None or journal is None:
+        return None if (session is None) == (journal is None) else "game in play and journal disagree"
+    resumed = Session(store, journal)
+    if resumed.skipped:
+        return f"resume skipped: {resumed.skipped}"
+    if resumed.summary != session.summary:
+        return f"resumed summary differs: {resumed.summary} != {session.summary}"
+    return None
+
+
+def run_monkey(state_dir: Path, seed: int, presses: int) -> Report:
+    """One seeded run of ``presses`` random inputs on a fresh device."""
+    rng = random.Random(seed)
+    seats = rng.randint(2, 6)
+    config = _config(rng, seats)
+    report = Report(seed, seats)
+    errors = _Errors()
+    root = logging.getLogger()
+    root.addHandler(errors)
+    store = Store(state_dir)
+    buttons = list(BUTTON_WEIGHTS)
+    weights = list(BUTTON_WEIGHTS.values())
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        device = Device(config, store, seed=seed, wall=lambda: 1_700_000_000 + loop.time())
+        task = asyncio.create_task(device.run())
+        await device.ready.wait()
+        pins = device.hw.buttons
+
+        def edge(button: str, pressed: bool):
+            return lambda _b: device._edge_from_thread(button, pressed, loop.time())
+
+        idle = 0
+        try:
+            while report.presses < presses:
+                if device.session is None:
+                    idle += 1
+                    if idle > 40:  # wandered the menus long enough: start a game as a script would
+                        game = rng.choice(GAMES)
+                        names = [config.seat_name(s) for s in SEATS[:seats]]
+                        engine_top = {"arschbombe": 4, "tonne": 5, "bomb": 5, "antartik": 5}.get(game, 6)
+                        device.start_named(game, names[: max(2, min(seats, engine_top))])
+                        idle = 0
+                else:
+                    idle = 0
+                    report.games.add(device.session.base.game)
+                roll = rng.random()
+                if roll < 0.04:
+                    await asyncio.sleep(rng.choice((0.5, 3.0, 8.0, 25.0)))  # 25 s: the screen dims
+                elif roll < 0.08 and device.hw.scale is not None:
+                    scale = device.hw.scale
+                    scale.grams = max(0.0, scale.grams + rng.choice((-40.0, -6.0, 6.0, 12.0, 40.0)))
+                    await asyncio.sleep(rng.choice((0.2, 2.0)))
+                else:
+                    button = rng.choices(buttons, weights)[0]
+                    long = rng.random() < 0.25
+                    # one press in eight on the gpiozero mock pins, the rest straight to the edge
+                    # handler those pins call (the pins' own threads would cost the suite time)
+                    via_pins = rng.random() < PINS_SHARE
+                    down, up = (pins.press, pins.release) if via_pins else (edge(button, True), edge(button, False))
+                    down(button)
+                    await asyncio.sleep(1.0 if long else 0.1)
+                    up(button)
+                    await asyncio.sleep(0.05)
+                    report.presses += 1
+                await device.flush()
+                top = device.screens[-1] if device.screens else None
+                report.screens.add(type(top).__name__)
+                shown = device.frame()
+                text = " ".join([shown.title, *(" ".join(r.cells) for r in shown.rows)])
+                if "Internal error" in text:
+                    report.problems.append(f"press {report.presses}: {text}")
+                if report.presses % 97 == 0:
+                    problem = _resume_matches(device, store)
+                    if problem:
+                        report.problems.append(f"press {report.presses}: {problem}")
+            problem = _resume_matches(device, store)
+            if problem:
+                report.problems.append(f"end: {problem}")
+        finally:
+            device.stop()
+            await task
+
+    try:
+        # durability is the journal tests' job: here a disk's fsync would only cost time
+        with watch() as overflows, mock.patch("os.fsync"):
+            run_virtual(main)
+    finally:
+        root.removeHandler(errors)
+    report.problems += [f"logged: {r}" for r in errors.records]
+    seen = set()
+    for o in overflows:
+        key = (o.kind, o.text)
+        if key not in seen:
+            seen.add(key)
+            report.problems.append(f"{o.kind}: {o.text!r} in {o.width} px")
+    return report
+
+
+def scratch_dir() -> tempfile.TemporaryDirectory:
+    """A scratch state folder, in memory where Linux offers one (a disk's truncate and fsync
+    would only cost time: durability is the journal tests' job)."""
+    shm = Path("/dev/shm")
+    return tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else None)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """A longer monkey campaign than the suite's slice; exit status 1 when anything was found."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--presses", type=int, default=1000)
+    parser.add_argument("--first-seed", type=int, default=1000)
+    args = parser.parse_args(argv)
+    began = time.perf_counter()
+    total, bad = 0, 0
+    for seed in range(args.first_seed, args.first_seed + args.runs):
+        with scratch_dir() as tmp:
+            report = run_monkey(Path(tmp), seed, args.presses)
+        total += report.presses
+        for problem in report.problems[:5]:
+            print(f"seed {seed}: {problem}")
+        bad += bool(report.problems)
+    print(f"{total} presses in {args.runs} runs, {bad} with problems, {time.perf_counter() - began:.1f} s")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""The UI monkey's slice in the suite: 20,000 seeded random inputs over every game and screen.
+
+See :mod:`tests.monkey` for what a run does and what fails it; ``python -m tests.monkey`` runs
+longer campaigns.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from firmware_host.runtime.render import Frame, Row, render, watch
+from tests.monkey import Report, run_monkey, scratch_dir
+
+RUNS = 8
+PRESSES = 2500
+REPORTS: dict[int, Report] = {}
+
+
+@pytest.mark.parametrize("seed", range(RUNS))
+def test_random_presses_find_no_error_no_overflow_and_resume_to_the_same_game(seed):
+    with scratch_dir() as tmp:
+        report = run_monkey(Path(tmp), seed, PRESSES)
+    REPORTS[seed] = report
+    assert report.presses == PRESSES
+    assert report.problems == []
+
+
+def test_the_slice_reaches_every_game_and_every_screen():
+    if len(REPORTS) < RUNS:
+        pytest.skip("runs after the monkey's runs (alone, it has nothing to look at)")
+    screens = set().union(*(r.screens for r in REPORTS.values()))
+    games = set().union(*(r.games for r in REPORTS.values()))
+    seats = {r.seats for r in REPORTS.values()}
+    assert sum(r.presses for r in REPORTS.values()) >= 20_000
+    assert games == {"tonne", "bomb", "arschbombe", "antartik", "trottel"}
+    assert seats == {2, 3, 4, 5, 6}
+    assert {
+        "GameScreen", "GameMenu", "EventsScreen", "Confirm", "GameOver", "MainMenu", "SettingsScreen",
+        "HistoryScreen", "HistoryEntry", "SelfTest", "CalibrateScreen",
+    } <= screens  # fmt: skip
+
+
+def test_the_monkey_would_see_a_cut_text():
+    with watch() as found:
+        render(Frame("tablemate", (Row.of("a text far too long for one line of the panel, cut"),)))
+        render(Frame("tablemate", (Row.of("a text far too long for one line, cut on purpose", cut=True),)))
+    assert [o.kind for o in found] == ["cut"]

@@ -151,7 +151,7 @@ def test_the_oled_shows_seconds_and_a_time_bar(tmp_path, cli):
     assert r.status == 0, r.err
     from PIL import Image
 
-    from firmware_host.runtime.render import Frame, render
+    from firmware_host.ui.render import Frame, render
 
     def bar_pixels(name: str) -> int:
         img = Image.open(frames / f"{name}.png").convert("1")

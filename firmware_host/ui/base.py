@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from drivers.buttons import Press
 from firmware_host.core.config import SEATS
-from firmware_host.runtime.render import ROWS, Frame, Row, wrap
+from firmware_host.ui.render import ROWS, Frame, Row, wrap
 
 if TYPE_CHECKING:
     from firmware_host.runtime.device import Device

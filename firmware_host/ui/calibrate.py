@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from drivers.buttons import Press
-from firmware_host.runtime.render import Frame, Row, wrap
+from firmware_host.ui.render import Frame, Row, wrap
 from firmware_host.scale.calibration import (
     MEASURE_SECONDS,
     MIN_SAMPLES,

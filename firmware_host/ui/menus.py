@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from drivers.buttons import Press
 from drivers.tower import BLINK, DARK, ON, TowerState
 from firmware_host.core.config import BUTTONS, SEATS
-from firmware_host.runtime.render import ROWS, Frame, Row
+from firmware_host.ui.render import ROWS, Frame, Row
 from firmware_host.timers.stats import clock_text
 from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, footed, is_seat
 from firmware_host.ui.calibrate import CalibrateScreen

@@ -20,7 +20,7 @@ from firmware_host.core.store import Store
 from firmware_host.runtime.device import Device
 from firmware_host.runtime.vtime import run_virtual
 from firmware_host.sim.script import ScriptRunner, parse, run_script
-from games import ENGINES, TITLES
+from games import ENGINES
 
 JUMP = 'action {"type":"jump","jumper":"rascal","result":"B"}'
 
@@ -29,7 +29,6 @@ JUMP = 'action {"type":"jump","jumper":"rascal","result":"B"}'
 def tick(monkeypatch: pytest.MonkeyPatch) -> None:
     """Register the test-only game ``tick`` (tests/timer_game.py), which takes hard timeouts."""
     monkeypatch.setitem(ENGINES, "tick", "tests.timer_game")
-    monkeypatch.setitem(TITLES, "tick", "Tick")
 
 
 def load_config(tmp_path: Path, text: str) -> configuration.Config:

@@ -26,12 +26,12 @@ from firmware_host.runtime import sdnotify
 from firmware_host.runtime.display_service import DisplayService
 from firmware_host.runtime.hardware import Hardware, build
 from firmware_host.runtime.lights import Lights
-from firmware_host.ui.render import Frame, Row, render
 from firmware_host.scale.service import ScaleService
 from firmware_host.timers.service import TimerService
 from firmware_host.ui.base import Confirm, Message, Screen, footed
 from firmware_host.ui.game import GameScreen
 from firmware_host.ui.menus import GameMenu, GameOver, MainMenu
+from firmware_host.ui.render import Frame, Row, render
 from games.core import Action, Effect, Refused
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from drivers.buttons import Press
-from firmware_host.ui.render import Frame, Row, wrap
 from firmware_host.scale.calibration import (
     MEASURE_SECONDS,
     MIN_SAMPLES,
@@ -24,6 +23,7 @@ from firmware_host.scale.calibration import (
     CalibrationRun,
 )
 from firmware_host.ui.base import Screen, footed, is_seat
+from firmware_host.ui.render import Frame, Row, wrap
 
 if TYPE_CHECKING:
     from firmware_host.runtime.device import Device

@@ -27,8 +27,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
-from firmware_host.ui.render import CONTENT_W, ROWS, Frame, Row, text_width, wrap
 from firmware_host.ui.base import Screen, footed, is_seat
+from firmware_host.ui.render import CONTENT_W, ROWS, Frame, Row, text_width, wrap
 from games.core import Collect, Menu, Order, Prompt, Task
 
 if TYPE_CHECKING:

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 from drivers.buttons import Press
 from drivers.tower import BLINK, DARK, ON, TowerState
 from firmware_host.core.config import BUTTONS, SEATS
-from firmware_host.ui.render import ROWS, Frame, Row
 from firmware_host.timers.stats import clock_text
 from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, footed, is_seat
 from firmware_host.ui.calibrate import CalibrateScreen
 from firmware_host.ui.game import GameScreen
+from firmware_host.ui.render import ROWS, Frame, Row
 from firmware_host.ui.timer_menu import MODE_LABELS, timer_screen
 from games import ENGINES, TITLES, get_engine
 from games.core import Menu, Option

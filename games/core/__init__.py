@@ -16,6 +16,7 @@ from games.core.engine import (
 )
 from games.core.prompts import Action, Collect, Menu, Option, Order, Prompt, Task
 from games.core.rng import Rng
+from games.core.sensors import ScaleNow, ScaleUse
 
 __all__ = [
     "Action",
@@ -29,6 +30,8 @@ __all__ = [
     "Prompt",
     "Refused",
     "Rng",
+    "ScaleNow",
+    "ScaleUse",
     "SetupError",
     "Task",
     "View",

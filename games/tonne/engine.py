@@ -28,6 +28,8 @@ from games.core import (
     Prompt,
     Refused,
     Rng,
+    ScaleNow,
+    ScaleUse,
     SetupError,
     Task,
     View,
@@ -106,6 +108,8 @@ class Tonne(Engine[TonneState]):
     max_players = 5
     option_keys = frozenset({"mice"})
     rules_pick_start = True
+    scale = ScaleUse(tuple(KIND_LABELS.items()))
+    """The scale under the bin counts placed pieces (``place``) and sees a fall (``fall``)."""
 
     def setup(self, players: list[str], rng: Rng, options: dict[str, Any]) -> TonneState:
         if "mice" in options:
@@ -266,6 +270,11 @@ class Tonne(Engine[TonneState]):
     def placing(self, s: TonneState) -> str | None:
         """The player whose pieces the bin is waiting for, if any."""
         return None if s.over else self._current(s)
+
+    def scale_now(self, s: TonneState) -> ScaleNow | None:
+        """The scale counts the current player's pieces; a re-filled bin holds the pre-fill."""
+        fill = {kind: PREFILL_EACH[len(s.players)] for kind in KINDS} if s.refill else None
+        return ScaleNow(self.placing(s), min(s.owed, s.supply), fill)
 
     def scores(self, s: TonneState) -> dict[str, int]:
         return {p: sum(s.chips[p]) for p in s.players}

@@ -11,7 +11,7 @@ import importlib
 import logging
 from collections.abc import Iterator, Mapping
 
-from games.core import Engine
+from games.core import Engine, Piece
 
 log = logging.getLogger(__name__)
 
@@ -56,11 +56,16 @@ TITLES: Mapping[str, str] = _Titles()
 """Every playable game's title, by id, in menu order."""
 
 
-def scale_kinds() -> dict[str, str]:
-    """Kind → label of the pieces to calibrate: those of every game that weighs its pieces."""
-    kinds: dict[str, str] = {}
+def scale_pieces() -> dict[str, Piece]:
+    """Kind → piece, of every game that weighs its pieces: what the scale's calibration asks for."""
+    pieces: dict[str, Piece] = {}
     for game in ENGINES:
         use = get_engine(game).scale
         if use is not None:
-            kinds.update((k, label) for k, label in use.kinds if k not in kinds)
-    return kinds
+            pieces.update((p.kind, p) for p in use.pieces if p.kind not in pieces)
+    return pieces
+
+
+def scale_kinds() -> dict[str, str]:
+    """Kind → label of the pieces to calibrate (:func:`scale_pieces`)."""
+    return {kind: piece.label for kind, piece in scale_pieces().items()}

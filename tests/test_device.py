@@ -18,7 +18,6 @@ def probe_game(monkeypatch):
     monkeypatch.setitem(ENGINES, "probe", "tests.probe_game")
 
 
-
 def named_config(**names: str) -> configuration.Config:
     c = configuration.defaults()
     c.sections["table"]["names"] = names

@@ -4,9 +4,10 @@ This is the composition root: it builds the services and the screens and is the 
 that implements their doors — :class:`~firmware_host.scale.service.ScaleHost`,
 :class:`~firmware_host.timers.service.TimerHost` and the screens' tables
 (:mod:`firmware_host.ui.table`). None of them holds the device itself. Driver threads and
-gpiozero callbacks cross into the loop at one place, :meth:`Device.post` (``loop.call_soon_threadsafe``); everything else runs on the loop.
-Every action, whatever brought it, goes through :meth:`Device.apply`, which hands it to the
-session (engine check, durable journal) before its effects show.
+gpiozero callbacks cross into the loop at one place, :meth:`Device.post`
+(``loop.call_soon_threadsafe``); everything else runs on the loop. Every action, whatever
+brought it, goes through :meth:`Device.apply`, which hands it to the session (engine check,
+durable journal) before its effects show.
 """
 
 from __future__ import annotations

@@ -71,8 +71,9 @@ class TimerGames(ListScreen):
     def _entries(self) -> list[Item]:
         table, timers = self.table, self.timers
         return [
-            Item(TITLES[g], lambda g=g: table.push(TimerPreset(table, timers, g)),
-                 MODE_LABELS[timers.preset_for(g).mode])
+            Item(
+                TITLES[g], lambda g=g: table.push(TimerPreset(table, timers, g)), MODE_LABELS[timers.preset_for(g).mode]
+            )
             for g in TITLES
         ]
 

@@ -16,7 +16,7 @@ from games.core.engine import (
 )
 from games.core.prompts import Action, Collect, Menu, Option, Order, Prompt, Task
 from games.core.rng import Rng
-from games.core.sensors import ScaleNow, ScaleUse
+from games.core.sensors import Piece, ScaleNow, ScaleUse
 
 __all__ = [
     "Action",
@@ -27,6 +27,7 @@ __all__ = [
     "Menu",
     "Option",
     "Order",
+    "Piece",
     "Prompt",
     "Refused",
     "Rng",

@@ -18,11 +18,22 @@ from games.core.prompts import Action
 
 
 @dataclass(frozen=True)
+class Piece:
+    """A kind of piece the scale weighs."""
+
+    kind: str
+    label: str
+    """Its name on the calibration's steps."""
+    grams: float
+    """About what one weighs: the simulated table's piece (the calibration measures the real one)."""
+
+
+@dataclass(frozen=True)
 class ScaleUse:
     """How a game uses the scale (declared once, on the engine class)."""
 
-    kinds: tuple[tuple[str, str], ...]
-    """The piece kinds to calibrate, in order, each with the label the calibration shows."""
+    pieces: tuple[Piece, ...]
+    """The piece kinds to calibrate, in order."""
     place: Mapping[str, Any] = field(default_factory=lambda: {"type": "place"})
     """The action a settled step of pieces becomes, with the count under :attr:`count_key`."""
     count_key: str = "count"
@@ -32,7 +43,7 @@ class ScaleUse:
     @property
     def labels(self) -> dict[str, str]:
         """Kind → label, for the calibration."""
-        return dict(self.kinds)
+        return {p.kind: p.label for p in self.pieces}
 
     def place_action(self, count: int) -> Action:
         """The action for ``count`` pieces placed."""

@@ -25,6 +25,7 @@ from games.core import (
     Menu,
     Option,
     Order,
+    Piece,
     Prompt,
     Refused,
     Rng,
@@ -44,6 +45,8 @@ from games.core import (
 KINDS = ("milk", "can", "bottle", "apple")
 """The four kinds of piece, 10 of each."""
 KIND_LABELS = {"milk": "milk carton", "can": "can", "bottle": "bottle", "apple": "apple core"}
+PIECE_GRAMS = {"milk": 6.5, "can": 5.0, "bottle": 8.0, "apple": 4.0}
+"""About what one piece of each kind weighs (the simulated table's pieces)."""
 EACH_KIND = 10
 PIECES = EACH_KIND * len(KINDS)
 PREFILL_EACH = {2: 3, 3: 2, 4: 1, 5: 0}
@@ -108,7 +111,7 @@ class Tonne(Engine[TonneState]):
     max_players = 5
     option_keys = frozenset({"mice"})
     rules_pick_start = True
-    scale = ScaleUse(tuple(KIND_LABELS.items()))
+    scale = ScaleUse(tuple(Piece(k, KIND_LABELS[k], PIECE_GRAMS[k]) for k in KINDS))
     """The scale under the bin counts placed pieces (``place``) and sees a fall (``fall``)."""
 
     def setup(self, players: list[str], rng: Rng, options: dict[str, Any]) -> TonneState:

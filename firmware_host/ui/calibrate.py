@@ -11,7 +11,7 @@ While this screen is open the scale's events never reach a game.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from drivers.buttons import Press
 from firmware_host.scale.calibration import (
@@ -19,7 +19,6 @@ from firmware_host.scale.calibration import (
     MIN_SAMPLES,
     SETTLE_SECONDS,
     WEIGHTS,
-    Calibration,
     CalibrationError,
     CalibrationRun,
 )
@@ -28,40 +27,9 @@ from firmware_host.ui.render import Frame, Row, wrap
 from games import scale_kinds
 
 if TYPE_CHECKING:
-    from firmware_host.ui.table import Table
+    from firmware_host.ui.table import CalibrationScale, Table
 
 TITLE = "Calibrate scale"
-
-
-class CalibrationScale(Protocol):
-    """What the calibration screen may do with the scale (the scale service implements it)."""
-
-    calibration: Calibration | None
-    """The calibration in use, if any."""
-
-    @property
-    def present(self) -> bool:
-        """Whether the device has a scale at all."""
-        ...
-
-    @property
-    def fault(self) -> str | None:
-        """What is wrong with the scale now, if anything."""
-        ...
-
-    def sps(self) -> float | None:
-        """The driver's samples per second, if it says."""
-        ...
-
-    def gather(
-        self, count: int, after: float, done: Callable[[list[int] | None], None], timeout: float
-    ) -> Callable[[], None]:
-        """Collect ``count`` raw samples taken at ``after`` or later; returns a cancel function."""
-        ...
-
-    def save(self, calibration: Calibration) -> None:
-        """Keep ``calibration`` (``scale.json``) and use it at once."""
-        ...
 
 
 def kind_labels() -> dict[str, str]:

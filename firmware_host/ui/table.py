@@ -8,8 +8,8 @@ and its constructor say what it can do:
 - :class:`GameTable` — the game screen: the game in play (its view, prompt and draft answers), its
   actions, undo, the turn timer's and the scale's word on it.
 - :class:`SelfTestTable` — the self-test: the parts' state lines and the tower's test pattern.
-- :class:`MenuTable` — the menus: start a game, the settings, the history, the timer presets,
-  the scale's calibration.
+- :class:`MenuTable` — the menus: start a game, the settings, the history, the timer presets
+  (:class:`TimerPresets`), the scale's calibration (:class:`CalibrationScale`).
 """
 
 from __future__ import annotations
@@ -17,13 +17,32 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from drivers.buttons import Press
+from firmware_host.scale.calibration import Calibration
+from firmware_host.timers.clocks import Preset
+from firmware_host.ui.render import Frame
 from games.core import Action, Option, Prompt, Task, View
 
 if TYPE_CHECKING:
     from drivers.tower import TowerState
-    from firmware_host.ui.base import Screen
-    from firmware_host.ui.calibrate import CalibrationScale
-    from firmware_host.ui.timer_menu import TimerPresets
+
+
+class Screen(Protocol):
+    """A screen as the table holds it (:class:`firmware_host.ui.base.Screen` and its kin)."""
+
+    mood: str
+
+    def press(self, press: Press) -> None:
+        """Handle one button press."""
+        ...
+
+    def frame(self) -> Frame:
+        """What the OLED shows."""
+        ...
+
+    def shown(self) -> None:
+        """Called when the screen comes (back) to the top."""
+        ...
 
 
 class Table(Protocol):
@@ -149,6 +168,58 @@ class SelfTestTable(Table, Protocol):
 
     def tower_test(self, steps: Sequence[tuple[TowerState, float]]) -> None:
         """Play a pattern of tower states."""
+        ...
+
+
+class TimerPresets(Protocol):
+    """What the timer screens may do with the turn timer (the timer service implements it)."""
+
+    preset: Preset
+    """The preset of the game in play."""
+    session: Any
+    """The game the timer follows (``session.base.game``: its id), if any."""
+
+    def preset_for(self, game: str) -> Preset:
+        """The preset a new game of ``game`` gets."""
+        ...
+
+    def set_preset(self, game: str, preset: Preset) -> None:
+        """Save ``game``'s preset."""
+        ...
+
+    def forget_preset(self, game: str) -> Preset:
+        """Drop the saved preset of ``game``; the config file's applies again."""
+        ...
+
+
+class CalibrationScale(Protocol):
+    """What the calibration screen may do with the scale (the scale service implements it)."""
+
+    calibration: Calibration | None
+    """The calibration in use, if any."""
+
+    @property
+    def present(self) -> bool:
+        """Whether the device has a scale at all."""
+        ...
+
+    @property
+    def fault(self) -> str | None:
+        """What is wrong with the scale now, if anything."""
+        ...
+
+    def sps(self) -> float | None:
+        """The driver's samples per second, if it says."""
+        ...
+
+    def gather(
+        self, count: int, after: float, done: Callable[[list[int] | None], None], timeout: float
+    ) -> Callable[[], None]:
+        """Collect ``count`` raw samples taken at ``after`` or later; returns a cancel function."""
+        ...
+
+    def save(self, calibration: Calibration) -> None:
+        """Keep ``calibration`` (``scale.json``) and use it at once."""
         ...
 
 

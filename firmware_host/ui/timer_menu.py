@@ -8,16 +8,16 @@ game in play with changes restarts that game's clocks once, with the new preset.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from firmware_host.timers.clocks import MODES, Preset
+from firmware_host.timers.clocks import MODES
 from firmware_host.timers.presets import DEFAULT_SECONDS, allows_hard
 from firmware_host.timers.stats import clock_text
 from firmware_host.ui.base import Item, ListScreen
 from games import TITLES
 
 if TYPE_CHECKING:
-    from firmware_host.ui.table import Table
+    from firmware_host.ui.table import Table, TimerPresets
 
 MODE_LABELS = {"off": "off", "turn": "per turn", "hourglass": "hourglass", "bank": "bank", "countup": "count-up"}
 TIME_LABELS = {"turn": "Turn time", "hourglass": "Sand each", "bank": "Bank each", "countup": "Par time"}
@@ -38,27 +38,6 @@ def next_value(choices: tuple[Any, ...], value: Any) -> Any:
         return choices[(choices.index(value) + 1) % len(choices)]
     numbers = [c for c in choices if isinstance(c, int | float) and isinstance(value, int | float) and c > value]
     return numbers[0] if numbers else choices[0]
-
-
-class TimerPresets(Protocol):
-    """What the timer screens may do with the turn timer (the timer service implements it)."""
-
-    preset: Preset
-    """The preset of the game in play."""
-    session: Any
-    """The game the timer follows (``session.base.game``: its id), if any."""
-
-    def preset_for(self, game: str) -> Preset:
-        """The preset a new game of ``game`` gets."""
-        ...
-
-    def set_preset(self, game: str, preset: Preset) -> None:
-        """Save ``game``'s preset."""
-        ...
-
-    def forget_preset(self, game: str) -> Preset:
-        """Drop the saved preset of ``game``; the config file's applies again."""
-        ...
 
 
 class TimerGames(ListScreen):

@@ -7,7 +7,7 @@ Self-test, the game menu, undo). It fails a run on
 
 - any logged error or exception, and any frame that says "Internal error";
 - any text drawn outside its box or cut without intent, a character the font cannot draw, or a
-  row that does not fit on the panel (:func:`firmware_host.runtime.render.watch`);
+  row that does not fit on the panel (:func:`firmware_host.ui.render.watch`);
 - a journal that, opened again as a power cut would leave it, does not replay to the summary of
   the game on screen.
 
@@ -34,8 +34,8 @@ from firmware_host.core.config import SEATS
 from firmware_host.core.session import Session
 from firmware_host.core.store import Store
 from firmware_host.runtime.device import Device
-from firmware_host.runtime.render import watch
 from firmware_host.runtime.vtime import run_virtual
+from firmware_host.ui.render import watch
 from games import ENGINES
 
 GAMES = tuple(sorted(ENGINES))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.runtime.render import Frame, Row, render, watch
+from firmware_host.ui.render import Frame, Row, render, watch
 from tests.monkey import Report, run_monkey, scratch_dir
 
 RUNS = 8

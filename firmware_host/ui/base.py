@@ -19,21 +19,21 @@ from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
 from firmware_host.core.config import SEATS
-from firmware_host.runtime.render import ROWS, Frame, Row, report
 from firmware_host.ui.layout import text_rows
+from firmware_host.ui.render import ROWS, Frame, Row, report
 
 if TYPE_CHECKING:
-    from firmware_host.runtime.device import Device
+    from firmware_host.ui.table import GameTable, Table
 
 
 class Screen:
-    """One screen of the device."""
+    """One screen of the device; it reaches the table only through its door (:mod:`firmware_host.ui.table`)."""
 
     mood = "idle"
     """The tower's lasting light while this screen shows."""
 
-    def __init__(self, dev: Device) -> None:
-        self.dev = dev
+    def __init__(self, table: Table) -> None:
+        self.table = table
 
     def press(self, press: Press) -> None:
         """Handle one button press."""
@@ -54,15 +54,14 @@ def footed(rows: list[Row], foot: Row) -> list[Row]:
     return [*rows[: ROWS - 1], *[Row.of()] * (ROWS - 1 - len(rows)), foot]
 
 
-def apply_confirmed(dev: Device, action: dict[str, Any]) -> None:
+def apply_confirmed(table: GameTable, action: dict[str, Any]) -> None:
     """Hand ``action`` to the game, after a yes when the game says it cannot be taken back at a
     glance (a fall that costs a chip, ending a session)."""
-    session = dev.session
-    question = session.engine.confirm.get(action.get("type", "")) if session is not None else None
+    question = table.confirm_question(action)
     if not question:
-        dev.apply(action)
+        table.apply(action)
         return
-    dev.push(Confirm(dev, TEXT["sure"], question, lambda: dev.apply(action)))
+    table.push(Confirm(table, TEXT["sure"], question, lambda: table.apply(action)))
 
 
 def is_seat(press: Press) -> bool:
@@ -84,13 +83,13 @@ class ListScreen(Screen):
 
     def __init__(
         self,
-        dev: Device,
+        table: Table,
         title: str,
         items: Callable[[], Sequence[Item]] | Sequence[Item],
         on_back: Callable[[], None] | None = None,
         hint: str = "",
     ) -> None:
-        super().__init__(dev)
+        super().__init__(table)
         self.title = title
         self._items = items
         self.on_back = on_back
@@ -116,7 +115,7 @@ class ListScreen(Screen):
         elif press.button == "ok" or (is_seat(press) and press.long):
             items[self.index].pick()
         elif press.button == "back":
-            (self.on_back or self.dev.pop)()
+            (self.on_back or self.table.pop)()
 
     def frame(self) -> Frame:
         items = self.items()
@@ -136,18 +135,18 @@ class ListScreen(Screen):
 class Confirm(Screen):
     """A yes/no question: ok (or a long seat press) says yes, back says no."""
 
-    def __init__(self, dev: Device, title: str, question: str, on_yes: Callable[[], None]) -> None:
-        super().__init__(dev)
+    def __init__(self, table: Table, title: str, question: str, on_yes: Callable[[], None]) -> None:
+        super().__init__(table)
         self.title = title
         self.question = question
         self.on_yes = on_yes
 
     def press(self, press: Press) -> None:
         if press.button == "ok" or (is_seat(press) and press.long):
-            self.dev.pop()
+            self.table.pop()
             self.on_yes()
         elif press.button == "back":
-            self.dev.pop()
+            self.table.pop()
 
     def frame(self) -> Frame:
         rows = footed(text_rows(self.question, ROWS - 1), Row.of(TEXT["yes_no"], invert=True))
@@ -159,13 +158,13 @@ class Message(Screen):
 
     def __init__(
         self,
-        dev: Device,
+        table: Table,
         title: str,
         text: str,
         on_ok: Callable[[], None] | None = None,
         mood: str = "idle",
     ) -> None:
-        super().__init__(dev)
+        super().__init__(table)
         self.title = title
         self.text = text
         self.on_ok = on_ok

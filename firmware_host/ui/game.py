@@ -9,7 +9,7 @@ system every game shares:
 - :class:`~games.core.prompts.Collect` — each player answers on their own button (short: change
   the answer, long: lock it in or unlock it). Answers given so far are journaled as a draft, so a
   power cut in the middle of a reveal loses nobody's pick. Every change of who has locked in goes
-  to :meth:`Device.answered <firmware_host.runtime.device.Device.answered>`, so the turn timer's shared
+  to the table's ``answered`` (:class:`~firmware_host.ui.table.GameTable`), so the turn timer's shared
   phase clock runs only while someone still owes an answer.
 - :class:`~games.core.prompts.Order` — players press their buttons in the order asked for;
   ``back`` takes the last press back. A menu option, or a Collect's answers (a tie among them),
@@ -20,6 +20,8 @@ system every game shares:
 A short ``back`` at the top of a prompt opens the game menu; a long ``back`` asks to undo. A long
 ``ok`` never picks in a game: it pauses or resumes the turn timer (the device handles it before any
 screen, see :meth:`Device.handle <firmware_host.runtime.device.Device.handle>`).
+
+The screen sees the table through :class:`~firmware_host.ui.table.GameTable` only.
 """
 
 from __future__ import annotations
@@ -27,20 +29,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
-from firmware_host.runtime.render import ROWS, Frame, Row
 from firmware_host.ui.base import Screen, apply_confirmed, footed, is_seat
 from firmware_host.ui.layout import grid, per_row, score_rows, text_rows
+from firmware_host.ui.render import ROWS, Frame, Row
 from games.core import Collect, Menu, Order, Prompt, Task
 
 if TYPE_CHECKING:
-    from firmware_host.runtime.device import Device
+    from firmware_host.ui.table import GameTable
 
 
 class GameScreen(Screen):
     """The screen of the game in play."""
 
-    def __init__(self, dev: Device) -> None:
-        super().__init__(dev)
+    table: GameTable
+
+    def __init__(self, table: GameTable) -> None:
+        super().__init__(table)
         self.prompt: Prompt | None = None
         self.path: list[Menu] = []
         self.trail: list[int] = []
@@ -55,21 +59,21 @@ class GameScreen(Screen):
     # -- state ----------------------------------------------------------------------------------
     @property
     def mood(self) -> str:  # type: ignore[override]
-        session = self.dev.session
+        session = self.table.session
         if session is None:
             return "idle"
         mood = self.prompt.mood if isinstance(self.prompt, Task) else session.view().mood
-        return self.dev.scale.tint(mood)
+        return self.table.tint(mood)
 
     def reset(self) -> None:
         """Start the prompt afresh (after every change of the game state)."""
         before = self.prompt
         pending = self._pending_answers()
-        session = self.dev.session
+        session = self.table.session
         self._show(session.prompt() if session else None)
         self.answers, self.locked, self.parent = {}, set(), None
         if isinstance(self.prompt, Collect) and session is not None:
-            self._restore(session.journal.draft())
+            self._restore(session.draft())
             if isinstance(before, Collect) and before.title == self.prompt.title:
                 self._keep(pending)
             if self.prompt.build is not None and self.locked >= set(self.prompt.players):
@@ -79,7 +83,7 @@ class GameScreen(Screen):
     def _locks_changed(self) -> None:
         """Tell the device who has locked in an answer (the turn timer's phase clock listens)."""
         players = self.prompt.players if isinstance(self.prompt, Collect) else ()
-        self.dev.answered(tuple(players), frozenset(self.locked))
+        self.table.answered(tuple(players), frozenset(self.locked))
 
     def _pending_answers(self) -> dict[str, str]:
         """Answers chosen but not locked in yet, in a Collect that hands over answers one by one.
@@ -122,12 +126,14 @@ class GameScreen(Screen):
         prompt = self.parent or self.prompt
         assert isinstance(prompt, Collect)
         answers = {p: prompt.values[p][i] for p, i in self.answers.items()}
-        self.dev.session.note("draft", {"answers": answers, "locked": sorted(self.locked)})
+        session = self.table.session
+        if session is not None:
+            session.save_draft(answers, sorted(self.locked))
 
     # -- buttons ----------------------------------------------------------------------------------
     def press(self, press: Press) -> None:
         if press.button == "back" and press.long:
-            self.dev.ask_undo()
+            self.table.ask_undo()
             return
         prompt = self.prompt
         if isinstance(prompt, Menu):
@@ -139,21 +145,21 @@ class GameScreen(Screen):
         elif isinstance(prompt, Task):
             self._press_task(prompt, press)
         elif press.button == "back":
-            self.dev.open_game_menu()
+            self.table.open_game_menu()
 
     def _wrong_seat(self, press: Press, players: tuple[str, ...] | None, turn: str | None = None) -> bool:
         """Answer a seat press that cannot act here, with the reason; True when it was one."""
         if not is_seat(press):
             return False
-        player = self.dev.player_of(press.button)
+        player = self.table.player_of(press.button)
         if player is None:
-            self.dev.toast(TEXT["not_playing"].format(self.dev.config.seat_name(press.button)), now=True)
+            self.table.toast(TEXT["not_playing"].format(self.table.seat_name(press.button)), now=True)
             return True
         if turn is not None and player != turn:
-            self.dev.toast(TEXT["turn"].format(turn), now=True)
+            self.table.toast(TEXT["turn"].format(turn), now=True)
             return True
         if players is not None and player not in players:
-            self.dev.toast(TEXT["not_now"].format(player), now=True)
+            self.table.toast(TEXT["not_now"].format(player), now=True)
             return True
         return False
 
@@ -175,13 +181,13 @@ class GameScreen(Screen):
                 self.trail.append(self.index)
                 self.index = sub.default
             else:
-                apply_confirmed(self.dev, option.action)
+                apply_confirmed(self.table, option.action)
         elif press.button == "back":
             if len(self.path) > 1:
                 self.path.pop()
                 self.index = self.trail.pop()
             else:
-                self.dev.open_game_menu()
+                self.table.open_game_menu()
 
     def _move(self, menu: Menu, index: int, wraps: bool) -> None:
         """Move the highlight; prev/next wrap round the ends, except onto an option that cannot be
@@ -190,25 +196,24 @@ class GameScreen(Screen):
         target = index % n
         if wraps and target != index:
             action = menu.options[target].action
-            session = self.dev.session
-            if action is not None and session is not None and action.get("type") in session.engine.confirm:
+            if action is not None and self.table.confirm_question(action):
                 return
         self.index = target
 
     def _press_collect(self, prompt: Collect, press: Press) -> None:
         if press.button == "back":
-            self.dev.open_game_menu()
+            self.table.open_game_menu()
             return
         if not is_seat(press) or self._wrong_seat(press, prompt.players):
             if press.button in ("ok", "next", "prev"):
-                self.dev.toast(TEXT["hint_collect"], now=True)
+                self.table.toast(TEXT["hint_collect"], now=True)
             return
-        player = self.dev.player_of(press.button)
+        player = self.table.player_of(press.button)
         assert player is not None
         values = prompt.values[player]
         if not press.long:
             if player in self.locked:
-                self.dev.toast(TEXT["unlock"].format(player), now=True)
+                self.table.toast(TEXT["unlock"].format(player), now=True)
                 return
             self.answers[player] = (self.answers.get(player, -1) + 1) % len(values)
             self._save_draft()
@@ -220,12 +225,12 @@ class GameScreen(Screen):
             self.locked.add(player)
             self._locks_changed()
             if prompt.each is not None:
-                if not self.dev.apply(prompt.each(player, values[self.answers[player]])):
+                if not self.table.apply(prompt.each(player, values[self.answers[player]])):
                     self.locked.discard(player)  # refused: the answer stays open
                     self._locks_changed()
                 return
         else:
-            self.dev.toast(TEXT["tap_first"].format(player), now=True)
+            self.table.toast(TEXT["tap_first"].format(player), now=True)
             return
         if prompt.build is not None and self.locked >= set(prompt.players):
             self._save_draft()
@@ -241,7 +246,7 @@ class GameScreen(Screen):
         if isinstance(result, Menu | Collect | Order | Task):
             self._show(result)
             self.parent = prompt
-        elif apply and not self.dev.apply(result):
+        elif apply and not self.table.apply(result):
             self.locked.clear()
             self._locks_changed()
             self._save_draft()
@@ -260,34 +265,34 @@ class GameScreen(Screen):
 
     def _press_task(self, prompt: Task, press: Press) -> None:
         if press.button == "ok" or (is_seat(press) and press.long):
-            self.dev.confirm_task(prompt.key)
+            self.table.confirm_task(prompt.key)
         elif press.button == "back":
-            self.dev.open_game_menu()
+            self.table.open_game_menu()
         elif is_seat(press):
-            self.dev.toast(TEXT["task_seat"].format(prompt.confirm.lower()), now=True)
+            self.table.toast(TEXT["task_seat"].format(prompt.confirm.lower()), now=True)
 
     def _press_order(self, prompt: Order, press: Press) -> None:
-        player = self.dev.player_of(press.button)
+        player = self.table.player_of(press.button)
         if press.button == "back":
             if self.order:
                 self.order.pop()
             elif self.parent is not None:
                 self._back_to_parent()
             else:
-                self.dev.open_game_menu()
+                self.table.open_game_menu()
         elif self._wrong_seat(press, prompt.players):
             return
         elif player in self.order:
-            self.dev.toast(TEXT["pressed"].format(player), now=True)
+            self.table.toast(TEXT["pressed"].format(player), now=True)
         elif player in prompt.players:
             self.order.append(player)
             if len(self.order) == len(prompt.players):
                 order, self.order = self.order, []
-                self.dev.apply(prompt.build(order))
+                self.table.apply(prompt.build(order))
 
     # -- drawing ------------------------------------------------------------------------------------
     def frame(self) -> Frame:
-        session = self.dev.session
+        session = self.table.session
         if session is None:
             return Frame("tablemate", (Row.of(TEXT["no_game"]),))
         view = session.view()
@@ -306,7 +311,7 @@ class GameScreen(Screen):
             room = ROWS - len(scores) - len(prompt_rows)
             lines = [row for line in view.lines for row in text_rows(line, room)][:room]
             rows = scores + lines + prompt_rows
-        return Frame(view.title, tuple(rows[:ROWS]), self.dev.title_note(), self.dev.time_bar(), keep=keep)
+        return Frame(view.title, tuple(rows[:ROWS]), self.table.title_note(), self.table.time_bar(), keep=keep)
 
     def _prompt_rows(self) -> list[Row]:
         prompt = self.prompt
@@ -316,7 +321,7 @@ class GameScreen(Screen):
             self.index %= n
             option = menu.options[self.index]
             label = option.label + (" >" if option.then is not None else "")
-            if self.dev.timers.clocks is not None:
+            if self.table.has_timer():
                 hint = TEXT["hint_timer"]
             else:
                 hint = TEXT["hint_sub"] if len(self.path) > 1 else TEXT["hint_menu"]
@@ -332,7 +337,7 @@ class GameScreen(Screen):
         return []
 
     def _task_rows(self, task: Task) -> list[Row]:
-        status = self.dev.scale.task_line(task)
+        status = self.table.task_line(task)
         room = ROWS - 2 - (1 if status else 0)
         lines = [row for text in task.lines for row in text_rows(text, room)][:room]
         rows = [Row.of(task.title, cut=True), *lines]

@@ -1,6 +1,6 @@
 """Layout helpers every screen shares: score grids, wrapped text, lists that fit the panel.
 
-Each helper applies one fitting rule of :mod:`firmware_host.runtime.render` and takes its widths
+Each helper applies one fitting rule of :mod:`firmware_host.ui.render` and takes its widths
 from the panel, so a bigger panel gets more room without a screen changing.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from firmware_host.runtime.render import BAR_W, PANEL, Panel, Row, fit, message_lines, name_and_value, text_width
+from firmware_host.ui.render import BAR_W, PANEL, Panel, Row, fit, message_lines, name_and_value, text_width
 
 MIN_NAME = 3
 """Letters of a name that always show beside its number (more when there is room)."""

@@ -150,6 +150,7 @@ DRAWN: dict[str, tuple[int, ...]] = {
     "±": (0x44, 0x44, 0x5F, 0x44, 0x44),
     "…": (0x40, 0x00, 0x40, 0x00, 0x40),
     "°": (0x06, 0x09, 0x09, 0x06),
+    "·": (0x0C, 0x0C),
 }
 """Glyphs the font lacks, drawn here: one byte a pixel column, bit 0 the top row."""
 
@@ -274,7 +275,7 @@ def wrap(text: str, width: int = CONTENT_W - 2) -> list[str]:
     return lines
 
 
-def message_lines(text: str, width: int = CONTENT_W - 2, lines: int = MESSAGE_LINES) -> list[str]:
+def message_lines(text: str, width: int = CONTENT_W - 2 - BAR_W, lines: int = MESSAGE_LINES) -> list[str]:
     """A message wrapped to at most ``lines`` lines, the last ending in an ellipsis if more."""
     wrapped = wrap(text, width)
     if len(wrapped) <= lines:

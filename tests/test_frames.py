@@ -1,0 +1,124 @@
+"""Whole games of all five games from their committed ``.sim`` scripts, judged frame by frame.
+
+Each script in ``tests/data/`` plays a whole game from the buttons. At every ``snap`` the frame on
+the panel is checked as a player would read it:
+
+- no text is cut or drawn past its box, no glyph is missing, no row falls off the panel;
+- the outcome of the last press (what the game said) is on screen, and stays there through a
+  wait until the next press;
+- no message is stale: a message on screen is one the last press brought;
+- the game ends in the history, and its final frame shows the result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from firmware_host.core import config as configuration
+from firmware_host.core.store import Store
+from firmware_host.runtime.device import Device
+from firmware_host.runtime.vtime import run_virtual
+from firmware_host.sim.script import ScriptRunner, load
+from firmware_host.ui.render import Frame, message_lines, watch
+from tests.monkey import scratch_dir
+
+DATA = Path(__file__).parent / "data"
+SCRIPTS = {  # script: the seed its header names
+    "arschbombe_game.sim": None,
+    "bomb_game.sim": 4,
+    "tonne_game.sim": 5,
+    "antartik_game.sim": 3,
+    "trottel_game.sim": 3,
+}
+LINGER = 5.0
+"""Seconds each snap waits before it looks: an outcome must outlast a pause at the table."""
+
+
+@dataclass
+class Snap:
+    label: str
+    frame: Frame
+    message: str | None
+    fresh: list[str]
+    """What the game said since the last press."""
+
+
+@dataclass
+class Played:
+    snaps: list[Snap] = field(default_factory=list)
+    history: list[dict] = field(default_factory=list)
+    overflows: list = field(default_factory=list)
+
+
+def play(script: str, seed: int | None, tmp_path: Path) -> Played:
+    commands = load(DATA / script)
+    played = Played()
+    store = Store(tmp_path / "state")
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        device = Device(configuration.defaults().with_sim(), store, seed=seed, wall=lambda: 1e9 + loop.time())
+        task = asyncio.create_task(device.run())
+        await device.ready.wait()
+        runner = ScriptRunner(device, None)
+        said: list[str] = []
+        hold, toast = runner.hold, device.toast
+
+        async def pressed(button: str, seconds: float) -> None:
+            said.clear()
+            await hold(button, seconds)
+
+        def told(text: str, *args, **kwargs) -> None:
+            said.append(text)
+            toast(text, *args, **kwargs)
+
+        async def snap(label: str) -> None:
+            await asyncio.sleep(LINGER)
+            await device.flush()
+            fresh = [text for text in said if text in device.events[-len(said) :]]
+            played.snaps.append(Snap(label, device.frame(), device.toast_text(), fresh))
+
+        runner.hold = pressed  # type: ignore[method-assign]
+        device.toast = told  # type: ignore[method-assign]
+        runner.handlers["hold"] = pressed
+        runner.handlers["snap"] = snap
+        try:
+            await runner.run(commands)
+        finally:
+            device.stop()
+            await task
+
+    with watch() as found:
+        run_virtual(main)
+    played.overflows = found
+    played.history = store.history()
+    return played
+
+
+def shown(frame: Frame) -> list[str]:
+    return [" ".join(row.cells).strip() for row in frame.rows]
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_a_whole_game_reads_right_in_every_frame(script):
+    with scratch_dir() as tmp:
+        played = play(script, SCRIPTS[script], Path(tmp))
+    assert played.overflows == []
+    assert len(played.history) == 1 and played.history[0]["reason"] == "over"
+    assert len(played.snaps) >= 8
+    for snap in played.snaps:
+        rows = shown(snap.frame)
+        if snap.message:  # no stale message: each part of it came with the last press
+            parts = snap.message.split(" · ")
+            assert all(part in snap.fresh for part in parts), (snap.label, snap.message, snap.fresh)
+            # on screen in full (or on its two lines), above the hint
+            lines = message_lines(snap.message)
+            assert snap.message in rows or all(line in rows for line in lines), (snap.label, rows)
+        if snap.fresh:  # every outcome of the last press is still there after a pause
+            assert snap.message is not None, (snap.label, snap.fresh)
+    over = played.snaps[-1]
+    assert over.frame.title_right == "over" and "hold ok: menu" in shown(over.frame)[-1]

@@ -249,6 +249,20 @@ def name_and_value(name: str, value: str, width: int, gap: str = " ") -> str:
     return name[: _prefix(name, room)] + (gap + value if value else "")
 
 
+def _chunks(word: str, width: int) -> list[str]:
+    """``word`` cut into pieces of at most ``width`` pixels (at least one letter each)."""
+    pieces: list[str] = []
+    start, used = 0, 0
+    for i, ch in enumerate(word):
+        w = char_width(ch)
+        if used + w > width and i > start:
+            pieces.append(word[start:i])
+            start, used = i, 0
+        used += w
+    pieces.append(word[start:])
+    return pieces
+
+
 def wrap(text: str, width: int = CONTENT_W - 2) -> list[str]:
     """``text`` broken into lines that fit ``width`` pixels (a word longer than a line is split)."""
     space = char_width(" ")
@@ -265,10 +279,9 @@ def wrap(text: str, width: int = CONTENT_W - 2) -> list[str]:
             if line:
                 lines.append(" ".join(line))
                 line, used = [], 0
-            while w > width:  # a word longer than the line
-                cut = max(1, _prefix(word, width))
-                lines.append(word[:cut])
-                word = word[cut:]
+            if w > width:  # a word longer than the line, split in one pass
+                *whole, word = _chunks(word, width)
+                lines += whole
                 w = text_width(word)
             line, used = [word], w
         lines.append(" ".join(line))

@@ -9,7 +9,7 @@ Three shapes cover every game:
 - :class:`Menu` — one player (or anyone at the table) picks one option; options may open
   sub-menus, so a multi-part move (jumper kind, then normal or special, then the result) is a
   short walk down a tree that ends in one complete action.
-- :class:`Collect` — several players answer at once, each on their own button: secret card
+- :class:`Collect` — several players answer at once, each on their own button: card
   values in a reveal, bets or passes. Either all answers become one action (``build``) or each
   answer is its own action (``each``).
 - :class:`Order` — players press their buttons in the order that settles a tie.
@@ -65,7 +65,9 @@ class Menu:
 class Collect:
     """Every player in ``players`` answers with one of their ``values`` on their own button.
 
-    ``hidden`` keeps answers off the screen until everyone has confirmed. When all have
+    ``hidden`` marks answers that stand for cards the table turns up before entering them: the
+    device shows entries in the open (see the README), the flag is kept for the game's own
+    record of what was secret before the reveal. When all have
     answered, ``build`` turns the answers into one action, or into a follow-up prompt (an
     :class:`Order` settling a tie among the answers) whose answer makes that action; with
     ``each`` instead, every confirmed answer is handed over at once as its own action.

@@ -299,7 +299,7 @@ class GameScreen(Screen):
         prompt = self.prompt
         scores = score_rows(view.scores, view.active)
         if isinstance(prompt, Collect):
-            rows, keep = self._collect_rows(prompt, scores), 1
+            rows, keep = self._collect_rows(prompt, scores, view.lines), 1
         elif isinstance(prompt, Task):
             rows, keep = self._task_rows(prompt), 1
         else:
@@ -345,9 +345,9 @@ class GameScreen(Screen):
             rows += text_rows(status, 1)
         return footed(rows, Row.of(TEXT["task_ok"].format(task.confirm), invert=True))
 
-    def _collect_rows(self, prompt: Collect, scores: list[Row]) -> list[Row]:
-        """Everyone's answer so far, in the open (the table has turned its cards face up), and the
-        scores when there is room for them."""
+    def _collect_rows(self, prompt: Collect, scores: list[Row], lines: tuple[str, ...] = ()) -> list[Row]:
+        """Everyone's answer so far, in the open (the table has turned its cards face up), then the
+        scores and the game's status lines (the bets on a dive…) as far as there is room."""
         cells = []
         for p in prompt.players:
             if p in self.locked:
@@ -360,6 +360,8 @@ class GameScreen(Screen):
         rows = [Row.of(prompt.title, cut=True), *answers]
         if len(rows) + len(scores) <= ROWS - 1:
             rows += scores
+        room = ROWS - 1 - len(rows)
+        rows += [row for line in lines for row in text_rows(line, room)][: max(0, room)]
         return footed(rows, Row.of(TEXT["hint_collect"]))
 
 

@@ -23,7 +23,7 @@ from firmware_host.scale.calibration import (
     CalibrationRun,
 )
 from firmware_host.ui.base import Screen, footed, is_seat
-from firmware_host.ui.layout import text_rows
+from firmware_host.ui.layout import grid, text_rows
 from firmware_host.ui.render import ROWS, Frame, Row
 from games import scale_kinds
 
@@ -80,7 +80,7 @@ class CalibrateScreen(Screen):
             self._cancel()
             self._cancel = None
         if self.phase not in ("done", "none"):
-            self.table.toast("Nothing saved")
+            self.table.toast(TEXT["nothing_saved"])
         self.table.pop()
 
     def _measure(self) -> None:
@@ -96,13 +96,13 @@ class CalibrateScreen(Screen):
         assert run is not None
         self.phase = "step"
         if samples is None:
-            self.note = "No readings from the scale: " + (self.scale.fault or "check the wiring")
+            self.note = TEXT["no_readings"].format(self.scale.fault or TEXT["check_wiring"])
             self.table.signal("refused")
         else:
             try:
                 self.note = run.take(samples)
             except CalibrationError as exc:
-                self.note = f"Refused: {exc}"
+                self.note = TEXT["refused"].format(exc)
                 self.table.signal("refused")
         if run.done:
             self.scale.save(run.result())
@@ -113,32 +113,52 @@ class CalibrateScreen(Screen):
     # -- drawing -----------------------------------------------------------------------------------------
     def frame(self) -> Frame:
         if self.phase == "none":
-            return self._page(TITLE, "No scale: set [scale] backend in the config.", "ok: back")
+            return self._page(TEXT["title"], TEXT["no_scale"], TEXT["hint_back"])
         if self.phase == "weight":
             rows = [
-                Row.of("Known weight:"),
-                Row.of(f"< {WEIGHTS[self.weight]} g >", invert=True),
-                Row.of("Have it ready; steps:"),
-                Row.of("empty, weight, pieces"),
+                Row.of(TEXT["known"]),
+                Row.of(TEXT["weight"].format(WEIGHTS[self.weight]), invert=True),
+                *text_rows(TEXT["steps"], 2),
             ]
-            return self._rows(TITLE, rows, "ok: start  back: leave")
+            return self._rows(TEXT["title"], rows, TEXT["hint_start"])
         if self.phase == "done":
             cal = self.scale.calibration
             assert cal is not None
-            pieces = [f"{kind_labels().get(k, k).split()[0]} {g:.1f}" for k, g in cal.pieces.items()]
-            rows = [Row.of(f"Saved: {cal.counts_per_gram:.1f} counts/g")]
-            rows += [Row(tuple(pieces[i : i + 2])) for i in range(0, len(pieces), 2)]
-            return self._rows(TITLE, rows, "ok: done")
+            pieces = [(kind_labels().get(k, k).split()[0], f"{g:.1f}") for k, g in cal.pieces.items()]
+            rows = text_rows(TEXT["saved"].format(cal.counts_per_gram), 1) + grid(pieces, 2)
+            return self._rows(TEXT["title"], rows, TEXT["hint_done"])
         run = self.run
         assert run is not None
-        title = f"Calibrate {run.index + 1}/{len(run.steps)}"
+        title = TEXT["step_title"].format(run.index + 1, len(run.steps))
         if self.phase == "measuring":
-            return self._page(title, f"{run.step.text}.\nMeasuring: keep still...", "back: cancel")
+            return self._page(title, f"{run.step.text}.\n{TEXT['measuring']}", TEXT["hint_cancel"])
         text = f"{run.step.text}." + (f"\n{self.note}" if self.note else "")
-        return self._page(title, text, "ok: measure  back")
+        return self._page(title, text, TEXT["hint_measure"])
 
     def _page(self, title: str, text: str, hint: str) -> Frame:
         return self._rows(title, text_rows(text, ROWS - 1), hint)
 
     def _rows(self, title: str, rows: list[Row], hint: str) -> Frame:
         return Frame(title, tuple(footed(rows, Row.of(hint, invert=True))))
+
+
+TEXT = {
+    "title": TITLE,
+    "nothing_saved": "Nothing saved",
+    "no_readings": "No readings from the scale: {}",
+    "check_wiring": "check the wiring",
+    "refused": "Refused: {}",
+    "no_scale": "No scale: set [scale] backend in the config.",
+    "hint_back": "ok: back",
+    "known": "Known weight:",
+    "weight": "< {} g >",
+    "steps": "Have it ready; steps: empty, weight, pieces",
+    "hint_start": "ok: start  back: leave",
+    "saved": "Saved: {:.1f} counts/g",
+    "hint_done": "ok: done",
+    "step_title": "Calibrate {}/{}",
+    "measuring": "Measuring: keep still...",
+    "hint_cancel": "back: cancel",
+    "hint_measure": "ok: measure  back",
+}
+"""Every word this screen shows, in one place (a translation replaces this table)."""

@@ -479,8 +479,6 @@ TEXT = {
     "early": "early",
     "no_games": "No games yet",
     "back": "back",
-    "tower": "Tower {}",
-    "display": "Display {}",
     "test_hint": "ok: tower  hold back",
 }
 """Every word these menus show, in one place (a translation replaces this table)."""

@@ -305,7 +305,7 @@ class GameScreen(Screen):
         else:
             prompt_rows = self._prompt_rows()
             keep = min(2, len(prompt_rows))  # the highlighted option and the hint
-            if len(scores) + len(prompt_rows) > ROWS:  # a full table: the hint goes first
+            if len(scores) + len(prompt_rows) + min(1, len(view.lines)) > ROWS:  # the game's line before the hint
                 prompt_rows = [r for r in prompt_rows if r.cells[0] not in HINTS]
                 keep = min(1, len(prompt_rows))
             room = ROWS - len(scores) - len(prompt_rows)

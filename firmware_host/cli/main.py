@@ -218,6 +218,13 @@ def cmd_bench_journal(args: argparse.Namespace) -> int:
         raise Fail(f"state folder {root}: {exc.strerror or exc}") from None
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Check each part as the service sees it; one line per part with its fix."""
+    from firmware_host.cli.doctor import main as doctor
+
+    return doctor(_config(args), args.state_dir)
+
+
 def cmd_install(args: argparse.Namespace) -> int:
     """Install (or remove) the systemd service on a Raspberry Pi."""
     import os
@@ -361,6 +368,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", metavar="DIR", help="the tablemate checkout (default: found from here)")
     p.add_argument("--root", metavar="DIR", default="/", help=argparse.SUPPRESS)
     p.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
+
+    p = add("doctor", cmd_doctor, "check each part as the service sees it; one line per part with its fix")
+    config(p)
+    state_dir(p)
 
     p = add("calibrate", cmd_calibrate, "calibrate the load cell: empty bin, a known weight, one piece of each kind")
     p.add_argument("--sim", action="store_true", help="on the simulated scale (it puts each load on itself)")

@@ -38,3 +38,20 @@ def test_replay_and_state_load_no_event_loop_no_driver_and_no_config_reader(tmp_
 
 def test_the_parsers_default_config_path_is_the_config_readers():
     assert str(config.DEFAULT_PATH) == cli_main.DEFAULT_CONFIG
+
+
+def test_bench_start_baseline_takes_every_library_the_device_loaded_and_none_of_ours():
+    from firmware_host.cli.bench.start import _libraries
+
+    importtime = "\n".join(
+        [
+            "import time: self [us] | cumulative | imported package",
+            "import time:       266 |     116968 |   asyncio",
+            "import time:       100 |        100 |   firmware_host.runtime.device",
+            "import time:       100 |        100 |   __editable___tablemate_0_1_0_finder",
+            "import time:       100 |        100 |     gpiozero.pins.mock",
+            "import time:       100 |        100 |     games.core",
+            "import time:       100 |        100 |     gpiozero.pins.mock",
+        ]
+    )
+    assert _libraries(importtime) == ["asyncio", "gpiozero.pins.mock"]

@@ -12,6 +12,7 @@ A check never raises: what it cannot find is a failure line, what it cannot look
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import grp
 import io
@@ -20,6 +21,7 @@ import pwd
 import shutil
 import stat
 import statistics
+import sys
 import tempfile
 import time
 import warnings
@@ -125,9 +127,26 @@ def _dout_falls(pin: int, seconds: float) -> str:
 
 
 def _gpiozero_factory() -> str:
-    """The pin factory gpiozero picks by itself (its name), trying them as a script would."""
+    """The pin factory gpiozero picks by itself (its name), trying them as a script would.
+
+    lgpio makes its notification pipes in the working directory when imported; the service runs
+    in a folder it may write (its unit's ``WorkingDirectory``, checked by :func:`check_unit`), a
+    person running the doctor may not (``sudo -u tablemate`` from a home folder), so lgpio is
+    imported from a temporary folder here, as the service imports it from its own.
+    """
     from gpiozero import Device
 
+    if "lgpio" not in sys.modules and "LG_WD" not in os.environ:
+        folder = tempfile.mkdtemp(prefix="tablemate-doctor-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        os.environ["LG_WD"], here = folder, os.getcwd()
+        os.chdir(folder)
+        try:
+            with contextlib.suppress(Exception):
+                import lgpio  # noqa: F401 - makes its pipe now, in ``folder``
+        finally:
+            os.chdir(here)
+            del os.environ["LG_WD"]  # read by lgpio's C side at import; nobody else needs it
     with warnings.catch_warnings(record=True) as fallbacks:
         warnings.simplefilter("always")
         factory = Device._default_pin_factory()

@@ -227,13 +227,6 @@ def cmd_bench_idle(args: argparse.Namespace) -> int:
     return bench_idle(args.seconds)
 
 
-def cmd_bench_start(args: argparse.Namespace) -> int:
-    """Measure start → READY of the device beside a bare import of the same libraries."""
-    from firmware_host.cli.bench.start import main as bench_start
-
-    return bench_start(args.runs)
-
-
 def cmd_bench_journal(args: argparse.Namespace) -> int:
     """Measure the journal's append-and-fsync time in the state folder."""
     from firmware_host.cli.bench.journal import main as bench_journal
@@ -243,6 +236,13 @@ def cmd_bench_journal(args: argparse.Namespace) -> int:
         return bench_journal(root, args.count)
     except OSError as exc:
         raise Fail(f"state folder {root}: {exc.strerror or exc}") from None
+
+
+def cmd_bench_start(args: argparse.Namespace) -> int:
+    """Measure start → READY of the device beside a bare import of the same libraries."""
+    from firmware_host.cli.bench.start import main as bench_start
+
+    return bench_start(args.runs)
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -384,13 +384,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = bench_sub.add_parser("idle", help="CPU and memory of `run --sim` while idle")
     p.add_argument("--seconds", type=float, default=30.0, help="how long to watch (default 30)")
     p.set_defaults(handler=cmd_bench_idle)
-    p = bench_sub.add_parser("start", help="start → READY of `run --sim` beside a bare import of its libraries")
-    p.add_argument("--runs", type=int, default=7, help="starts to take the median of (default 7)")
-    p.set_defaults(handler=cmd_bench_start)
     p = bench_sub.add_parser("journal", help="time to make one action durable in the state folder")
     p.add_argument("--count", type=int, default=200, help="how many actions (default 200)")
     p.add_argument("--state-dir", metavar="DIR", help="the storage to measure (default: the state folder)")
     p.set_defaults(handler=cmd_bench_journal)
+    p = bench_sub.add_parser("start", help="start → READY of `run --sim` beside a bare import of its libraries")
+    p.add_argument("--runs", type=int, default=7, help="starts to take the median of (default 7)")
+    p.set_defaults(handler=cmd_bench_start)
 
     p = add("install", cmd_install, "set the Pi up to boot into tablemate (idempotent)")
     p.add_argument("--uninstall", action="store_true", help="stop and remove the service")

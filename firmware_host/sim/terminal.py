@@ -97,7 +97,6 @@ def drawing(size: tuple[int, int], columns: int, rows: int) -> str:
     return "braille"
 
 
-
 def frame_text(image: Image.Image, columns: int, rows: int = 10_000) -> list[str]:
     """The picture as characters: the finest drawing that leaves room below it in the terminal."""
     px = image.convert("1").load()

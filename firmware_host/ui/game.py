@@ -70,22 +70,38 @@ class GameScreen(Screen):
 
     def reset(self) -> None:
         """Start the prompt afresh (after every change of the game state)."""
-        before = self.prompt
+        before, before_collect = self.prompt, self._collect()
+        place = (self.index, self._labels()) if isinstance(before, Menu) and len(self.path) == 1 else None
         pending = self._pending_answers()
         session = self.dev.session
         self._show(session.prompt() if session else None)
         self.answers, self.locked, self.parent = {}, set(), None
-        if isinstance(self.prompt, Collect) and session is not None:
+        if place is not None and isinstance(self.prompt, Menu) and place[1] == self._labels():
+            self.index = place[0]  # an answer out of turn came in: the chooser's highlight stays
+        collect = self._collect()
+        if collect is not None and session is not None:
             self._restore(session.journal.draft())
-            if isinstance(before, Collect) and before.title == self.prompt.title:
+            if before_collect is not None and before_collect.title == collect.title:
                 self._keep(pending)
-            if self.prompt.build is not None and self.locked >= set(self.prompt.players):
-                self._answered(self.prompt, apply=False)  # power cut while settling a tie
+            if collect is self.prompt and collect.build is not None and self.locked >= set(collect.players):
+                self._answered(collect, apply=False)  # power cut while settling a tie
         self._locks_changed()
+
+    def _labels(self) -> tuple[str, ...]:
+        return tuple(o.label for o in self.path[-1].options) if self.path else ()
+
+    def _collect(self) -> Collect | None:
+        """The answers being collected: the prompt itself, or the ones riding along a menu."""
+        if isinstance(self.prompt, Collect):
+            return self.prompt
+        if isinstance(self.prompt, Menu) and self.path:
+            return self.path[0].side
+        return None
 
     def _locks_changed(self) -> None:
         """Tell the device who has locked in an answer (the turn timer's phase clock listens)."""
-        players = self.prompt.players if isinstance(self.prompt, Collect) else ()
+        collect = self._collect()
+        players = collect.players if collect is not None else ()
         self.dev.answered(tuple(players), frozenset(self.locked))
 
     def _pending_answers(self) -> dict[str, str]:
@@ -94,14 +110,14 @@ class GameScreen(Screen):
         Another player's locked answer changes the game state mid-prompt; the players still
         choosing keep what they had chosen.
         """
-        prompt = self.prompt
-        if not isinstance(prompt, Collect) or prompt.each is None:
+        prompt = self._collect()
+        if prompt is None or prompt.each is None:
             return {}
         return {p: prompt.values[p][i] for p, i in self.answers.items() if p not in self.locked}
 
     def _keep(self, pending: dict[str, str]) -> None:
-        prompt = self.prompt
-        assert isinstance(prompt, Collect)
+        prompt = self._collect()
+        assert prompt is not None
         for player, value in pending.items():
             values = prompt.values.get(player, ())
             if player in prompt.players and value in values and player not in self.answers:
@@ -115,8 +131,8 @@ class GameScreen(Screen):
         self.order = []
 
     def _restore(self, draft: dict[str, Any] | None) -> None:
-        prompt = self.prompt
-        assert isinstance(prompt, Collect)
+        prompt = self._collect()
+        assert prompt is not None
         if not draft:
             return
         for player, value in draft.get("answers", {}).items():
@@ -126,8 +142,8 @@ class GameScreen(Screen):
         self.locked = {p for p in draft.get("locked", []) if p in self.answers}
 
     def _save_draft(self) -> None:
-        prompt = self.parent or self.prompt
-        assert isinstance(prompt, Collect)
+        prompt = self.parent if isinstance(self.parent, Collect) else self._collect()
+        assert prompt is not None
         answers = {p: prompt.values[p][i] for p, i in self.answers.items()}
         self.dev.session.note("draft", {"answers": answers, "locked": sorted(self.locked)})
 
@@ -151,6 +167,10 @@ class GameScreen(Screen):
     def _press_menu(self, press: Press) -> None:
         menu = self.path[-1]
         n = len(menu.options)
+        side = self.path[0].side
+        if side is not None and is_seat(press) and self.dev.player_of(press.button) in side.players:
+            self._press_collect(side, press)  # an answer out of turn (a bet) while the menu waits
+            return
         acting = menu.player is None or self.dev.player_of(press.button) == menu.player
         if press.button == "next" or (is_seat(press) and acting and not press.long):
             self.index = (self.index + 1) % n
@@ -165,6 +185,8 @@ class GameScreen(Screen):
                 self.path.append(sub)
                 self.trail.append(self.index)
                 self.index = sub.default
+            elif side is not None:
+                self._pick_with_side(side, option.action)
             else:
                 self.dev.apply(option.action)
         elif press.button == "back":
@@ -175,6 +197,20 @@ class GameScreen(Screen):
                 self.dev.open_game_menu()
         elif is_seat(press) and not acting and self.dev.player_of(press.button):
             self.dev.toast(f"{menu.player}'s turn")
+
+    def _pick_with_side(self, side: Collect, action: dict) -> None:
+        """The chooser picked: everyone who has not answered out of turn gives the default answer
+        (each its own journaled action, as a script would have it), then the pick."""
+        assert side.each is not None and side.default is not None
+        choosing = [p for p in side.players if p not in self.locked and p in self.answers]
+        undecided = [p for p in choosing if side.values[p][self.answers[p]] != side.default]
+        if undecided:
+            self.dev.toast(f"{undecided[0]}: hold to lock, or tap to {side.label(side.default)}")
+            return
+        for player in [p for p in side.players if p not in self.locked]:
+            if not self.dev.apply(side.each(player, side.default)):
+                return
+        self.dev.apply(action)
 
     def _press_collect(self, prompt: Collect, press: Press) -> None:
         if press.button == "back":
@@ -292,6 +328,10 @@ class GameScreen(Screen):
                 hint = "ok: pick  hold ok: pause"
             else:
                 hint = "ok: pick  back" if len(self.path) > 1 else "tap: next  ok: pick"
+            side = self.path[0].side
+            choosing = [p for p in self.answers if p not in self.locked] if side is not None else []
+            if side is not None and choosing:  # a bet being chosen out of turn: hold to lock it
+                hint = " ".join(f"{p} {side.label(side.values[p][self.answers[p]])}?" for p in choosing) + " hold"
             return [Row.of(menu.title), Row.of(label, f"{self.index + 1}/{n}", invert=True), Row.of(hint)]
         if isinstance(prompt, Order):
             left = [p for p in prompt.players if p not in self.order]

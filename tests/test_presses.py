@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from devicekit import presses, run_device
 
+SEED = 2
+"""The device's seed for Antartik: its pile lets three cards be drawn without a belly flop."""
+
 
 class Counter:
     """Presses made so far, through :func:`devicekit.presses`."""
@@ -33,3 +36,20 @@ def test_arschbombe_a_rascal_landing_part_cover_takes_3_presses(tmp_path):
     count, actions = run_device(tmp_path, body)
     assert actions == [{"type": "jump", "jumper": "rascal", "special": False, "result": "B"}]
     assert count == 3
+
+
+def test_antartik_three_draws_and_a_stop_take_5_presses_for_the_whole_table(tmp_path):
+    """Nobody bets: the diver's pick passes for the others, so a card is one press."""
+    for players in (["Ann", "Ben", "Cy"], ["Ann", "Ben", "Cy", "Dee", "Eve"]):
+
+        async def body(dev, players=players):
+            dev.start_named("antartik", players)
+            press = Counter(dev)
+            await press("ok", "ok", "ok")  # Draw, three times: everyone else passes each time
+            await press("next", "ok")  # Stop, the line after Draw
+            return press.count, dev.session.actions
+
+        count, actions = run_device(tmp_path / str(len(players)), body, seed=SEED)
+        kinds = [a["type"] for a in actions]
+        assert kinds == (["pass"] * (len(players) - 1) + ["draw"]) * 3 + ["pass"] * (len(players) - 1) + ["stop"]
+        assert count == 5  # three cards: at most 2 a card

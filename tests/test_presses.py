@@ -53,3 +53,27 @@ def test_antartik_three_draws_and_a_stop_take_5_presses_for_the_whole_table(tmp_
         kinds = [a["type"] for a in actions]
         assert kinds == (["pass"] * (len(players) - 1) + ["draw"]) * 3 + ["pass"] * (len(players) - 1) + ["stop"]
         assert count == 5  # three cards: at most 2 a card
+
+
+def test_trottel_a_turn_is_one_press_and_a_taxi_to_the_spielothek_three(tmp_path):
+    async def body(dev):
+        dev.start_named("trottel", ["Ann", "Ben", "Cy"])
+        press = Counter(dev)
+        await press("ok")  # Roll dice
+        turn = press.count
+        for _ in range(20):  # rolls from the script until someone lands on the Taxi (field 15)
+            summary = dev.session.summary
+            if summary["pending"] == "taxi":
+                break
+            d = 15 - summary["positions"][summary["turn"]]
+            a = max(1, d - 6)
+            dev.apply({"type": "roll", "dice": [a, d - a] if 3 <= d <= 11 and a != d - a else [1, 2]})
+        assert dev.session.summary["pending"] == "taxi"
+        press.count = 0
+        await press("prev", "prev", "ok")  # by kind, nearest ahead first: the Spielothek is second from the end
+        return turn, press.count, dev.session.actions
+
+    turn, taxi, actions = run_device(tmp_path, body)
+    assert actions[0]["type"] == "roll" and "dice" not in actions[0]
+    assert actions[-1] == {"type": "taxi", "to": 12}
+    assert turn == 1 and taxi == 3

@@ -32,6 +32,9 @@ from firmware_host.runtime.device import Device
 
 SHORT_KEYS = {"1": "p1", "2": "p2", "3": "p3", "4": "p4", "5": "p5", "6": "p6"}
 LONG_KEYS = {"q": "p1", "w": "p2", "e": "p3", "r": "p4", "t": "p5", "y": "p6"}
+DOWN_KEYS = {"Q": "p1", "W": "p2", "E": "p3", "R": "p4", "T": "p5", "Y": "p6"}
+"""Shifted: the seat goes down and stays down until the same key again (a hold of any length:
+the count of a card being recorded goes up while it is down)."""
 NAV_KEYS = {
     "\x1b[D": ("prev", False),
     ",": ("prev", False),
@@ -52,7 +55,7 @@ SCALE_KEYS = {"+": 1, "=": 1, "-": -1, "]": 10, "[": -10}
 """Key → pieces put in (negative: taken out)."""
 
 KEYMAP = (
-    "seat 1-6 tap, q w e r t y hold  prev , <-  next . ->  ok Enter, o hold (pause)",
+    "seat 1-6 tap, q-y hold, Q-Y down/up  prev , <-  next . ->  ok Enter, o hold",
     "back b, B hold (undo)  scale + - one piece, ] [ ten, 0 empty  x quit",
 )
 """The keys, each line at most 80 characters."""
@@ -130,6 +133,7 @@ class Terminal:
         self.device = device
         self._pending = ""
         self._last: Any = None
+        self._down: set[str] = set()
 
     def key(self, data: str) -> None:
         """Handle the characters one read gave."""
@@ -158,6 +162,8 @@ class Terminal:
             self._press(SHORT_KEYS[key], False)
         elif key in LONG_KEYS:
             self._press(LONG_KEYS[key], True)
+        elif key in DOWN_KEYS:
+            self._toggle(DOWN_KEYS[key])
         elif key in NAV_KEYS:
             self._press(*NAV_KEYS[key])
         elif key in SCALE_KEYS and dev.hw and dev.hw.scale is not None:
@@ -191,6 +197,17 @@ class Terminal:
         image = self.device.display.shown
         panel = frame_text(image, columns, rows) if image is not None else []
         return [line[:columns] for line in (*panel, "", self.status(), *KEYMAP)][:rows]
+
+    def _toggle(self, button: str) -> None:
+        buttons = self.device.hw.buttons if self.device.hw else None
+        if buttons is None:
+            return
+        if button in self._down:
+            self._down.discard(button)
+            buttons.release(button)
+        else:
+            self._down.add(button)
+            buttons.press(button)
 
     def draw(self, force: bool = False) -> None:
         """Redraw when the picture or the status changed (or ``force``, after a resize)."""

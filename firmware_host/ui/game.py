@@ -11,6 +11,9 @@ system every game shares:
   power cut in the middle of a reveal loses nobody's pick. Every change of who has locked in goes
   to :meth:`Device.answered <firmware_host.runtime.device.Device.answered>`, so the turn timer's shared
   phase clock runs only while someone still owes an answer.
+  A Collect that is ``counting`` (cards already revealed on the table) takes one press an
+  answer instead: a held seat button counts up through that player's values, one every
+  :data:`COUNT_STEP` seconds, shown as it counts; letting go locks the value showing.
 - :class:`~games.core.prompts.Order` — players press their buttons in the order asked for;
   ``back`` takes the last press back. A menu option, or a Collect's answers (a tie among them),
   may lead to an Order; ``back`` before the first press returns to that menu or those answers.
@@ -33,6 +36,12 @@ from games.core import Collect, Menu, Order, Prompt, Task
 
 if TYPE_CHECKING:
     from firmware_host.runtime.device import Device
+
+
+COUNT_STEP = 0.5
+"""Seconds a held seat button stays on each value while it counts (a counting Collect)."""
+COUNT_TICK = 0.1
+"""How often the screen is redrawn while a seat button counts."""
 
 
 def pairs(cells: list[str]) -> list[Row]:
@@ -71,7 +80,8 @@ class GameScreen(Screen):
     def reset(self) -> None:
         """Start the prompt afresh (after every change of the game state)."""
         before, before_collect = self.prompt, self._collect()
-        place = (self.index, self._labels()) if isinstance(before, Menu) and len(self.path) == 1 else None
+        side = isinstance(before, Menu) and len(self.path) == 1 and self.path[0].side is not None
+        place = (self.index, self._labels()) if side else None
         pending = self._pending_answers()
         session = self.dev.session
         self._show(session.prompt() if session else None)
@@ -87,8 +97,12 @@ class GameScreen(Screen):
                 self._answered(collect, apply=False)  # power cut while settling a tie
         self._locks_changed()
 
-    def _labels(self) -> tuple[str, ...]:
-        return tuple(o.label for o in self.path[-1].options) if self.path else ()
+    def _labels(self) -> tuple[str | None, ...]:
+        """The menu showing, as far as the chooser can tell: who, the title, the lines."""
+        if not self.path:
+            return ()
+        menu = self.path[-1]
+        return (menu.player, menu.title, *(o.label for o in menu.options))
 
     def _collect(self) -> Collect | None:
         """The answers being collected: the prompt itself, or the ones riding along a menu."""
@@ -148,6 +162,29 @@ class GameScreen(Screen):
         self.dev.session.note("draft", {"answers": answers, "locked": sorted(self.locked)})
 
     # -- buttons ----------------------------------------------------------------------------------
+    def button_down(self, button: str) -> None:
+        """A button went down: a seat counting its answer shows the count while it is held."""
+        prompt = self.prompt
+        if isinstance(prompt, Collect) and prompt.counting and self.dev.player_of(button) in prompt.players:
+            self.dev.loop.call_later(COUNT_TICK, self._tick)
+
+    def _tick(self) -> None:
+        if self.dev.screens and self.dev.screens[-1] is self and self._counting():
+            self.dev.redraw()
+            self.dev.loop.call_later(COUNT_TICK, self._tick)
+
+    def _counting(self) -> dict[str, int]:
+        """Players whose button is held in a counting Collect → the index their count shows."""
+        prompt = self.prompt
+        if not isinstance(prompt, Collect) or not prompt.counting:
+            return {}
+        shown = {}
+        for button, player in self.dev.seats.items():
+            held = self.dev.held_for(button) if player in prompt.players else None
+            if held is not None:
+                shown[player] = int(held / COUNT_STEP) % len(prompt.values[player])
+        return shown
+
     def press(self, press: Press) -> None:
         if press.button == "back" and press.long:
             self.dev.ask_undo()
@@ -220,14 +257,23 @@ class GameScreen(Screen):
         if player is None or player not in prompt.players:
             return
         values = prompt.values[player]
-        if not press.long:
+        if prompt.counting:  # how long it was held is the answer; letting go locks it
+            self.answers[player] = int(press.duration / COUNT_STEP) % len(values)
+            self.locked.add(player)
+            self._locks_changed()
+            if prompt.each is not None:
+                if not self.dev.apply(prompt.each(player, values[self.answers[player]])):
+                    self.locked.discard(player)
+                    self._locks_changed()
+                return
+        elif not press.long:
             if player in self.locked:
                 self.dev.toast(f"{player}: hold to unlock")
                 return
             self.answers[player] = (self.answers.get(player, -1) + 1) % len(values)
             self._save_draft()
             return
-        if player in self.locked:
+        elif player in self.locked:
             self.locked.discard(player)
             self._locks_changed()
         elif player in self.answers:
@@ -349,8 +395,11 @@ class GameScreen(Screen):
 
     def _collect_rows(self, prompt: Collect) -> list[Row]:
         cells = []
+        counting = self._counting()
         for p in prompt.players:
-            if p in self.locked:
+            if p in counting:
+                cells.append(f"{p} {prompt.label(prompt.values[p][counting[p]])}<")
+            elif p in self.locked:
                 shown = "ok" if prompt.hidden else prompt.label(prompt.values[p][self.answers[p]])
                 cells.append(f"{p} [{shown}]")
             elif p in self.answers:
@@ -358,4 +407,5 @@ class GameScreen(Screen):
             else:
                 cells.append(f"{p} ...")
         rows = [Row.of(prompt.title), *pairs(cells)]
-        return [*rows[: ROWS - 1], Row.of("tap: change  hold: lock")]
+        hint = "hold, let go at yours" if prompt.counting else "tap: change  hold: lock"
+        return [*rows[: ROWS - 1], Row.of(hint)]

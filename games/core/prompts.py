@@ -90,6 +90,10 @@ class Collect:
     each: Callable[[str, str], Action] | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
     default: str | None = None
+    counting: bool = False
+    """Answers are entered by holding: a player's held button counts up through their values
+    (shown as it counts) and letting go locks the one showing. One press an answer, whatever
+    the value: for cards already revealed on the table (Bomb, Ab in die Tonne)."""
 
     def label(self, value: str) -> str:
         """How ``value`` reads on screen."""

@@ -58,3 +58,17 @@ def test_plus_and_minus_put_one_piece_in_and_take_it_out_and_tonne_counts_it(tmp
     summary, status = run_device(tmp_path, body)
     assert summary["bin"] == 14 and summary["turn"] == "Ben" and summary["owed"] == 5
     assert "bin 14 pcs" in status
+
+
+def test_shifted_seat_keys_hold_a_button_down_until_pressed_again(tmp_path):
+    async def body(device):
+        term = Terminal(device)
+        device.start_named("bomb", ["Ann", "Ben"])
+        term.key("Q")  # Ann's button goes down: her card counts up
+        await asyncio.sleep(1.3)
+        term.key("Q")  # and up: the count showing is recorded
+        term.key("2")  # Ben taps: a 0
+        await asyncio.sleep(0.5)
+        return device.session.actions
+
+    assert run_device(tmp_path, body) == [{"type": "reveal", "cards": {"Ann": "2", "Ben": "0"}}]

@@ -9,7 +9,7 @@ system every game shares:
 - :class:`~games.core.prompts.Collect` — each player answers on their own button (short: change
   the answer, long: lock it in or unlock it). Answers given so far are journaled as a draft, so a
   power cut in the middle of a reveal loses nobody's pick. Every change of who has locked in goes
-  to :meth:`Device.answered <firmware_host.runtime.device.Device.answered>`, so the turn timer's shared
+  to the table's ``answered`` (:class:`~firmware_host.ui.table.GameTable`), so the turn timer's shared
   phase clock runs only while someone still owes an answer.
   A Collect that is ``counting`` (cards already revealed on the table) takes one press an
   answer instead: a held seat button counts up through that player's values, one every
@@ -23,6 +23,8 @@ system every game shares:
 A short ``back`` at the top of a prompt opens the game menu; a long ``back`` asks to undo. A long
 ``ok`` never picks in a game: it pauses or resumes the turn timer (the device handles it before any
 screen, see :meth:`Device.handle <firmware_host.runtime.device.Device.handle>`).
+
+The screen sees the table through :class:`~firmware_host.ui.table.GameTable` only.
 """
 
 from __future__ import annotations
@@ -30,12 +32,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
-from firmware_host.runtime.render import CONTENT_W, ROWS, Frame, Row, text_width, wrap
+from firmware_host.core.config import SEATS
 from firmware_host.ui.base import Screen, footed, is_seat
+from firmware_host.ui.render import CONTENT_W, ROWS, Frame, Row, text_width, wrap
 from games.core import Collect, Menu, Order, Prompt, Task
 
 if TYPE_CHECKING:
-    from firmware_host.runtime.device import Device
+    from firmware_host.ui.table import GameTable
 
 
 COUNT_STEP = 0.5
@@ -55,8 +58,10 @@ def pairs(cells: list[str]) -> list[Row]:
 class GameScreen(Screen):
     """The screen of the game in play."""
 
-    def __init__(self, dev: Device) -> None:
-        super().__init__(dev)
+    table: GameTable
+
+    def __init__(self, table: GameTable) -> None:
+        super().__init__(table)
         self.prompt: Prompt | None = None
         self.path: list[Menu] = []
         self.trail: list[int] = []
@@ -71,11 +76,11 @@ class GameScreen(Screen):
     # -- state ----------------------------------------------------------------------------------
     @property
     def mood(self) -> str:  # type: ignore[override]
-        session = self.dev.session
+        session = self.table.session
         if session is None:
             return "idle"
         mood = self.prompt.mood if isinstance(self.prompt, Task) else session.view().mood
-        return self.dev.scale.tint(mood)
+        return self.table.tint(mood)
 
     def reset(self) -> None:
         """Start the prompt afresh (after every change of the game state)."""
@@ -83,14 +88,14 @@ class GameScreen(Screen):
         side = isinstance(before, Menu) and len(self.path) == 1 and self.path[0].side is not None
         place = (self.index, self._labels()) if side else None
         pending = self._pending_answers()
-        session = self.dev.session
+        session = self.table.session
         self._show(session.prompt() if session else None)
         self.answers, self.locked, self.parent = {}, set(), None
         if place is not None and isinstance(self.prompt, Menu) and place[1] == self._labels():
             self.index = place[0]  # an answer out of turn came in: the chooser's highlight stays
         collect = self._collect()
         if collect is not None and session is not None:
-            self._restore(session.journal.draft())
+            self._restore(session.draft())
             if before_collect is not None and before_collect.title == collect.title:
                 self._keep(pending)
             if collect is self.prompt and collect.build is not None and self.locked >= set(collect.players):
@@ -116,7 +121,7 @@ class GameScreen(Screen):
         """Tell the device who has locked in an answer (the turn timer's phase clock listens)."""
         collect = self._collect()
         players = collect.players if collect is not None else ()
-        self.dev.answered(tuple(players), frozenset(self.locked))
+        self.table.answered(tuple(players), frozenset(self.locked))
 
     def _pending_answers(self) -> dict[str, str]:
         """Answers chosen but not locked in yet, in a Collect that hands over answers one by one.
@@ -159,19 +164,21 @@ class GameScreen(Screen):
         prompt = self.parent if isinstance(self.parent, Collect) else self._collect()
         assert prompt is not None
         answers = {p: prompt.values[p][i] for p, i in self.answers.items()}
-        self.dev.session.note("draft", {"answers": answers, "locked": sorted(self.locked)})
+        session = self.table.session
+        if session is not None:
+            session.save_draft(answers, sorted(self.locked))
 
     # -- buttons ----------------------------------------------------------------------------------
     def button_down(self, button: str) -> None:
         """A button went down: a seat counting its answer shows the count while it is held."""
         prompt = self.prompt
-        if isinstance(prompt, Collect) and prompt.counting and self.dev.player_of(button) in prompt.players:
-            self.dev.loop.call_later(COUNT_TICK, self._tick)
+        if isinstance(prompt, Collect) and prompt.counting and self.table.player_of(button) in prompt.players:
+            self.table.call_later(COUNT_TICK, self._tick)
 
     def _tick(self) -> None:
-        if self.dev.screens and self.dev.screens[-1] is self and self._counting():
-            self.dev.redraw()
-            self.dev.loop.call_later(COUNT_TICK, self._tick)
+        if self.table.on_top(self) and self._counting():
+            self.table.redraw()
+            self.table.call_later(COUNT_TICK, self._tick)
 
     def _counting(self) -> dict[str, int]:
         """Players whose button is held in a counting Collect → the index their count shows."""
@@ -179,15 +186,16 @@ class GameScreen(Screen):
         if not isinstance(prompt, Collect) or not prompt.counting:
             return {}
         shown = {}
-        for button, player in self.dev.seats.items():
-            held = self.dev.held_for(button) if player in prompt.players else None
+        for button in SEATS:
+            player = self.table.player_of(button)
+            held = self.table.held_for(button) if player in prompt.players else None
             if held is not None:
                 shown[player] = int(held / COUNT_STEP) % len(prompt.values[player])
         return shown
 
     def press(self, press: Press) -> None:
         if press.button == "back" and press.long:
-            self.dev.ask_undo()
+            self.table.ask_undo()
             return
         prompt = self.prompt
         if isinstance(prompt, Menu):
@@ -199,16 +207,16 @@ class GameScreen(Screen):
         elif isinstance(prompt, Task):
             self._press_task(prompt, press)
         elif press.button == "back":
-            self.dev.open_game_menu()
+            self.table.open_game_menu()
 
     def _press_menu(self, press: Press) -> None:
         menu = self.path[-1]
         n = len(menu.options)
         side = self.path[0].side
-        if side is not None and is_seat(press) and self.dev.player_of(press.button) in side.players:
+        if side is not None and is_seat(press) and self.table.player_of(press.button) in side.players:
             self._press_collect(side, press)  # an answer out of turn (a bet) while the menu waits
             return
-        acting = menu.player is None or self.dev.player_of(press.button) == menu.player
+        acting = menu.player is None or self.table.player_of(press.button) == menu.player
         if press.button == "next" or (is_seat(press) and acting and not press.long):
             self.index = (self.index + 1) % n
         elif press.button == "prev":
@@ -225,15 +233,15 @@ class GameScreen(Screen):
             elif side is not None:
                 self._pick_with_side(side, option.action)
             else:
-                self.dev.apply(option.action)
+                self.table.apply(option.action)
         elif press.button == "back":
             if len(self.path) > 1:
                 self.path.pop()
                 self.index = self.trail.pop()
             else:
-                self.dev.open_game_menu()
-        elif is_seat(press) and not acting and self.dev.player_of(press.button):
-            self.dev.toast(f"{menu.player}'s turn")
+                self.table.open_game_menu()
+        elif is_seat(press) and not acting and self.table.player_of(press.button):
+            self.table.toast(f"{menu.player}'s turn")
 
     def _pick_with_side(self, side: Collect, action: dict) -> None:
         """The chooser picked: everyone who has not answered out of turn gives the default answer
@@ -242,18 +250,18 @@ class GameScreen(Screen):
         choosing = [p for p in side.players if p not in self.locked and p in self.answers]
         undecided = [p for p in choosing if side.values[p][self.answers[p]] != side.default]
         if undecided:
-            self.dev.toast(f"{undecided[0]}: hold to lock, or tap to {side.label(side.default)}")
+            self.table.toast(f"{undecided[0]}: hold to lock, or tap to {side.label(side.default)}")
             return
         for player in [p for p in side.players if p not in self.locked]:
-            if not self.dev.apply(side.each(player, side.default)):
+            if not self.table.apply(side.each(player, side.default)):
                 return
-        self.dev.apply(action)
+        self.table.apply(action)
 
     def _press_collect(self, prompt: Collect, press: Press) -> None:
         if press.button == "back":
-            self.dev.open_game_menu()
+            self.table.open_game_menu()
             return
-        player = self.dev.player_of(press.button)
+        player = self.table.player_of(press.button)
         if player is None or player not in prompt.players:
             return
         values = prompt.values[player]
@@ -262,13 +270,13 @@ class GameScreen(Screen):
             self.locked.add(player)
             self._locks_changed()
             if prompt.each is not None:
-                if not self.dev.apply(prompt.each(player, values[self.answers[player]])):
+                if not self.table.apply(prompt.each(player, values[self.answers[player]])):
                     self.locked.discard(player)
                     self._locks_changed()
                 return
         elif not press.long:
             if player in self.locked:
-                self.dev.toast(f"{player}: hold to unlock")
+                self.table.toast(f"{player}: hold to unlock")
                 return
             self.answers[player] = (self.answers.get(player, -1) + 1) % len(values)
             self._save_draft()
@@ -280,12 +288,12 @@ class GameScreen(Screen):
             self.locked.add(player)
             self._locks_changed()
             if prompt.each is not None:
-                if not self.dev.apply(prompt.each(player, values[self.answers[player]])):
+                if not self.table.apply(prompt.each(player, values[self.answers[player]])):
                     self.locked.discard(player)  # refused: the answer stays open
                     self._locks_changed()
                 return
         else:
-            self.dev.toast(f"{player}: tap to choose first")
+            self.table.toast(f"{player}: tap to choose first")
             return
         if prompt.build is not None and self.locked >= set(prompt.players):
             self._save_draft()
@@ -301,7 +309,7 @@ class GameScreen(Screen):
         if isinstance(result, Menu | Collect | Order | Task):
             self._show(result)
             self.parent = prompt
-        elif apply and not self.dev.apply(result):
+        elif apply and not self.table.apply(result):
             self.locked.clear()
             self._locks_changed()
             self._save_draft()
@@ -320,30 +328,30 @@ class GameScreen(Screen):
 
     def _press_task(self, prompt: Task, press: Press) -> None:
         if press.button == "ok" or (is_seat(press) and press.long):
-            self.dev.confirm_task(prompt.key)
+            self.table.confirm_task(prompt.key)
         elif press.button == "back":
-            self.dev.open_game_menu()
+            self.table.open_game_menu()
         elif is_seat(press):
-            self.dev.toast(f"ok: {prompt.confirm.lower()}")
+            self.table.toast(f"ok: {prompt.confirm.lower()}")
 
     def _press_order(self, prompt: Order, press: Press) -> None:
-        player = self.dev.player_of(press.button)
+        player = self.table.player_of(press.button)
         if press.button == "back":
             if self.order:
                 self.order.pop()
             elif self.parent is not None:
                 self._back_to_parent()
             else:
-                self.dev.open_game_menu()
+                self.table.open_game_menu()
         elif player in prompt.players and player not in self.order:
             self.order.append(player)
             if len(self.order) == len(prompt.players):
                 order, self.order = self.order, []
-                self.dev.apply(prompt.build(order))
+                self.table.apply(prompt.build(order))
 
     # -- drawing ------------------------------------------------------------------------------------
     def frame(self) -> Frame:
-        session = self.dev.session
+        session = self.table.session
         if session is None:
             return Frame("tablemate", (Row.of("No game"),))
         view = session.view()
@@ -360,7 +368,7 @@ class GameScreen(Screen):
             if isinstance(prompt, Menu) and view.lines and len(score_rows) >= ROWS - len(prompt_rows):
                 prompt_rows = prompt_rows[:-1]  # a full table: the game's first line before the hint
             body = body[: ROWS - len(prompt_rows)] + prompt_rows
-        return Frame(view.title, tuple(body[:ROWS]), self.dev.title_note(), self.dev.time_bar())
+        return Frame(view.title, tuple(body[:ROWS]), self.table.title_note(), self.table.time_bar())
 
     def _prompt_rows(self) -> list[Row]:
         prompt = self.prompt
@@ -370,7 +378,7 @@ class GameScreen(Screen):
             self.index %= n
             option = menu.options[self.index]
             label = option.label + (" >" if option.then is not None else "")
-            if self.dev.timers.clocks is not None:
+            if self.table.has_timer():
                 hint = "ok: pick  hold ok: pause"
             else:
                 hint = "ok: pick  back" if len(self.path) > 1 else "tap: next  ok: pick"
@@ -387,7 +395,7 @@ class GameScreen(Screen):
 
     def _task_rows(self, task: Task) -> list[Row]:
         lines = [line for text in task.lines for line in wrap(text)]
-        status = self.dev.scale.task_line(task)
+        status = self.table.task_line(task)
         if status:
             lines.append(status)
         rows = [Row.of(task.title), *(Row.of(line) for line in lines)]

@@ -14,6 +14,8 @@ import luma.core.error
 from luma.core.device import dummy
 from luma.core.interface.serial import noop
 
+import drivers.luma_threads  # noqa: F401 - before luma.oled (imported below): no idle luma threads
+
 WIDTH, HEIGHT = 128, 64
 
 DisplayErrors = (OSError, luma.core.error.Error)

@@ -118,3 +118,20 @@ def test_no_display_configured_never_blocks(virtual):
         return service.status
 
     assert virtual(main) == "absent"
+
+
+def test_drawing_starts_no_luma_thread():
+    """luma.core.virtual starts four pool threads at import; they wait for a first task now."""
+    import subprocess
+    import sys
+
+    code = (
+        "import threading, firmware_host.runtime.render, drivers.display\n"
+        "import luma.oled.device, luma.core.virtual as v\n"
+        "n = threading.active_count()\n"
+        "v.pool.add_task(print, 'used')\n"
+        "v.pool.wait_completion()\n"
+        "print(n, threading.active_count())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["used", "1", "5"]  # no thread until luma's pool is used; then luma's four

@@ -166,6 +166,31 @@ def test_reader_thread_delivers_and_closes_twice() -> None:
     assert rig.chip.clock_pin.value is True  # powered down on close
 
 
+def test_a_paused_reader_powers_the_chip_down_and_reads_again_when_asked() -> None:
+    rig = Rig(80)
+    got = threading.Semaphore(0)
+    rig.scale.start(lambda t, raw: got.release(), lambda reason: None)
+    try:
+        for _ in range(10):
+            assert got.acquire(timeout=10.0)
+        rig.scale.stop()
+        for _ in range(10_000):  # the thread finishes its read, then sleeps
+            if rig.scale.asleep:
+                break
+            time.sleep(0.001)
+        assert rig.scale.asleep and rig.chip.clock_pin.value is True  # PD_SCK high: powered down
+        reads, settling = rig.hx.stats.reads, rig.hx.stats.settling
+        time.sleep(0.05)
+        assert rig.hx.stats.reads == reads  # nothing is read while paused
+        again = threading.Semaphore(0)
+        rig.scale.start(lambda t, raw: again.release(), lambda reason: None)
+        assert again.acquire(timeout=10.0)
+        assert rig.hx.stats.settling == settling + 4  # a woken chip settles before its readings count
+    finally:
+        rig.scale.close()
+    assert rig.chip.clock_pin.value is True
+
+
 class BrokenPin:
     @property
     def value(self) -> bool:

@@ -177,7 +177,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     from firmware_host.runtime.device import Device
 
     device = Device(config, store, signals_on=True)
-    asyncio.run(device.run())
+
+    async def serve() -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        # the display's luma calls are the only work handed to threads: one worker does them in
+        # order (asyncio's default pool would start a thread per overlapping call, up to 6)
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(1, thread_name_prefix="display"))
+        await device.run()
+
+    asyncio.run(serve())
     return EXIT_OK
 
 

@@ -107,7 +107,7 @@ class Device:
         self._tasks.append(asyncio.create_task(self.display.run(), name="display"))
         self.display.set_contrast(self.settings["brightness"])
         if self.hw.scale is not None:
-            self.hw.scale.start(self._scale_sample_from_thread, self._scale_fault_from_thread)
+            self.scale.attach(self.hw.scale, self._scale_sample_from_thread, self._scale_fault_from_thread)
         self.screens = [MainMenu(self)]
         self._resume()
         for problem in self.hw.problems:
@@ -509,6 +509,9 @@ class Device:
 
     def _draw(self) -> None:
         self._dirty = False
+        # every change of screens ends in a draw: the screens that read the scale want it now
+        reads = any(getattr(s, "reads_scale", False) or getattr(s, "uses_scale", False) for s in self.screens)
+        self.scale.want("screen", reads)
         self.display.show(render(self.frame(), SHIFTS[self._shift]))
 
     async def flush(self) -> None:

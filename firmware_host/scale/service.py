@@ -18,6 +18,9 @@ actions the buttons give — ``{"type": "place", "count": n}`` and ``{"type": "f
 - **Manual presses.** "Placed" pressed while the scale has a change it has not reported yet (the
   pile moving, or a new weight being confirmed) is a credit: the scale's own count of that settle
   is reduced by it, so a piece is not counted twice.
+- **Read only when needed.** The chip is read while someone asks for it (:meth:`ScaleService.want`:
+  a Tonne turn, the calibration and self-test screens) and powered down otherwise, so an idle
+  device never wakes for it. After a pause the detector starts afresh (re-zeroed).
 - **Faults** (from the driver, or the detector's ``fault`` events) show as the title bar's mark
   and on the self-test line; the buttons keep working throughout.
 """
@@ -121,7 +124,43 @@ class ScaleService:
         self._own = False
         self._shown = ""
         self._fault_at = 0.0
+        self._driver: Any = None
+        self._callbacks: tuple[Callable[[float, int], None], Callable[[str], None]] | None = None
+        self.wants: set[str] = set()
+        """Why the scale is being read now (empty: powered down)."""
+        self.reading = False
         self.load()
+
+    # -- reading only when needed -----------------------------------------------------------------
+    def attach(
+        self, driver: Any, on_sample: Callable[[float, int], None], on_fault: Callable[[str], None]
+    ) -> None:
+        """Take the driver (powered down until someone wants it) and the callbacks it reports to."""
+        self._driver, self._callbacks = driver, (on_sample, on_fault)
+        self.reading = not self.wants  # a driver comes up powered: start it, or power it down
+        self._power()
+
+    def want(self, reason: str, on: bool = True) -> None:
+        """Ask for readings for ``reason`` (``on=False`` gives the ask back); the chip is read
+        while anyone asks and powered down otherwise."""
+        if on:
+            self.wants.add(reason)
+        else:
+            self.wants.discard(reason)
+        self._power()
+
+    def _power(self) -> None:
+        driver = self._driver
+        if driver is None or self._callbacks is None or bool(self.wants) == self.reading:
+            return
+        self.reading = bool(self.wants)
+        if self.reading:
+            self.rezero()  # the pile may have changed while nobody watched
+            self.recent.clear()
+            self.raw = None
+            driver.start(*self._callbacks)
+        else:
+            driver.stop()
 
     # -- calibration --------------------------------------------------------------------------------
     def load(self) -> None:
@@ -152,6 +191,8 @@ class ScaleService:
     # -- samples in -----------------------------------------------------------------------------------
     def sample(self, t: float, raw: int) -> None:
         """One raw sample from the driver (on the loop)."""
+        if not self.reading and self._driver is not None:
+            return  # taken just before the pause; the next reading starts afresh
         self.raw = raw
         if self.driver_fault is not None:
             self.driver_fault = None
@@ -248,6 +289,7 @@ class ScaleService:
         session = self.device.session
         if session is None or session.base.game != GAME:
             self._seen, self._placing, self._task = None, None, None
+            self.want("game", False)
             return
         prompt = session.prompt()
         task = prompt if isinstance(prompt, Task) else None
@@ -265,6 +307,9 @@ class ScaleService:
             self.kind = None
         self._seen, self._placing, self._task = seen, placing, task
         self._expected = self._fill_grams(session) if task is not None else None
+        # read through the whole game, card reveals too: a pause would cost the detector its
+        # level, and the first piece of the next turn would come before a new one is known
+        self.want("game", True)
 
     def _manual(self, action: Action) -> None:
         """A "Placed" pressed while the scale has a change it has not reported yet (the pile

@@ -216,6 +216,13 @@ def cmd_bench_idle(args: argparse.Namespace) -> int:
     return bench_idle(args.seconds)
 
 
+def cmd_bench_wakeups(args: argparse.Namespace) -> int:
+    """Count the idle device's wake-ups per second, per thread."""
+    from firmware_host.cli.bench.wakeups import main as bench_wakeups
+
+    return bench_wakeups(args.seconds)
+
+
 def cmd_bench_journal(args: argparse.Namespace) -> int:
     """Measure the journal's append-and-fsync time in the state folder."""
     from firmware_host.cli.bench.journal import main as bench_journal
@@ -359,6 +366,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = bench_sub.add_parser("idle", help="CPU and memory of `run --sim` while idle")
     p.add_argument("--seconds", type=float, default=30.0, help="how long to watch (default 30)")
     p.set_defaults(handler=cmd_bench_idle)
+    p = bench_sub.add_parser("wakeups", help="wake-ups per second and per thread of `run --sim` while idle")
+    p.add_argument("--seconds", type=float, default=20.0, help="how long to watch each state (default 20)")
+    p.set_defaults(handler=cmd_bench_wakeups)
     p = bench_sub.add_parser("journal", help="time to make one action durable in the state folder")
     p.add_argument("--count", type=int, default=200, help="how many actions (default 200)")
     p.add_argument("--state-dir", metavar="DIR", help="the storage to measure (default: the state folder)")

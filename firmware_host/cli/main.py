@@ -223,6 +223,13 @@ def cmd_bench_wakeups(args: argparse.Namespace) -> int:
     return bench_wakeups(args.seconds)
 
 
+def cmd_bench_pixels(args: argparse.Namespace) -> int:
+    """Measure press-to-display latency and the I2C bytes of typical changes."""
+    from firmware_host.cli.bench.pixels import main as bench_pixels
+
+    return bench_pixels(args.presses)
+
+
 def cmd_bench_journal(args: argparse.Namespace) -> int:
     """Measure the journal's append-and-fsync time in the state folder."""
     from firmware_host.cli.bench.journal import main as bench_journal
@@ -369,6 +376,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = bench_sub.add_parser("wakeups", help="wake-ups per second and per thread of `run --sim` while idle")
     p.add_argument("--seconds", type=float, default=20.0, help="how long to watch each state (default 20)")
     p.set_defaults(handler=cmd_bench_wakeups)
+    p = bench_sub.add_parser("pixels", help="press-to-display latency and I2C bytes per change, beside bare luma")
+    p.add_argument("--presses", type=int, default=200, help="how many presses to time (default 400)")
+    p.set_defaults(handler=cmd_bench_pixels)
     p = bench_sub.add_parser("journal", help="time to make one action durable in the state folder")
     p.add_argument("--count", type=int, default=200, help="how many actions (default 200)")
     p.add_argument("--state-dir", metavar="DIR", help="the storage to measure (default: the state folder)")

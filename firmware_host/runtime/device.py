@@ -100,7 +100,12 @@ class Device:
         self.loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self.hw = build(
-            self.config, self._edge_from_thread, self._tower_from_thread, self.loop.time, self.loop.call_later
+            self.config,
+            self._edge_from_thread,
+            self._tower_from_thread,
+            self.loop.time,
+            self.loop.call_later,
+            loop=self.loop,
         )
         self.display = DisplayService(self.hw.display_opener)
         self.lights = Lights(self.hw.tower, self.settings["sound"])

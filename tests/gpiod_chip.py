@@ -3,15 +3,17 @@ GPIO chip (no ``/dev/gpiochip*``, no gpio-sim module here).
 
 It follows the gpiod v2 Python API our factory uses, and nothing more: ``Chip.request_lines``
 with ``{offset: gpiod.LineSettings}`` returns a request with ``fd``, ``get_value``,
-``set_value``, ``reconfigure_lines``, ``read_edge_events`` (real ``gpiod.EdgeEvent`` objects) and
-``release``. The settings, enums and events are the real package's. ``drive(offset, high, t)``
-changes an input's level as a wire would; the request's descriptor turns readable when an edge
-its settings detect is queued, as the kernel's does. Debounce is recorded, not simulated.
+``set_value``, ``reconfigure_lines``, ``wait_edge_events``, ``read_edge_events`` (real
+``gpiod.EdgeEvent`` objects) and ``release``. The settings, enums and events are the real
+package's. ``drive(offset, high, t)`` changes an input's level as a wire would; the request's
+descriptor turns readable when an edge its settings detect is queued, as the kernel's does.
+Debounce is recorded, not simulated.
 """
 
 from __future__ import annotations
 
 import os
+import select
 from typing import Any
 
 import gpiod
@@ -54,6 +56,10 @@ class StandInRequest:
             self.settings[offset] = _copy(settings)
             if settings.direction == Direction.OUTPUT:
                 self.chip.levels[offset] = settings.output_value == Value.ACTIVE
+
+    def wait_edge_events(self, timeout: float | None = None) -> bool:
+        """Whether edge events are queued, waiting up to ``timeout`` seconds (poll on the fd)."""
+        return bool(select.select([self._r], [], [], timeout)[0])
 
     def read_edge_events(self, max_events: int | None = None) -> list[gpiod.EdgeEvent]:
         """The queued edges (blocks in the kernel when none is queued; the factory reads only

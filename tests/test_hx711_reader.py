@@ -191,6 +191,26 @@ def test_a_paused_reader_powers_the_chip_down_and_reads_again_when_asked() -> No
     assert rig.chip.clock_pin.value is True
 
 
+def test_with_dout_edges_the_reader_waits_for_each_conversion_without_polling() -> None:
+    clock = VirtualClock()
+    polled = HX711Chip(clock, rate=80, load=LoadModel(grams=0.0, noise_counts=150))
+    edges_clock = VirtualClock()
+    edged = HX711Chip(edges_clock, rate=80, load=LoadModel(grams=0.0, noise_counts=150), edges=True)
+    counts = {}
+    for name, chip, c in (("poll", polled, clock), ("edge", edged, edges_clock)):
+        hx = HX711(chip.data_pin, chip.clock_pin, sps=80, timing=c)
+        scale = HX711Scale(hx, clock=c)
+        got: list[int] = []
+        scale.prepare(lambda t, raw, got=got: got.append(raw), lambda reason: None)
+        while c() < 10.0:
+            scale.step()
+        counts[name] = (len(got), chip.dout_reads / max(1, hx.stats.reads), chip.lost)
+    n, reads_a_sample, lost = counts["edge"]
+    assert n >= 790 and lost == 0  # every conversion of 10 s at 80 SPS, settling aside
+    # DOUT reads besides the 24 data bits: a check or two, not a poll loop
+    assert reads_a_sample - 24 <= 2 < counts["poll"][1] - 24, counts
+
+
 class BrokenPin:
     @property
     def value(self) -> bool:

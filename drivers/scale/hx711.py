@@ -384,10 +384,32 @@ class HX711Unavailable(HX711Error):
     """The GPIO pins for the HX711 cannot be opened (no Blinka board, pin in use…)."""
 
 
+def _gpiod_lines(data: int, clock: int) -> Any:
+    """DOUT and PD_SCK as libgpiod lines, or ``None`` where libgpiod cannot give them."""
+    import glob
+
+    if not glob.glob("/dev/gpiochip*"):
+        return None
+    try:
+        from drivers.gpio.hx711_lines import HX711Lines
+
+        return HX711Lines(data, clock)
+    except ImportError:
+        return None
+    except Exception as exc:  # lines busy, no such chip…: Blinka may still manage
+        log.warning("HX711 through libgpiod unavailable (%s): trying Blinka", exc)
+        return None
+
+
 def open_hx711(
     data: int, clock: int, sps: int = 10, gain: int = 128, stamps: Callable[[], float] = time.monotonic
 ) -> HX711Scale:
-    """The HX711 on BCM GPIO ``data`` (DOUT) and ``clock`` (PD_SCK), through Blinka."""
+    """The HX711 on BCM GPIO ``data`` (DOUT) and ``clock`` (PD_SCK): through libgpiod v2 where
+    the ``gpiod`` package and a GPIO chip are present (the reader then waits for DOUT's falling
+    edge in the kernel), else through Blinka (the reader polls DOUT)."""
+    lines = _gpiod_lines(data, clock)
+    if lines is not None:
+        return HX711Scale(HX711(lines.data_pin, lines.clock_pin, sps=sps), gain, stamps, pins=(lines.data_pin,))
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             import board

@@ -377,7 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, default=20.0, help="how long to watch each state (default 20)")
     p.set_defaults(handler=cmd_bench_wakeups)
     p = bench_sub.add_parser("pixels", help="press-to-display latency and I2C bytes per change, beside bare luma")
-    p.add_argument("--presses", type=int, default=200, help="how many presses to time (default 400)")
+    p.add_argument("--presses", type=int, default=400, help="how many presses to time (default 400)")
     p.set_defaults(handler=cmd_bench_pixels)
     p = bench_sub.add_parser("journal", help="time to make one action durable in the state folder")
     p.add_argument("--count", type=int, default=200, help="how many actions (default 200)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from drivers.display import open_display
 from firmware_host.cli.bench.pixels import FULL_FRAME_BYTES, CountingBus, bare_luma
-from firmware_host.runtime.render import Frame, Row, render
+from firmware_host.ui.render import Frame, Row, render
 
 
 def test_bare_luma_sends_a_whole_frame_each_time_and_ours_only_the_change():

@@ -10,7 +10,7 @@ from PIL import Image
 
 from drivers.display import open_display
 from firmware_host.runtime.display_service import DEGRADED, OK, DisplayService
-from firmware_host.runtime.render import Frame, Row, render
+from firmware_host.ui.render import Frame, Row, render
 
 
 class CapturingBus:
@@ -133,7 +133,7 @@ def test_drawing_starts_no_luma_thread():
     import sys
 
     code = (
-        "import threading, firmware_host.runtime.render, drivers.display\n"
+        "import threading, firmware_host.ui.render, drivers.display\n"
         "import luma.oled.device, luma.core.virtual as v\n"
         "n = threading.active_count()\n"
         "v.pool.add_task(print, 'used')\n"

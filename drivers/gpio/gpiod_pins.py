@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import glob
+import logging
 import os
 import selectors
 import threading
@@ -44,6 +45,8 @@ from gpiozero.exc import (
     PinSetInput,
 )
 from gpiozero.pins.local import LocalPiFactory, LocalPiPin
+
+log = logging.getLogger(__name__)
 
 PI_CHIP_LABELS = ("pinctrl-bcm2835", "pinctrl-bcm2711", "pinctrl-bcm2712", "pinctrl-rp1")
 """Labels of the chip whose lines are the header's BCM GPIOs (Pi 1–3 and Zero, 4, 5)."""
@@ -127,7 +130,10 @@ class ThreadWatcher:
                     os.read(self._wake_r, 512)
                     self._apply()
                 else:
-                    key.data()
+                    try:
+                        key.data()
+                    except Exception:  # one pin's handler must not stop every pin's edges
+                        log.exception("gpiod edge handler failed")
 
     def _apply(self) -> None:
         with self._lock:

@@ -127,7 +127,8 @@ def _dout_falls(pin: int, seconds: float) -> str:
 
 
 def _gpiozero_factory() -> str:
-    """The pin factory gpiozero picks by itself (its name), trying them as a script would.
+    """The pin factory the device picks (:func:`drivers.gpio.pin_factory`: libgpiod, then lgpio),
+    else the one gpiozero picks by itself, tried as a script would.
 
     lgpio makes its notification pipes in the working directory when imported; the service runs
     in a folder it may write (its unit's ``WorkingDirectory``, checked by :func:`check_unit`), a
@@ -147,6 +148,13 @@ def _gpiozero_factory() -> str:
         finally:
             os.chdir(here)
             del os.environ["LG_WD"]  # read by lgpio's C side at import; nobody else needs it
+    from drivers.gpio import pin_factory
+
+    chosen, name = pin_factory()  # the device's own choice: libgpiod first, then lgpio
+    if chosen is not None:
+        with contextlib.suppress(Exception):
+            chosen.close()
+        return name
     with warnings.catch_warnings(record=True) as fallbacks:
         warnings.simplefilter("always")
         factory = Device._default_pin_factory()

@@ -214,7 +214,8 @@ class Store:
         """Every finished game, oldest first; damaged lines are left out and named in :attr:`problems`."""
         entries, bad, tail = parse_history(self._read_history_bytes())
         if bad:
-            self._problem(f"history.jsonl: line{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad))} damaged, left out")
+            lines = ", ".join(map(str, bad))
+            self._problem(f"history.jsonl: line{'s' if len(bad) > 1 else ''} {lines} damaged, left out")
         if tail:
             self._problem("history.jsonl: its last line was cut short (mended when the next game is filed)")
         return entries

@@ -97,6 +97,7 @@ class ThreadWriter(Writer):
         self._thread.start()
 
     def submit(self, job: Callable[[], Any]) -> Future:
+        """Queue ``job`` behind the others; the future is done when it has run on the thread."""
         future: Future = Future()
         with self._lock:
             epoch = self._epoch
@@ -118,9 +119,11 @@ class ThreadWriter(Writer):
                     self._idle.notify_all()
 
     def drain(self, timeout: float | None = None) -> bool:
+        """Wait until every job given so far has run; ``False`` on timeout."""
         with self._idle:
             return self._idle.wait_for(lambda: self._pending == 0, timeout)
 
     def close(self) -> None:
+        """Run the jobs given so far, then end the thread."""
         self._jobs.put(None)
         self._thread.join()

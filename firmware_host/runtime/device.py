@@ -101,6 +101,7 @@ class Device:
         """Why the last save failed ("Cannot save: disk full"…), until one succeeds again."""
         self.storage_faults = 0
         """How many saves failed while running (``sim --script`` exits 2 when any did)."""
+        self.last_storage_fault: str | None = None
         self._inflight = 0
         """Journal writes handed to the writer and not yet durable."""
         self._when_saved: list[Callable[[], None]] = []
@@ -278,7 +279,7 @@ class Device:
         cause = error.cause if isinstance(error, Broken) else error
         message = storage_message(cause)
         log.error("save failed: %s", cause)
-        self.storage_fault = message
+        self.storage_fault = self.last_storage_fault = message
         self.storage_faults += 1
         self._when_saved.clear()
         self._held.clear()

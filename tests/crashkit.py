@@ -177,7 +177,9 @@ def clock() -> Callable[[], float]:
     return wall
 
 
-def play(store: Store, script: Script, steps: list[Step], run: Run, start: int = 0, session: Session | None = None) -> Session:
+def play(
+    store: Store, script: Script, steps: list[Step], run: Run, start: int = 0, session: Session | None = None
+) -> Session:
     """Play ``steps[start:]`` as the device does; ``run`` records what was acknowledged."""
     if session is None:
         session = Session.start(

@@ -272,6 +272,17 @@ class Device:
             self._draw_held = False
             self.redraw()
 
+    def _storage_error(self, exc: OSError, refuse: bool = True) -> None:
+        """A save outside the journal failed: say why (refusing what needed it)."""
+        message = storage_message(exc)
+        log.error("save failed: %s", exc)
+        self.last_storage_fault = message
+        self.storage_faults += 1
+        if refuse:
+            self.refuse(message)
+        else:
+            self.toast(message, now=True)
+
     def _save_failed(self, error: BaseException) -> None:
         """A write failed: back to what is on disk, say why, refuse play until saving works."""
         if self.store.writer.failed is None:
@@ -347,8 +358,7 @@ class Device:
             elif top is not None:
                 top.press(press)
         except OSError as exc:  # a save outside the journal (settings, calibration)
-            log.error("press %s: %s", press, exc)
-            self.refuse(storage_message(exc))
+            self._storage_error(exc)
         except Exception:
             log.exception("press %s failed", press)
             self.home()
@@ -409,8 +419,8 @@ class Device:
         except ScriptError as exc:
             self.refuse(str(exc))
             return False
-        except OSError as exc:  # a game left unfiled could not be filed first
-            self.refuse(storage_message(exc))
+        except OSError as exc:  # the journal could not be made (or a game left unfiled be filed)
+            self._storage_error(exc)
             return False
         self._enter(session)
         self._changed()
@@ -700,8 +710,7 @@ class Device:
         try:
             self.store.write_doc("settings", self.saved_settings)
         except OSError as exc:
-            log.error("settings not saved: %s", exc)
-            self.toast(storage_message(exc), now=True)
+            self._storage_error(exc, refuse=False)
 
     def change_setting(self, key: str, value: Any) -> None:
         """Change and save one setting of the settings menu."""

@@ -126,7 +126,7 @@ class ScaleService:
     # -- calibration --------------------------------------------------------------------------------
     def load(self) -> None:
         """Read ``scale.json`` from the state folder and start the detector afresh."""
-        self.calibration = Calibration.from_json(self.device.store.read_doc("scale"))
+        self.calibration = Calibration.from_json(self.device.store.read_doc("scale", repair=True))
         self.rezero()
 
     def rezero(self) -> None:

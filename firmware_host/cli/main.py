@@ -235,6 +235,10 @@ def cmd_bench_journal(args: argparse.Namespace) -> int:
 
     root = _state_root(args)
     try:
+        if args.slow_fsync:
+            from firmware_host.cli.bench.loop import main as bench_loop
+
+            return bench_loop(root, args.count, args.slow_fsync)
         return bench_journal(root, args.count)
     except OSError as exc:
         raise Fail(f"state folder {root}: {exc.strerror or exc}") from None
@@ -375,6 +379,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = bench_sub.add_parser("journal", help="time to make one action durable in the state folder")
     p.add_argument("--count", type=int, default=200, help="how many actions (default 200)")
     p.add_argument("--state-dir", metavar="DIR", help="the storage to measure (default: the state folder)")
+    p.add_argument(
+        "--slow-fsync",
+        metavar="MS",
+        type=float,
+        action="append",
+        help="instead: loop blocking per journaled action with each fsync slowed by MS (repeatable)",
+    )
     p.set_defaults(handler=cmd_bench_journal)
 
     p = add("install", cmd_install, "set the Pi up to boot into tablemate (idempotent)")

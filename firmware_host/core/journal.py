@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import zlib
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,9 +115,11 @@ class Journal:
         header: dict[str, Any],
         records: list[dict[str, Any]] | None = None,
         writer: Writer | None = None,
+        prepare: Callable[[], None] | None = None,
     ) -> Journal:
         """Start a new journal holding ``header`` and ``records``, atomically: it exists whole or not.
 
+        ``prepare`` runs on the writer first (the store moves a file left in the way aside).
         With an inline writer this returns once the file is durable (raising OSError if it could
         not be made); otherwise :attr:`created` says when.
         """
@@ -125,6 +128,8 @@ class Journal:
         journal = cls(path, dict(header), records, False, 0, writer or Writer())
 
         def make() -> None:
+            if prepare is not None:
+                prepare()
             fsio.write_atomic(path, data)
             journal._size, journal._durable = len(data), len(records)
 

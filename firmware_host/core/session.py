@@ -81,6 +81,7 @@ class Session:
         seed = secrets.randbits(31) if seed is None else seed
         script = Script(game, list(players), seed, dict(options or {}))
         started = script.start()  # validate before anything is written
+        store.writer.drain()  # a game being filed right now is out of the way first (rarely waits)
         if store.game_path.exists():
             cls.settle(store, wall)
         now = wall()

@@ -145,9 +145,11 @@ class Store:
         """Start the journal of a new game; a game left in ``game.jsonl`` is moved aside, never overwritten."""
         path = self.game_path
 
-        if path.exists():  # only after a failure to file it: keep it
-            self._problem(f"unfiled game {self.set_aside(path, 'unfiled')}")
-        return Journal.create(path, header, records, self.writer)
+        def clear_the_way() -> None:  # on the writer, after the writes before (a filing)
+            if path.exists():  # only after a failure to file it: keep it
+                self._problem(f"unfiled game {self.set_aside(path, 'unfiled')}")
+
+        return Journal.create(path, header, records, self.writer, clear_the_way)
 
     def archive(self, journal: Journal, entry: dict[str, Any] | None = None) -> None:
         """File a finished journal: its history line (once), then move it under ``games/``.

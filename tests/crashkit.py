@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import errno
 import functools
+import json
 import random
+import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -261,3 +263,107 @@ def _steps_done(steps: list[Step], actions: int) -> int:
             if seen == actions:
                 return i + 1
     return len(steps)
+
+
+PRIOR = b'{"id": "earlier", "game": "arschbombe", "players": ["Ann", "J\xc3\xbcrgen"], "reason": "over"}\n'
+"""A game filed before, which must survive every crash untouched."""
+
+
+def fresh(root: Path) -> Path:
+    """An empty state folder holding only :data:`PRIOR` in its history."""
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    (root / "history.jsonl").write_bytes(PRIOR)
+    return root
+
+
+Failures = dict[Any, list[str]]
+
+
+def kill_points(tmp: Path, game: str, seed: int = 1) -> tuple[int, Failures]:
+    """Kill a whole game at each of its file-system calls in turn: the calls, and what failed where."""
+    script, steps = whole_game(game, seed)
+    with injected(Faults()) as counted:
+        play(Store(fresh(tmp / "clean")), script, steps, Run())
+    failures: Failures = {}
+    for k in range(1, counted.count + 1):
+        root = fresh(tmp / "run")
+        run = Run()
+        try:
+            with injected(Faults(kill_at=k)):
+                play(Store(root), script, steps, run)
+        except Kill:
+            pass
+        else:
+            failures[k] = ["the kill never came"]
+            continue
+        problems = check_recovery(root, script, steps, run)
+        if Store(root).history()[:1] != [json.loads(PRIOR)]:
+            problems.append("the earlier game was lost")
+        if problems:
+            failures[(k, counted.seen[k - 1])] = problems
+    return counted.count, failures
+
+
+def finished_journal(tmp: Path, game: str, seed: int = 1) -> tuple[Script, list[Step], Run, bytes, bytes]:
+    """A whole game run to its end: its journal as it was just before filing, and its history line."""
+    script, steps = whole_game(game, seed)
+    root = fresh(tmp / "whole")
+    run = Run()
+    play(Store(root), script, steps, run)
+    journal = (root / "games" / f"{run.game_id}.jsonl").read_bytes()
+    line = (root / "history.jsonl").read_bytes()[len(PRIOR) :]
+    return script, steps, run, journal, line
+
+
+def _actions_before(journal: bytes, cut: int) -> int:
+    """Actions whose whole line (newline included) lies before ``cut``: those acknowledged."""
+    count, end = 0, 0
+    for line in journal.split(b"\n")[:-1]:
+        end += len(line) + 1
+        if end <= cut and line.startswith(b'{"a":'):
+            count += 1
+    return count
+
+
+def journal_cuts(tmp: Path, game: str, seed: int = 1, records: int = 2) -> tuple[int, Failures]:
+    """A power cut at every byte of the journal's last ``records`` lines, cut short or zero-filled."""
+    script, steps, whole, journal, _ = finished_journal(tmp, game, seed)
+    actions = [v for k, v in steps if k == "action"]
+    lines = journal.split(b"\n")[:-1]
+    start = len(journal) - sum(len(x) + 1 for x in lines[-records:])
+    failures: Failures = {}
+    cuts = 0
+    for cut in range(start, len(journal) + 1):
+        for pad in (False, True):  # cut short, or the rest of the block left as zeros (ext4)
+            root = fresh(tmp / "cut")
+            (root / "game.jsonl").write_bytes(journal[:cut] + (b"\0" * (len(journal) - cut) if pad else b""))
+            run = Run(game_id=whole.game_id, acked=actions[: _actions_before(journal, cut)])
+            problems = check_recovery(root, script, steps, run)
+            cuts += 1
+            if problems:
+                failures[(cut, pad)] = problems
+    return cuts, failures
+
+
+def history_cuts(tmp: Path, game: str, seed: int = 1, pad_every: int = 1) -> tuple[int, Failures]:
+    """A power cut at every byte of the finished game's history line (its journal not yet moved)."""
+    script, steps, whole, journal, line = finished_journal(tmp, game, seed)
+    actions = [v for k, v in steps if k == "action"]
+    failures: Failures = {}
+    cuts = 0
+    for cut in range(len(line) + 1):
+        for pad in (False, True) if cut % pad_every == 0 else (False,):
+            root = fresh(tmp / "cut")
+            (root / "game.jsonl").write_bytes(journal)
+            tail = line[:cut] + (b"\0" * (len(line) - cut) if pad else b"")
+            (root / "history.jsonl").write_bytes(PRIOR + tail)
+            run = Run(game_id=whole.game_id, acked=actions)
+            problems = check_recovery(root, script, steps, run)
+            if [e["id"] for e in Store(root).history()] != ["earlier", whole.game_id]:
+                problems.append("history lost a game")
+            cuts += 1
+            if problems:
+                failures[(cut, pad)] = problems
+    return cuts, failures

@@ -367,3 +367,45 @@ def history_cuts(tmp: Path, game: str, seed: int = 1, pad_every: int = 1) -> tup
             if problems:
                 failures[(cut, pad)] = problems
     return cuts, failures
+
+
+def recovery_kills(tmp: Path, game: str, seed: int = 1) -> tuple[int, Failures]:
+    """A second crash while booting from a first: torn journal and torn history tails are cut
+    (``truncate``) and the game finished and filed; a kill at each of those calls, then a boot."""
+    script, steps, whole, journal, line = finished_journal(tmp, game, seed)
+    actions = [v for k, v in steps if k == "action"]
+    lines = journal.split(b"\n")[:-1]
+    last_action = max(i for i, x in enumerate(lines) if x.startswith(b'{"a":'))
+    torn_at = sum(len(x) + 1 for x in lines[:last_action]) + len(lines[last_action]) // 2
+
+    def torn_journal(root: Path) -> Run:
+        (root / "game.jsonl").write_bytes(journal[:torn_at])
+        return Run(game_id=whole.game_id, acked=actions[: _actions_before(journal, torn_at)])
+
+    def torn_history(root: Path) -> Run:
+        (root / "game.jsonl").write_bytes(journal)
+        (root / "history.jsonl").write_bytes(PRIOR + line[: len(line) // 2])
+        return Run(game_id=whole.game_id, acked=list(actions))
+
+    failures: Failures = {}
+    total = 0
+    for name, setup in (("torn journal", torn_journal), ("torn history", torn_history)):
+        root = fresh(tmp / "count")
+        run = setup(root)
+        with injected(Faults()) as counted:
+            check_recovery(root, script, steps, run)
+        total += counted.count
+        for k in range(1, counted.count + 1):
+            root = fresh(tmp / "run")
+            run = setup(root)
+            try:
+                with injected(Faults(kill_at=k)):
+                    check_recovery(root, script, steps, run)
+            except Kill:
+                pass
+            problems = check_recovery(root, script, steps, run)
+            if problems:
+                failures[(name, k, counted.seen[k - 1])] = problems
+        if "truncate" not in counted.seen:
+            failures[(name, "truncate")] = ["recovery never cut the torn tail"]
+    return total, failures

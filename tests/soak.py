@@ -1,7 +1,8 @@
 """The long crash soak: ``python -m tests.soak [--seeds N] [--games tonne,bomb]``.
 
 For every game and seed: a kill at every write, fsync, rename, truncate and mkdir of a whole
-game (its start, every action, its end and its filing), then a power cut at every byte of the
+game (its start, every action, its end and its filing), a second kill at every call of a boot
+that mends a torn journal or history tail, then a power cut at every byte of the
 journal's last two records and of the game's history line (cut short and zero-filled). Each is
 followed by a boot on the files left behind, which must lose no acknowledged action, file the
 finished game exactly once with its real result and agree with replay. The suite runs seed 1
@@ -16,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.crashkit import GAMES, history_cuts, journal_cuts, kill_points
+from tests.crashkit import GAMES, history_cuts, journal_cuts, kill_points, recovery_kills
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", default=",".join(sorted(GAMES)), help="comma-separated games")
     args = parser.parse_args(argv)
     bad = 0
-    totals = {"kills": 0, "journal cuts": 0, "history cuts": 0}
+    totals = {"kills": 0, "recovery kills": 0, "journal cuts": 0, "history cuts": 0}
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         for game in args.games.split(","):
@@ -34,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
                 row = []
                 for name, model in (
                     ("kills", kill_points),
+                    ("recovery kills", recovery_kills),
                     ("journal cuts", journal_cuts),
                     ("history cuts", history_cuts),
                 ):
@@ -46,8 +48,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{game} seed {seed}: " + ", ".join(row), flush=True)
     spent = time.monotonic() - started
     print(
-        f"total: {totals['kills']} kills, {totals['journal cuts']} journal cuts, {totals['history cuts']} history "
-        f"cuts; {bad} lost, misfiled or crashed ({spent:.0f} s)"
+        f"total: {totals['kills']} kills in play, {totals['recovery kills']} kills while recovering, "
+        f"{totals['journal cuts']} journal cuts, {totals['history cuts']} history cuts; "
+        f"{bad} lost, misfiled or crashed ({spent:.0f} s)"
     )
     return 1 if bad else 0
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.crashkit import GAMES, history_cuts, journal_cuts, kill_points
+from tests.crashkit import GAMES, history_cuts, journal_cuts, kill_points, recovery_kills
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -28,3 +28,9 @@ def test_a_power_cut_at_every_byte_of_the_last_journal_records_files_the_game_on
 def test_a_power_cut_at_every_byte_of_the_history_line_files_the_game_once(tmp_path, game):
     cuts, failures = history_cuts(tmp_path, game, pad_every=8)  # zero-filled tails: every 8th byte
     assert cuts > 100 and failures == {}
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_kill_at_every_call_of_a_recovery_that_cuts_a_torn_tail_loses_nothing(tmp_path, game):
+    points, failures = recovery_kills(tmp_path, game)
+    assert points > 10 and failures == {}

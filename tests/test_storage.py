@@ -3,6 +3,7 @@ damaged file kept beside a fresh one, and the device always boots."""
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import json
 
@@ -223,3 +224,24 @@ def test_history_names_damaged_lines_on_stderr_and_keeps_its_json_on_stdout(tmp_
     result = cli("history", "--json", "--state-dir", tmp_path)
     assert result.status == 0 and [e["id"] for e in result.json()] == ["earlier", "later"]
     assert "line 2 damaged" in result.err
+
+
+def test_a_running_turn_timer_goes_on_when_its_saves_fail(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('[timers.arschbombe]\nmode = "turn"\nseconds = 60\n', encoding="utf-8")
+    config = configuration.load(path)
+
+    async def body(dev):
+        dev.start_named("arschbombe", ["Ann", "Ben"])
+        await asyncio.sleep(1)
+        before = dev.timers.title_text()
+        with injected(failing(errno.ENOSPC)):
+            await asyncio.sleep(30)  # the clocks are saved meanwhile: every save fails
+            during = dev.timers.title_text()
+            text = await screen(dev)
+        await asyncio.sleep(1)
+        return before, during, text, dev.timers.title_text()
+
+    before, during, text, after = run_device(tmp_path / "state", body, config)
+    assert before != during != after  # still counting down, before, during and after
+    assert "F!" in text.splitlines()[0] and "Internal error" not in text

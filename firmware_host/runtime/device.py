@@ -225,6 +225,10 @@ class Device:
             self._shown_problems.add(str(exc))
             self.push(Message(self, "Cannot resume", str(exc), on_ok=self.home))
             return
+        except Exception as exc:  # the boot goes on whatever the files hold
+            log.exception("cannot resume")
+            self.push(Message(self, "Cannot resume", f"{type(exc).__name__}: {exc}"[:200], on_ok=self.home))
+            return
         if session is not None:
             self._enter(session)
             if session.skipped:
@@ -261,6 +265,8 @@ class Device:
         elif self.storage_fault is not None and not self.store.writer.failed:
             self.storage_fault = None
             self.toast("Saving again")
+        if any(p not in self._shown_problems for p in self.store.problems):  # a file kept aside meanwhile
+            self._show_problems()
         if self._inflight:
             return
         waiting, self._when_saved = self._when_saved, []

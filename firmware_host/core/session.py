@@ -71,19 +71,23 @@ class Session:
         wall: Callable[[], float] = time.time,
         meta: dict[str, Any] | None = None,
         watch: Callable[[Future], None] | None = None,
+        settle: bool = True,
     ) -> Session:
         """Start and journal a new game; raises ScriptError for a game it cannot start.
 
         ``meta`` (the seats) is written with the header, in the same fsync. With ``watch`` the
         creation is handed to it as a future (the device waits for it without blocking);
         without, this returns once the journal is durable and raises OSError if it is not.
+        ``settle`` first files a game left in the folder (see :meth:`settle`); the device skips
+        it right after ending its own game, whose filing is still on the writer.
         """
         seed = secrets.randbits(31) if seed is None else seed
         script = Script(game, list(players), seed, dict(options or {}))
         started = script.start()  # validate before anything is written
-        store.writer.drain()  # a game being filed right now is out of the way first (rarely waits)
-        if store.game_path.exists():
-            cls.settle(store, wall)
+        if settle:
+            store.writer.drain()  # nothing in flight when the device starts from the menu
+            if store.game_path.exists():
+                cls.settle(store, wall)
         now = wall()
         header = {
             "id": time.strftime("%Y%m%dT%H%M%S", time.gmtime(now)) + f"-{secrets.token_hex(3)}",

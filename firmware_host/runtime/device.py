@@ -409,7 +409,8 @@ class Device:
         except ScriptError as exc:
             self.refuse(str(exc))
             return False
-        if self.session is not None:
+        ended = self.session is not None
+        if ended:
             self.end_early()
         try:
             session = Session.start(
@@ -421,6 +422,7 @@ class Device:
                 self.wall,
                 meta={"seats": {s: names[s] for s in seats}},
                 watch=self._watch,
+                settle=not ended,
             )
         except ScriptError as exc:
             self.refuse(str(exc))

@@ -296,7 +296,8 @@ class Device:
             self.toast(message, now=True)
 
     def _save_failed(self, error: BaseException) -> None:
-        """A write failed: back to what is on disk, say why, refuse play until saving works."""
+        """A write failed: back to what is on disk, say why, pause the turn timer, refuse play
+        until saving works (the next action tries again)."""
         if self.store.writer.failed is None:
             return  # a write given before the failure was handled: nothing new
         cause = error.cause if isinstance(error, Broken) else error
@@ -315,6 +316,8 @@ class Device:
         self.store.writer.reset()
         self.home()
         self._changed()
+        if self.timers.clocks is not None and not self.timers.paused:
+            self.timers.toggle_pause()  # the game is paused: nobody's clock runs while play is refused
         self.refuse(message)
 
     # -- the one door in from other threads ---------------------------------------------------------

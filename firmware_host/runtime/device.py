@@ -308,13 +308,13 @@ class Device:
         self._when_saved.clear()
         self._held.clear()
         session = self.session
-        if session is not None:
+        if session is not None:  # back to what is on disk (a game that ended keeps its result shown)
             session.rollback()
             created = session.journal.created
             if created is not None and created.done() and created.exception() is not None:
                 self.session = None  # the game never started on disk
+            self.home()
         self.store.writer.reset()
-        self.home()
         self._changed()
         if self.timers.clocks is not None and not self.timers.paused:
             self.timers.toggle_pause()  # the game is paused: nobody's clock runs while play is refused

@@ -214,8 +214,11 @@ class Device:
             journal = self.session.journal
             writer.submit(journal.close)
         if isinstance(writer, ThreadWriter):
-            await asyncio.get_running_loop().run_in_executor(None, writer.drain, 5.0)
-            writer.close()
+            drained = await asyncio.get_running_loop().run_in_executor(None, writer.drain, 5.0)
+            if drained:  # else the storage hangs: leave its (daemon) thread rather than hang the stop
+                writer.close()
+            else:
+                log.error("stopping with journal writes still in flight (the storage does not answer)")
         self.store.writer = Writer()
 
     async def _feed_watchdog(self, interval: float) -> None:

@@ -18,6 +18,7 @@ ROOMS = ("timers", "core", "scale", "ui", "runtime", "sim", "cli")
 
 BENCH_WORKLOAD = {
     "firmware_host/cli/bench/idle.py",
+    "firmware_host/cli/bench/loop.py",
     "firmware_host/cli/bench/wakeups.py",
     "firmware_host/cli/bench/pixels.py",
 }

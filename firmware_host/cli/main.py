@@ -94,11 +94,21 @@ def cmd_state(args: argparse.Namespace) -> int:
         session = Session(store, journal) if journal is not None and not journal.ended else None
     except (StoreError, ScriptError) as exc:
         raise Fail(str(exc)) from None
+    if session is not None and session.over:  # the device files it at its next start
+        _note("state", "the game in game.jsonl is over and is filed in the history at the next start")
+        session = None
     if session is None:
         _print_json({"summary": None, "script": None})
     else:
         _print_json({"summary": session.summary, "script": session.script().to_json()})
+    for name in store.kept_files():
+        _note("state", f"{name}: a damaged or unfiled file the device kept aside")
     return EXIT_OK
+
+
+def _note(command: str, text: str) -> None:
+    """A remark on stderr that leaves stdout's contract alone (damage found, files kept)."""
+    sys.stderr.write(f"tablemate {command}: note: {text}\n")
 
 
 HISTORY_FIELDS = ("date", "game", "duration", "players", "scores", "winners", "reason", "time")
@@ -171,9 +181,13 @@ def _history(args: argparse.Namespace) -> list[dict[str, Any]]:
     from firmware_host.core.store import StoreError
 
     try:
-        return _store(args, create=False).history()
+        store = _store(args, create=False)
+        entries = store.history()
     except StoreError as exc:
         raise Fail(str(exc)) from None
+    for problem in store.problems:
+        _note("history", problem)
+    return entries
 
 
 # -- the device ------------------------------------------------------------------------------------
@@ -225,7 +239,15 @@ def cmd_sim(args: argparse.Namespace) -> int:
     except SimScriptError as exc:
         raise Fail(str(exc)) from None
     store = _store(args)
-    run_script(config, store, commands, Path(args.frames) if args.frames else None, args.seed, args.realtime)
+    try:
+        frames = Path(args.frames) if args.frames else None
+        device = run_script(config, store, commands, frames, args.seed, args.realtime)
+    except OSError as exc:
+        from firmware_host.core.fsio import storage_message
+
+        raise Fail(f"{storage_message(exc)} ({getattr(exc, 'filename', None) or store.root})") from None
+    if device.storage_faults:
+        raise Fail(f"{device.last_storage_fault} ({device.storage_faults} failed saves, state folder {store.root})")
     return EXIT_OK
 
 
@@ -256,6 +278,10 @@ def cmd_bench_journal(args: argparse.Namespace) -> int:
 
     root = _state_root(args)
     try:
+        if args.slow_fsync:
+            from firmware_host.cli.bench.loop import main as bench_loop
+
+            return bench_loop(root, args.count, args.slow_fsync)
         return bench_journal(root, args.count)
     except OSError as exc:
         raise Fail(f"state folder {root}: {exc.strerror or exc}") from None
@@ -416,6 +442,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = bench_sub.add_parser("journal", help="time to make one action durable in the state folder")
     p.add_argument("--count", type=int, default=200, help="how many actions (default 200)")
     p.add_argument("--state-dir", metavar="DIR", help="the storage to measure (default: the state folder)")
+    p.add_argument(
+        "--slow-fsync",
+        metavar="MS",
+        type=float,
+        action="append",
+        help="instead: loop blocking per journaled action with each fsync slowed by MS (repeatable)",
+    )
     p.set_defaults(handler=cmd_bench_journal)
     p = bench_sub.add_parser("start", help="start → READY of `run --sim` beside a bare import of its libraries")
     p.add_argument("--runs", type=int, default=7, help="starts to take the median of (default 7)")

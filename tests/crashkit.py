@@ -64,6 +64,12 @@ def _choose(prompt: Any, rng: random.Random) -> Step | None:
     if isinstance(prompt, Task):
         return ("task", prompt.key)
     if isinstance(prompt, Menu):
+        side = prompt.side  # answers out of turn (bets) come first, as the buttons hand them over
+        if side is not None and side.players and side.each is not None:
+            player = side.players[0]
+            value = rng.choice(side.values[player]) if rng.random() < 0.3 else side.default
+            if value is not None:
+                return ("action", side.each(player, value))
         return ("action", _walk(rng.choice(prompt.options), rng, ()))
     if isinstance(prompt, Order):
         return ("action", prompt.build(rng.sample(list(prompt.players), len(prompt.players))))

@@ -90,4 +90,4 @@ def test_while_an_action_is_made_durable_the_loop_serves_input_and_its_effects_w
     assert frames == sent and held == 1  # nothing shown, the press waits its turn
     frames_after, scores, frame = after
     assert frames_after > sent and scores == {"Ann": 3, "Ben": 0}
-    assert "Diver" in " ".join(" ".join(r.cells) for r in frame.rows)  # the held 'next' was served, in order
+    assert "Rascal special" in " ".join(" ".join(r.cells) for r in frame.rows)  # the held next was served, in order

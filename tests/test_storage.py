@@ -20,6 +20,16 @@ JUMP = {"type": "jump", "jumper": "rascal", "special": False, "result": "A"}
 PRIOR = '{"id": "earlier", "game": "bomb", "players": ["Ann", "Jürgen"], "reason": "over"}\n'
 
 
+async def jump(dev) -> None:
+    """The player whose turn it is jumps: ``ok`` on the first choice of each menu until the jump is an action."""
+    count = len(dev.session.actions)
+    for _ in range(4):
+        await presses(dev, "ok")
+        if dev.session is None or len(dev.session.actions) > count:  # an action, or the game filed
+            return
+    raise AssertionError("no jump after four presses of ok")
+
+
 def failing(code: int, *ops: str) -> Faults:
     """Every call of ``ops`` fails with ``code`` (a full disk, a read-only remount)."""
     return Faults(fail_at=1, fail_errno=code, only=ops or ("write", "rename", "truncate"))
@@ -40,12 +50,12 @@ def ended_game(root, players=("Ann", "Jürgen")) -> str:
 def test_a_failed_save_refuses_the_action_with_its_reason_and_play_goes_on_when_saving_works(tmp_path, code, message):
     async def body(dev):
         dev.start_named("arschbombe", ["Ann", "Ben"])
-        await presses(dev, "ok", "ok", "ok")  # Ann jumps: 3 points
+        await jump(dev)  # Ann jumps: 3 points
         with injected(failing(code)):
-            await presses(dev, "ok", "ok", "ok")  # Ben's jump cannot be saved
+            await presses(dev, "ok", "ok")  # Ben's jump cannot be saved
             text = await screen(dev)
             refused = dict(dev.session.summary["scores"])
-        await presses(dev, "ok", "ok", "ok")  # the disk is back: Ben jumps again
+        await jump(dev)  # the disk is back: Ben jumps again
         return text, refused, dev.session.summary
 
     text, refused, after = run_device(tmp_path, body)
@@ -60,9 +70,9 @@ def test_a_game_that_could_not_be_filed_is_filed_with_its_result_before_the_next
     async def body(dev):
         dev.start_named("arschbombe", ["Ann", "Ben"])
         for _ in range(11):
-            await presses(dev, "ok", "ok", "ok")
+            await jump(dev)
         with injected(failing(errno.EROFS, "rename")):  # the end record is written, the move is not
-            await presses(dev, "ok", "ok", "ok")  # the last jump ends the game
+            await jump(dev)  # the last jump ends the game
             text = await screen(dev)
         assert dev.store.game_path.exists()
         dev.start_named("bomb", ["Ann", "Ben"])
@@ -183,6 +193,16 @@ def test_settings_with_an_unusable_brightness_are_named_and_the_device_runs(tmp_
     text, settings = run_device(tmp_path, body)
     assert "brightness" in text and "unusable" in text and settings["sound"] is False
     assert settings["brightness"] == configuration.defaults()["display"]["brightness"]
+
+
+def test_a_saved_timer_beeps_choice_is_kept_at_the_next_start(tmp_path):
+    (tmp_path / "settings.json").write_text('{"timer_sound": "timeout"}')
+
+    async def body(dev):
+        return await screen(dev), dict(dev.settings)
+
+    text, settings = run_device(tmp_path, body)
+    assert settings["timer_sound"] == "timeout" and "unusable" not in text
 
 
 @pytest.mark.parametrize("name", ["settings", "scale"])

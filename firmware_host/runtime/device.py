@@ -25,7 +25,7 @@ from typing import Any
 
 from drivers.buttons import Press, PressDecoder
 from drivers.tower import TowerState
-from firmware_host.core.config import BUTTONS, Config
+from firmware_host.core.config import BUTTONS, TIMER_SOUNDS, Config
 from firmware_host.core.fsio import storage_message
 from firmware_host.core.replay import Script, ScriptError
 from firmware_host.core.session import Session
@@ -122,7 +122,7 @@ class Device:
         checks: dict[str, Callable[[Any], bool]] = {
             "brightness": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255,
             "sound": lambda v: isinstance(v, bool),
-            "timer_sound": lambda v: isinstance(v, bool),
+            "timer_sound": lambda v: v in TIMER_SOUNDS,
         }
         for key, ok in checks.items():
             if key not in self.saved_settings:

@@ -151,7 +151,8 @@ def run_monkey(state_dir: Path, seed: int, presses: int) -> Report:
                     via_pins = rng.random() < PINS_SHARE
                     down, up = (pins.press, pins.release) if via_pins else (edge(button, True), edge(button, False))
                     down(button)
-                    await asyncio.sleep(1.0 if long else 0.1)
+                    # a long press is a hold of 1 s, or one that counts a card up to 4 or 9
+                    await asyncio.sleep(rng.choice((1.0, 1.0, 2.3, 4.8)) if long else 0.1)
                     up(button)
                     await asyncio.sleep(0.05)
                     report.presses += 1

@@ -23,7 +23,7 @@ from firmware_host.runtime.device import Device
 from firmware_host.runtime.vtime import run_virtual
 from firmware_host.sim.script import ScriptRunner
 from firmware_host.ui.base import Confirm
-from firmware_host.ui.game import GameScreen
+from firmware_host.ui.game import COUNT_STEP, GameScreen
 from games.core import Collect, Menu, Order, Task
 
 MAX_STEPS = 400
@@ -122,19 +122,28 @@ async def _play(screen: GameScreen, rng: random.Random, seat_of: dict[str, str],
     prompt = screen.prompt
     if isinstance(prompt, Task):
         await emit("press ok")
+    elif isinstance(prompt, Collect) and prompt.counting:  # cards on the table: one hold each
+        for player in prompt.players:
+            if player in screen.locked:
+                continue
+            index = rng.randrange(min(6, len(prompt.values[player])))
+            seat = seat_of[player]
+            await emit(f"press {seat}" if index == 0 else f"hold {seat} {(index + 0.5) * COUNT_STEP:g}")
     elif isinstance(prompt, Collect):
         for player in prompt.players:
             if player in screen.locked:
                 continue
-            seat = seat_of[player]
-            taps = 1 + (0 if rng.random() < 0.5 else rng.randrange(min(4, len(prompt.values[player]))))
-            await emit(*[f"press {seat}"] * taps, f"hold {seat} 1")
+            await _answer(prompt, player, rng, seat_of, emit)
             if screen.prompt is not prompt:  # each answer its own action: the prompt moved on
                 return
     elif isinstance(prompt, Order):
         for player in rng.sample(list(prompt.players), len(prompt.players)):
             await emit(f"press {seat_of[player]}")
     elif isinstance(prompt, Menu):
+        side = screen.path[0].side
+        if side is not None and side.players and rng.random() < 0.25:  # a bet out of turn
+            await _answer(side, rng.choice(side.players), rng, seat_of, emit)
+            return
         menu = screen.path[-1]
         options = menu.options
         target = 0 if rng.random() < 0.6 else rng.randrange(len(options))
@@ -147,6 +156,16 @@ async def _play(screen: GameScreen, rng: random.Random, seat_of: dict[str, str],
             await emit(*[f"press {step}"] * abs(target - screen.index), "press ok")
     else:
         await emit("wait 1")
+
+
+async def _answer(prompt: Collect, player: str, rng: random.Random, seat_of: dict[str, str], emit) -> None:
+    """``player`` taps to an answer on their own button and holds to lock it."""
+    seat = seat_of[player]
+    values = prompt.values[player]
+    taps = 1 + (0 if rng.random() < 0.5 else rng.randrange(min(4, len(values))))
+    if prompt.default is not None and values[(taps - 1) % len(values)] == prompt.default and len(values) > 1:
+        taps += 1  # an answer out of turn is a real one (the default comes with the chooser's pick)
+    await emit(*[f"press {seat}"] * taps, f"hold {seat} 1")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,6 +7,7 @@ import asyncio
 
 from firmware_host.ui import render
 from firmware_host.ui.base import Confirm
+from firmware_host.ui.game import COUNT_STEP
 from firmware_host.ui.menus import ChooseSeats, GameOver, HistoryEntry
 from firmware_host.ui.render import Frame, Row, compose, fit, message_lines, text_width, watch, wrap
 from firmware_host.ui.render import render as draw
@@ -58,9 +59,13 @@ def test_a_message_never_covers_the_hint_or_the_highlighted_option():
 def test_score_grid_names_are_shortened_so_every_number_shows(tmp_path):
     async def body(dev):
         dev.start_named("bomb", ["Annabelle", "Maximilian", "Konstantin", "Wilhelmina", "Bartholomew"])
-        await presses(dev, "p1", "p1", "p1")
+        await presses(dev, "p2")  # Maximilian records a 0
+        dev.hw.buttons.press("p1")  # Annabelle holds: her count shows as it goes up
+        await asyncio.sleep(2 * COUNT_STEP + 0.1)
         await dev.flush()
-        return dev.frame()
+        frame = dev.frame()
+        dev.hw.buttons.release("p1")
+        return frame
 
     with watch() as found:
         frame = run_device(tmp_path, body)
@@ -68,7 +73,8 @@ def test_score_grid_names_are_shortened_so_every_number_shows(tmp_path):
     texts = [" ".join(row.cells) for row in frame.rows]
     answers = [cell for row in frame.rows[1:3] for cell in row.cells]
     lives = [cell for row in frame.rows[3:5] for cell in row.cells]
-    assert answers[0].startswith("Ann") and answers[0].endswith(" 2?") and len(answers) == 5, texts
+    assert answers[0].startswith("Ann") and answers[0].endswith(" 2<") and len(answers) == 5, texts
+    assert answers[1].startswith("Max") and answers[1].endswith(" [0]"), texts
     assert all(cell.endswith(" 3") for cell in lives) and len(lives) == 5, texts  # lives stay in sight
 
 
@@ -76,7 +82,7 @@ def test_score_grid_names_are_shortened_so_every_number_shows(tmp_path):
 def test_an_outcome_stays_until_the_next_press_and_then_goes(tmp_path):
     async def body(dev):
         dev.start_named("arschbombe", ["Ann", "Ben"])
-        await presses(dev, "ok", "ok", "ok")  # Ann: rascal, normal, A
+        await presses(dev, "ok", "ok")  # Ann: rascal (normal), A
         await asyncio.sleep(60)
         kept = dev.toast_text()
         await presses(dev, "next")
@@ -89,7 +95,7 @@ def test_an_outcome_stays_until_the_next_press_and_then_goes(tmp_path):
 def test_what_happened_lists_the_games_outcomes_newest_first(tmp_path):
     async def body(dev):
         dev.start_named("arschbombe", ["Ann", "Ben"])
-        await presses(dev, "ok", "ok", "ok", "ok", "ok", "ok")
+        await presses(dev, "ok", "ok", "ok", "ok")  # Ann's jump, then Ben's
         await presses(dev, "back", "next", "ok")  # game menu: What happened
         return await screen(dev)
 
@@ -104,7 +110,7 @@ def test_the_press_that_wakes_a_dimmed_screen_only_wakes_it(tmp_path):
         assert dev.dimmed
         await presses(dev, "ok")  # wakes only
         woke = (dev.dimmed, len(dev.session.actions), dev.screens[-1].path[-1].title)
-        await presses(dev, "ok", "ok", "ok")
+        await presses(dev, "ok", "ok")  # one whole jump
         return woke, len(dev.session.actions)
 
     woke, actions = run_device(tmp_path, body)
@@ -122,13 +128,18 @@ def test_every_wrong_seat_press_gets_its_reason(tmp_path):
         dev.start_named("bomb", ["Ann", "Ben", "Cy"])
         await presses(dev, "p4")
         reveal = dev.toast_text()
-        await presses(dev, "p1", "p1!", "p1")
-        locked = dev.toast_text()
-        return absent, turn, reveal, locked
+        await presses(dev, "ok")
+        entry = dev.toast_text()
+        dev.start_named("antartik", ["Ann", "Ben", "Cy"])
+        await presses(dev, "p2", "p2")  # Ben taps past pass to a bet on Ann's dive, and does not lock it
+        await presses(dev, "ok")  # Ann draws: Ben's bet is not settled yet
+        betting = dev.toast_text(), len(dev.session.actions)
+        return absent, turn, reveal, entry, betting
 
-    absent, turn, reveal, locked = run_device(tmp_path, body)
+    absent, turn, reveal, entry, betting = run_device(tmp_path, body)
     assert absent == "P5 is not in this game" and turn == "Ann's turn"
-    assert reveal == "P4 is not in this game" and locked == "Ann: hold to unlock"
+    assert reveal == "P4 is not in this game" and entry == "hold, let go at yours"
+    assert betting[0].startswith("Ben: hold to lock, or tap to") and betting[1] == 0
 
 
 def test_bomb_does_not_ask_who_starts(tmp_path):
@@ -145,7 +156,7 @@ def test_prev_never_wraps_from_placed_onto_fell_and_fell_asks_first(tmp_path):
     async def body(dev):
         dev.start_named("tonne", ["Ann", "Ben"])
         await presses(dev, "ok")  # the bin is filled
-        await presses(dev, "p1", "p1!", "p2", "p2", "p2!")  # cards 1 and 2: Ann places 1 piece
+        await presses(dev, "p1", "p2!")  # cards 1 and 3 (a tap records the lowest): Ann places 1 piece
         menu = dev.screens[-1].path[-1]
         labels = [o.label for o in menu.options]
         await presses(dev, "prev")
@@ -188,7 +199,7 @@ def test_the_history_opens_a_games_scores_and_winners(tmp_path):
     async def body(dev):
         dev.start_named("arschbombe", ["Annabelle", "Ben"])
         for _ in range(12):
-            await presses(dev, "ok", "ok", "ok")
+            await presses(dev, "ok", "ok")  # a jump: rascal or diver, then on target
         await presses(dev, "ok!")  # leave the game-over screen
         await presses(dev, "next", "ok", "ok")  # History, then the game
         return type(dev.screens[-1]), await screen(dev)
@@ -197,3 +208,35 @@ def test_the_history_opens_a_games_scores_and_winners(tmp_path):
     lines = text.splitlines()
     assert top is HistoryEntry and lines[0] == "Arschbombe"
     assert lines[1].startswith("Shared: Annabelle, Ben") and lines[2].endswith(" 24 | 1.Ben 24")
+
+
+def test_the_history_list_names_long_shared_winners_within_the_line(tmp_path):
+    async def body(dev):
+        dev.start_named("arschbombe", ["Annabelle", "Maximilian"])
+        for _ in range(12):
+            await presses(dev, "ok", "ok")
+        await presses(dev, "ok!", "next", "ok")  # leave the game-over screen, open History
+        return await screen(dev)
+
+    with watch() as found:
+        text = run_device(tmp_path, body)
+    assert found == []  # the winners' note is never cut by accident
+    assert "Arschbombe" in text and "Annabelle,Max" not in text
+    assert text.splitlines()[1].rstrip().endswith("Ann,Max")
+
+
+def test_bets_chosen_out_of_turn_show_on_the_hint_line_and_fit_it(tmp_path):
+    async def body(dev):
+        dev.start_named("antartik", ["Annabelle", "Maximilian", "Konstantin", "Wilhelmina", "Bartholomew"])
+        await presses(dev, "p2", "p2")  # Maximilian taps to a bet on the dive
+        one = await screen(dev)
+        await presses(dev, "p3", "p3", "p4", "p4", "p5", "p5")  # three more bettors choose at once
+        await dev.flush()
+        return one, dev.frame()
+
+    with watch() as found:
+        one, frame = run_device(tmp_path, body)
+    assert found == []  # nothing cut by accident, whatever the number of bettors
+    assert one.splitlines()[-1].startswith("Maximilian bet") and one.endswith("? hold")
+    hint = " ".join(frame.rows[-1].cells)
+    assert hint.startswith("Max ") and "Bar " in hint and frame.rows[-2].invert  # every bettor, the option kept

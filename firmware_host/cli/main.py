@@ -7,24 +7,25 @@ Exit status: 0 fine, 2 bad input (script, config, state folder), 3 a replay acti
 from __future__ import annotations
 
 import argparse
-import asyncio
-import csv
-import io
 import json
-import logging
 import math
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from firmware_host.core import config as configuration
 from firmware_host.core.replay import Script, ScriptError, replay
-from firmware_host.core.store import Store, StoreError, default_state_dir
-from firmware_host.timers.stats import clock_text
 
+if TYPE_CHECKING:
+    from firmware_host.core import config as configuration
+    from firmware_host.core.store import Store
+
+# Each command imports what only it uses (asyncio, the config reader, the store, the drivers) in
+# its own function: `replay` loads no asyncio, `state` no drivers (tests/test_process.py).
 EXIT_OK, EXIT_BAD_INPUT, EXIT_REFUSED = 0, 2, 3
+DEFAULT_CONFIG = "/etc/tablemate/config.toml"
+"""``firmware_host.core.config.DEFAULT_PATH``, named here so the parser needs not load the config reader."""
 
 
 class Fail(Exception):
@@ -40,6 +41,8 @@ def _print_json(data: Any) -> None:
 
 
 def _store(args: argparse.Namespace, create: bool = True) -> Store:
+    from firmware_host.core.store import Store, StoreError
+
     try:
         return Store(args.state_dir, create=create)
     except StoreError as exc:
@@ -48,10 +51,14 @@ def _store(args: argparse.Namespace, create: bool = True) -> Store:
 
 def _state_root(args: argparse.Namespace) -> Path:
     """The state folder named by ``--state-dir``, else the default one."""
+    from firmware_host.core.store import default_state_dir
+
     return Path(args.state_dir) if args.state_dir else default_state_dir()
 
 
 def _config(args: argparse.Namespace) -> configuration.Config:
+    from firmware_host.core import config as configuration
+
     try:
         return configuration.load(args.config)
     except configuration.ConfigError as exc:
@@ -75,6 +82,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_state(args: argparse.Namespace) -> int:
     """Print the game the device would resume, and the SCRIPT that rebuilds it (read only)."""
     from firmware_host.core.session import Session
+    from firmware_host.core.store import StoreError
 
     root = _state_root(args)
     if args.state_dir is None and not root.exists():
@@ -86,11 +94,21 @@ def cmd_state(args: argparse.Namespace) -> int:
         session = Session(store, journal) if journal is not None and not journal.ended else None
     except (StoreError, ScriptError) as exc:
         raise Fail(str(exc)) from None
+    if session is not None and session.over:  # the device files it at its next start
+        _note("state", "the game in game.jsonl is over and is filed in the history at the next start")
+        session = None
     if session is None:
         _print_json({"summary": None, "script": None})
     else:
         _print_json({"summary": session.summary, "script": session.script().to_json()})
+    for name in store.kept_files():
+        _note("state", f"{name}: a damaged or unfiled file the device kept aside")
     return EXIT_OK
+
+
+def _note(command: str, text: str) -> None:
+    """A remark on stderr that leaves stdout's contract alone (damage found, files kept)."""
+    sys.stderr.write(f"tablemate {command}: note: {text}\n")
 
 
 HISTORY_FIELDS = ("date", "game", "duration", "players", "scores", "winners", "reason", "time")
@@ -98,6 +116,8 @@ HISTORY_FIELDS = ("date", "game", "duration", "players", "scores", "winners", "r
 
 def _time_used(entry: dict[str, Any]) -> str:
     """Each player's time on the turn timer (empty when no timer ran)."""
+    from firmware_host.timers.stats import clock_text
+
     timer = entry.get("timer")
     players = timer.get("players") if isinstance(timer, dict) else None
     if not isinstance(players, dict):
@@ -109,6 +129,8 @@ def _time_used(entry: dict[str, Any]) -> str:
 
 def history_rows(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
     """History entries as flat text fields for the table and CSV."""
+    from firmware_host.timers.stats import clock_text
+
     rows = []
     for e in entries:
         scores = e.get("scores", {})
@@ -136,6 +158,9 @@ def cmd_history(args: argparse.Namespace) -> int:
         return EXIT_OK
     rows = history_rows(entries)
     if args.csv:
+        import csv
+        import io
+
         out = io.StringIO()
         writer = csv.DictWriter(out, HISTORY_FIELDS, lineterminator="\n")
         writer.writeheader()
@@ -153,15 +178,24 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def _history(args: argparse.Namespace) -> list[dict[str, Any]]:
+    from firmware_host.core.store import StoreError
+
     try:
-        return _store(args, create=False).history()
+        store = _store(args, create=False)
+        entries = store.history()
     except StoreError as exc:
         raise Fail(str(exc)) from None
+    for problem in store.problems:
+        _note("history", problem)
+    return entries
 
 
 # -- the device ------------------------------------------------------------------------------------
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the device: real hardware, or simulated with ``--sim``."""
+    import asyncio
+    import logging
+
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         config = _config(args)
@@ -177,7 +211,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     from firmware_host.runtime.device import Device
 
     device = Device(config, store, signals_on=True)
-    asyncio.run(device.run())
+
+    async def serve() -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        # the display's luma calls are the only work handed to threads: one worker does them in
+        # order (asyncio's default pool would start a thread per overlapping call, up to 6)
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(1, thread_name_prefix="display"))
+        await device.run()
+
+    asyncio.run(serve())
     return EXIT_OK
 
 
@@ -196,7 +239,15 @@ def cmd_sim(args: argparse.Namespace) -> int:
     except SimScriptError as exc:
         raise Fail(str(exc)) from None
     store = _store(args)
-    run_script(config, store, commands, Path(args.frames) if args.frames else None, args.seed, args.realtime)
+    try:
+        frames = Path(args.frames) if args.frames else None
+        device = run_script(config, store, commands, frames, args.seed, args.realtime)
+    except OSError as exc:
+        from firmware_host.core.fsio import storage_message
+
+        raise Fail(f"{storage_message(exc)} ({getattr(exc, 'filename', None) or store.root})") from None
+    if device.storage_faults:
+        raise Fail(f"{device.last_storage_fault} ({device.storage_faults} failed saves, state folder {store.root})")
     return EXIT_OK
 
 
@@ -207,15 +258,47 @@ def cmd_bench_idle(args: argparse.Namespace) -> int:
     return bench_idle(args.seconds)
 
 
+def cmd_bench_wakeups(args: argparse.Namespace) -> int:
+    """Count the idle device's wake-ups per second, per thread."""
+    from firmware_host.cli.bench.wakeups import main as bench_wakeups
+
+    return bench_wakeups(args.seconds)
+
+
+def cmd_bench_pixels(args: argparse.Namespace) -> int:
+    """Measure press-to-display latency and the I2C bytes of typical changes."""
+    from firmware_host.cli.bench.pixels import main as bench_pixels
+
+    return bench_pixels(args.presses)
+
+
 def cmd_bench_journal(args: argparse.Namespace) -> int:
     """Measure the journal's append-and-fsync time in the state folder."""
     from firmware_host.cli.bench.journal import main as bench_journal
 
     root = _state_root(args)
     try:
+        if args.slow_fsync:
+            from firmware_host.cli.bench.loop import main as bench_loop
+
+            return bench_loop(root, args.count, args.slow_fsync)
         return bench_journal(root, args.count)
     except OSError as exc:
         raise Fail(f"state folder {root}: {exc.strerror or exc}") from None
+
+
+def cmd_bench_start(args: argparse.Namespace) -> int:
+    """Measure start → READY of the device beside a bare import of the same libraries."""
+    from firmware_host.cli.bench.start import main as bench_start
+
+    return bench_start(args.runs)
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Check each part as the service sees it; one line per part with its fix."""
+    from firmware_host.cli.doctor import main as doctor
+
+    return doctor(_config(args), args.state_dir)
 
 
 def cmd_install(args: argparse.Namespace) -> int:
@@ -319,7 +402,7 @@ def build_parser() -> argparse.ArgumentParser:
         )
 
     def config(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--config", metavar="FILE", help=f"configuration file (default {configuration.DEFAULT_PATH})")
+        p.add_argument("--config", metavar="FILE", help=f"configuration file (default {DEFAULT_CONFIG})")
 
     p = add("replay", cmd_replay, "run a recorded game SCRIPT.json through the engine")
     p.add_argument("script", metavar="SCRIPT.json")
@@ -350,10 +433,26 @@ def build_parser() -> argparse.ArgumentParser:
     p = bench_sub.add_parser("idle", help="CPU and memory of `run --sim` while idle")
     p.add_argument("--seconds", type=float, default=30.0, help="how long to watch (default 30)")
     p.set_defaults(handler=cmd_bench_idle)
+    p = bench_sub.add_parser("wakeups", help="wake-ups per second and per thread of `run --sim` while idle")
+    p.add_argument("--seconds", type=float, default=20.0, help="how long to watch each state (default 20)")
+    p.set_defaults(handler=cmd_bench_wakeups)
+    p = bench_sub.add_parser("pixels", help="press-to-display latency and I2C bytes per change, beside bare luma")
+    p.add_argument("--presses", type=int, default=400, help="how many presses to time (default 400)")
+    p.set_defaults(handler=cmd_bench_pixels)
     p = bench_sub.add_parser("journal", help="time to make one action durable in the state folder")
     p.add_argument("--count", type=int, default=200, help="how many actions (default 200)")
     p.add_argument("--state-dir", metavar="DIR", help="the storage to measure (default: the state folder)")
+    p.add_argument(
+        "--slow-fsync",
+        metavar="MS",
+        type=float,
+        action="append",
+        help="instead: loop blocking per journaled action with each fsync slowed by MS (repeatable)",
+    )
     p.set_defaults(handler=cmd_bench_journal)
+    p = bench_sub.add_parser("start", help="start → READY of `run --sim` beside a bare import of its libraries")
+    p.add_argument("--runs", type=int, default=7, help="starts to take the median of (default 7)")
+    p.set_defaults(handler=cmd_bench_start)
 
     p = add("install", cmd_install, "set the Pi up to boot into tablemate (idempotent)")
     p.add_argument("--uninstall", action="store_true", help="stop and remove the service")
@@ -361,6 +460,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", metavar="DIR", help="the tablemate checkout (default: found from here)")
     p.add_argument("--root", metavar="DIR", default="/", help=argparse.SUPPRESS)
     p.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
+
+    p = add("doctor", cmd_doctor, "check each part as the service sees it; one line per part with its fix")
+    config(p)
+    state_dir(p)
 
     p = add("calibrate", cmd_calibrate, "calibrate the load cell: empty bin, a known weight, one piece of each kind")
     p.add_argument("--sim", action="store_true", help="on the simulated scale (it puts each load on itself)")

@@ -19,6 +19,8 @@ from firmware_host.timers.clocks import Preset
 DEFAULT_PATH = Path("/etc/tablemate/config.toml")
 
 SEATS = ("p1", "p2", "p3", "p4", "p5", "p6")
+TIMER_SOUNDS = ("all", "timeout", "off")
+"""The turn timer's beeps: every warning, only the time-out, none."""
 NAV = ("prev", "next", "ok", "back")
 BUTTONS = SEATS + NAV
 
@@ -151,7 +153,7 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
     },
     # per-game presets live in [timers.<game>] (firmware_host/timers/presets.py)
     "timers": {
-        "sound": (_choice("all", "timeout", "off"), "all"),
+        "sound": (_choice(*TIMER_SOUNDS), "all"),
         "save_every": (_num(1, 60, "seconds"), 5.0),
     },
 }

@@ -15,18 +15,27 @@ Line 1 is the header (game, players, seed, options, start time). Every later lin
 
 Each line carries ``"c"``, a CRC-32 of the rest of the line. A power cut can tear only the last
 line (written last, no newline yet, or a checksum that fails); it is dropped on open and cut off
-the file before the next write. A bad line anywhere else is real damage and stops the resume with
-a message naming the line.
+the file before the next write. A bad line anywhere else, or a header without the fields a game
+needs, is real damage: it stops the resume with a message naming the line, and the store moves
+the file aside (kept, never overwritten).
 """
 
 from __future__ import annotations
 
 import json
-import os
+import math
 import zlib
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from firmware_host.core import fsio
+from firmware_host.core.fsio import fsync_dir, write_atomic
+from firmware_host.core.writer import Writer
+
+__all__ = ["Journal", "JournalError", "check_header", "fsync_dir", "write_atomic"]
 
 
 class JournalError(Exception):
@@ -52,29 +61,37 @@ def _decode(line: bytes) -> dict[str, Any] | None:
     return record if zlib.crc32(body.encode("utf-8")) == crc else None
 
 
-def fsync_dir(path: Path) -> None:
-    """Make a rename or a new file in ``path`` durable."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` durably: temp file, fsync, rename, fsync the folder."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    fsync_dir(path.parent)
+def check_header(header: dict[str, Any]) -> str | None:
+    """What is wrong with a journal's header (a field missing or of the wrong type), or ``None``."""
+    if not isinstance(header.get("game"), str):
+        return "the header has no game"
+    players = header.get("players")
+    if not isinstance(players, list) or not players or not all(isinstance(p, str) for p in players):
+        return "the header has no list of players"
+    if not isinstance(header.get("seed"), int) or isinstance(header.get("seed"), bool):
+        return "the header's seed is not a whole number"
+    if not isinstance(header.get("options", {}), dict):
+        return "the header's options are not an object"
+    if "started" in header and not _number(header["started"]):
+        return "the header's start time is not a number"
+    if "id" in header and not isinstance(header["id"], str):
+        return "the header's id is not text"
+    return None
 
 
 @dataclass
 class Journal:
-    """An open journal file: its header and records, and appends that are durable on return."""
+    """An open journal file: its header and records, and appends that are durable on return.
+
+    Writes run on the journal's :class:`~firmware_host.core.writer.Writer`: :meth:`submit` hands
+    a record over and returns a future that is done once the record is on disk; :meth:`append`
+    waits for it. ``records`` holds every record handed over (what the game in play is made
+    of); if a write fails, :meth:`rollback` drops the ones that never reached the disk.
+    """
 
     path: Path
     header: dict[str, Any]
@@ -82,16 +99,47 @@ class Journal:
     torn: bool = False
     """Whether a torn last line was dropped on open."""
     _size: int = 0
+    writer: Writer = field(default_factory=Writer)
+    created: Future | None = None
+    """The future of the journal's creation (done when the file exists whole)."""
+    _durable: int = 0
+    """Records on disk (set by the writer)."""
+    _fd: int | None = None
+    _cut: bool = False
+    """Whether the file may hold bytes past ``_size`` (a torn tail, a failed write) to cut first."""
 
     @classmethod
-    def create(cls, path: Path, header: dict[str, Any]) -> Journal:
-        """Start a new journal holding only ``header`` (atomically: it exists whole or not)."""
-        data = _encode(header)
-        write_atomic(path, data)
-        return cls(path, dict(header), [], False, len(data))
+    def create(
+        cls,
+        path: Path,
+        header: dict[str, Any],
+        records: list[dict[str, Any]] | None = None,
+        writer: Writer | None = None,
+        prepare: Callable[[], None] | None = None,
+    ) -> Journal:
+        """Start a new journal holding ``header`` and ``records``, atomically: it exists whole or not.
+
+        ``prepare`` runs on the writer first (the store moves a file left in the way aside).
+        With an inline writer this returns once the file is durable (raising OSError if it could
+        not be made); otherwise :attr:`created` says when.
+        """
+        records = [dict(r) for r in records or []]
+        data = b"".join(_encode(r) for r in [header, *records])
+        journal = cls(path, dict(header), records, False, 0, writer or Writer())
+
+        def make() -> None:
+            if prepare is not None:
+                prepare()
+            fsio.write_atomic(path, data)
+            journal._size, journal._durable = len(data), len(records)
+
+        journal.created = journal.writer.submit(make)
+        if type(journal.writer) is Writer:
+            journal.created.result()
+        return journal
 
     @classmethod
-    def open(cls, path: Path) -> Journal:
+    def open(cls, path: Path, writer: Writer | None = None) -> Journal:
         """Read a journal back; a torn last line is dropped, other damage raises JournalError."""
         raw = path.read_bytes()
         lines = raw.split(b"\n")
@@ -105,24 +153,49 @@ class Journal:
                 if number == len(lines) and not tail:
                     torn = True
                     break
-                raise JournalError(f"{path}: line {number} is damaged")
+                raise JournalError(f"{path.name}: line {number} is damaged")
             decoded.append(record)
             good += len(line) + 1
         if not decoded:
-            raise JournalError(f"{path}: no header")
-        return cls(path, decoded[0], decoded[1:], torn, good)
+            raise JournalError(f"{path.name}: no header")
+        records = decoded[1:]
+        return cls(path, decoded[0], records, torn, good, writer or Writer(), None, len(records), None, torn)
+
+    def submit(self, record: dict[str, Any]) -> Future:
+        """Hand one record to the writer; the future is done when it survives a power cut."""
+        data = _encode(record)
+        self.records.append(dict(record))
+        return self.writer.submit(lambda: self._write(data))
 
     def append(self, record: dict[str, Any]) -> None:
         """Write one record and fsync it; when this returns, the record survives a power cut."""
-        data = _encode(record)
-        with open(self.path, "r+b") as fh:
-            fh.truncate(self._size)  # cut a torn tail left by an earlier power cut
-            fh.seek(self._size)
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        self.submit(record).result()
+
+    def _write(self, data: bytes) -> None:
+        """On the writer: one write and one fsync, after cutting a torn or failed tail."""
+        if self._fd is None:
+            self._fd = fsio.open_append(self.path)
+        if self._cut:
+            fsio.truncate(self._fd, self._size)
+        self._cut = True  # until the record is whole on disk
+        fsio.write(self._fd, data, self._size)
+        fsio.fsync(self._fd)
         self._size += len(data)
-        self.records.append(dict(record))
+        self._durable += 1
+        self._cut = False
+
+    def rollback(self) -> int:
+        """After a failed write: forget the records that never reached the disk; how many."""
+        lost = len(self.records) - self._durable
+        if lost > 0:
+            del self.records[self._durable :]
+        return max(0, lost)
+
+    def close(self) -> None:
+        """Close the file (on the writer, after the writes given before)."""
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            fsio.close(fd)
 
     def actions(self) -> list[dict[str, Any]]:
         """The accepted actions in effect: every action, less the ones undone."""

@@ -7,15 +7,24 @@ then does the new state (and its effects) become visible.
 
 from __future__ import annotations
 
+import math
 import secrets
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
+from firmware_host.core import fsio
 from firmware_host.core.journal import Journal
-from firmware_host.core.replay import Script, run_actions
-from firmware_host.core.store import Store
+from firmware_host.core.replay import Script, ScriptError, run_actions
+from firmware_host.core.store import Store, StoreError
 from games.core import Action, Effect, Engine, Prompt, Task, View
+
+
+def _time(value: Any, default: Any) -> Any:
+    """``value`` when it is a usable time (a finite number), else ``default``."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return value if ok else default
 
 
 class Session:
@@ -31,6 +40,8 @@ class Session:
         self.store = store
         self.journal = journal
         self.wall = wall
+        self.watch: Callable[[Future], None] | None = None
+        """Takes the future of every write (the device); without it each write is waited for."""
         header = journal.header
         self.base = Script(header["game"], list(header["players"]), header["seed"], dict(header.get("options", {})))
         self.engine: Engine
@@ -58,11 +69,25 @@ class Session:
         options: dict[str, Any] | None = None,
         seed: int | None = None,
         wall: Callable[[], float] = time.time,
+        meta: dict[str, Any] | None = None,
+        watch: Callable[[Future], None] | None = None,
+        settle: bool = True,
     ) -> Session:
-        """Start and journal a new game; raises ScriptError for a game it cannot start."""
+        """Start and journal a new game; raises ScriptError for a game it cannot start.
+
+        ``meta`` (the seats) is written with the header, in the same fsync. With ``watch`` the
+        creation is handed to it as a future (the device waits for it without blocking);
+        without, this returns once the journal is durable and raises OSError if it is not.
+        ``settle`` first files a game left in the folder (see :meth:`settle`); the device skips
+        it right after ending its own game, whose filing is still on the writer.
+        """
         seed = secrets.randbits(31) if seed is None else seed
         script = Script(game, list(players), seed, dict(options or {}))
         started = script.start()  # validate before anything is written
+        if settle:
+            store.writer.drain()  # nothing in flight when the device starts from the menu
+            if store.game_path.exists():
+                cls.settle(store, wall)
         now = wall()
         header = {
             "id": time.strftime("%Y%m%dT%H%M%S", time.gmtime(now)) + f"-{secrets.token_hex(3)}",
@@ -72,35 +97,98 @@ class Session:
             "options": dict(options or {}),
             "started": now,
         }
-        return cls(store, store.new_game(header), wall, started)
+        records = [{"meta": meta, "t": now}] if meta else []
+        session = cls(store, store.new_game(header, records), wall, started)
+        session.watch = watch
+        assert session.journal.created is not None
+        session._track(session.journal.created)
+        return session
+
+    @classmethod
+    def settle(cls, store: Store, wall: Callable[[], float] = time.time) -> None:
+        """File a game left in the state folder (after a failure to file it), before a new one.
+
+        A finished game is filed with its result, an unfinished one as ended early; a damaged
+        one is moved aside. Raises OSError when the folder cannot be written.
+        """
+        try:
+            left = cls.resume(store, wall)
+        except StoreError:
+            return  # damaged: moved aside, or the next step keeps it aside
+        if left is not None:
+            left.finish("abandoned")
 
     @classmethod
     def resume(cls, store: Store, wall: Callable[[], float] = time.time) -> Session | None:
-        """The unfinished game of ``store``, exactly as it was, or ``None``."""
-        journal = store.open_game()
+        """The unfinished game of ``store``, exactly as it was, or ``None``.
+
+        A game that ended (an ``end`` record), or whose last action ended it while the power
+        went before its ``end`` record, is filed now with its real result and ``None`` returned.
+        A damaged journal is moved aside and raises StoreError, as does a folder that cannot take
+        the writes a resume needs.
+        """
+        journal = store.open_game(repair=True)
         if journal is None:
             return None
-        session = cls(store, journal, wall)
-        if journal.ended:  # ended, but the power went before it was filed
-            end = journal.last("end") or {}
-            session._file(journal.ended, end.get("t", wall()), end.get("extra", {}))
-            return None
-        # Actions the engine now refuses were dropped from play: take them back in the journal
-        # too, so new actions follow what is in play and undo takes back what the table sees.
-        for _ in range(len(journal.actions()) - len(session.actions)):
-            session.journal.append({"undo": 1, "t": wall()})
+        try:
+            session = cls(store, journal, wall)
+        except ScriptError as exc:
+            raise StoreError(store.damaged(journal.path, f"{journal.path.name}: {exc}", True)) from None
+        try:
+            if journal.ended:  # ended, but the power went before it was filed
+                end = journal.last("end") or {}
+                extra = end.get("extra") if isinstance(end.get("extra"), dict) else {}
+                session._file(journal.ended, _time(end.get("t"), session._last_time()), extra)
+                return None
+            if session.over:  # the last action ended it; the power went before the end record
+                session.finish("over", at=session._last_time())
+                return None
+            # Actions the engine now refuses were dropped from play: take them back in the journal
+            # too, so new actions follow what is in play and undo takes back what the table sees.
+            for _ in range(len(journal.actions()) - len(session.actions)):
+                session._write({"undo": 1, "t": wall()})
+        except OSError as exc:
+            raise StoreError(f"{fsio.storage_message(exc)}: cannot resume") from None
         return session
+
+    def _last_time(self) -> float:
+        """When the journal last heard of the game (its last record's time, else its start)."""
+        for record in reversed(self.journal.records):
+            if _time(record.get("t"), None) is not None:
+                return record["t"]
+        return _time(self.journal.header.get("started"), self.wall())
 
     def _rebuild(self, actions: list[Action]) -> None:
         state, index, reason = run_actions(self.engine, self._start, actions)
         self.skipped = None if index is None else f"action {index} refused on resume: {reason}"
         self.state, self.actions = state, actions[: len(actions) if index is None else index]
 
+    # -- writing --------------------------------------------------------------------------------
+    def _track(self, future: Future) -> Future:
+        if self.watch is not None:
+            self.watch(future)
+        else:
+            future.result()  # raises the OSError of a failed write
+        return future
+
+    def _write(self, record: dict[str, Any]) -> Future:
+        return self._track(self.journal.submit(record))
+
+    def rollback(self) -> None:
+        """A write failed: go back to what is on disk (the last durable action in effect)."""
+        self.journal.rollback()
+        self._tasks_done += 1  # the prompt is asked afresh
+        self._rebuild(self.journal.actions())
+
     # -- the door -----------------------------------------------------------------------------
     def apply(self, action: Action) -> list[Effect]:
-        """Check, journal durably, then make ``action`` visible; raises Refused."""
+        """Check, journal durably, then make ``action`` visible; raises Refused.
+
+        With :attr:`watch` set the record is durable when the future handed to it is done,
+        and the caller shows the effects only then.
+        """
         state, effects = self.engine.apply(self.state, action)
-        self.journal.append({"a": action, "t": self.wall()})
+        self._write({"a": action, "t": self.wall()})
         self.state = state
         self.actions.append(action)
         return effects
@@ -109,13 +197,13 @@ class Session:
         """Take the last action back (replaying one action fewer); False when there is none."""
         if not self.actions:
             return False
-        self.journal.append({"undo": 1, "t": self.wall()})
+        self._write({"undo": 1, "t": self.wall()})
         self._rebuild(self.actions[:-1])
         return True
 
     def note(self, key: str, value: dict[str, Any]) -> None:
         """Journal runtime bookkeeping the engine never sees (``draft``, ``meta``, ``task``)."""
-        self.journal.append({key: value, "t": self.wall()})
+        self._write({key: value, "t": self.wall()})
 
     def save_draft(self, answers: dict[str, str], locked: list[str]) -> None:
         """Journal the answers given so far to a simultaneous prompt (a power cut loses none)."""
@@ -142,15 +230,17 @@ class Session:
                 return True
         return False
 
-    def finish(self, reason: str = "over", extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    def finish(
+        self, reason: str = "over", extra: dict[str, Any] | None = None, at: float | None = None
+    ) -> dict[str, Any]:
         """End the game (``"over"`` or ``"abandoned"``), file it in the history, return the entry."""
-        now = self.wall()
-        self.journal.append({"end": reason, "t": now, "extra": extra or {}})
+        now = self.wall() if at is None else at
+        self._write({"end": reason, "t": now, "extra": extra or {}})
         return self._file(reason, now, extra or {})
 
     def _file(self, reason: str, now: float, extra: dict[str, Any]) -> dict[str, Any]:
         summary = self.summary
-        started = self.journal.header.get("started", now)
+        started = _time(self.journal.header.get("started"), now)
         entry = {
             "id": self.journal.header.get("id"),
             "game": self.base.game,
@@ -163,7 +253,8 @@ class Session:
             "reason": reason,
         }
         entry.update(extra)
-        self.store.archive(self.journal, entry)
+        journal = self.journal
+        self._track(self.store.writer.submit(lambda: self.store.archive(journal, entry)))
         return entry
 
     # -- reading ------------------------------------------------------------------------------

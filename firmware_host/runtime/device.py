@@ -15,19 +15,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import signal as signals
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import replace
 from typing import Any
 
 from drivers.buttons import Press, PressDecoder
 from drivers.tower import TowerState
-from firmware_host.core.config import BUTTONS, Config
+from firmware_host.core.config import BUTTONS, TIMER_SOUNDS, Config
+from firmware_host.core.fsio import storage_message
 from firmware_host.core.replay import Script, ScriptError
 from firmware_host.core.session import Session
 from firmware_host.core.store import Store, StoreError
+from firmware_host.core.writer import Broken, ThreadWriter, Writer
 from firmware_host.runtime import sdnotify
 from firmware_host.runtime.display_service import DisplayService
 from firmware_host.runtime.hardware import Hardware, build
@@ -72,14 +76,15 @@ class Device:
         self.seats: dict[str, str] = {}
         """Seat button → player name of the game in play."""
         self.screens: list[Screen] = []
-        self.saved_settings = store.read_doc("settings")
+        self.saved_settings = store.read_doc("settings", repair=True)
         """``settings.json`` as read once at start; :meth:`save_settings` is its one writer."""
         self.settings = {
             "brightness": config["display"]["brightness"],
             "sound": config["tower"]["sound"],
             "timer_sound": config["timers"]["sound"],
         }
-        self.settings.update({k: v for k, v in self.saved_settings.items() if k in self.settings})
+        self._take_settings()
+        store.read_doc("scale", repair=True)  # a damaged calibration is kept aside and named
         self.decoders = {
             b: PressDecoder(b, config["buttons"]["long_press"], config["buttons"]["debounce"]) for b in BUTTONS
         }
@@ -105,25 +110,64 @@ class Device:
         self._dim_handle: asyncio.TimerHandle | None = None
         self._tasks: list[asyncio.Task] = []
         self.ready = asyncio.Event()
+        self.storage_fault: str | None = None
+        """Why the last save failed ("Cannot save: disk full"…), until one succeeds again."""
+        self.storage_faults = 0
+        """How many saves failed while running (``sim --script`` exits 2 when any did)."""
+        self.last_storage_fault: str | None = None
+        self._inflight = 0
+        """Journal writes handed to the writer and not yet durable."""
+        self._when_saved: list[Callable[[], None]] = []
+        """What shows once every write in flight is durable (an action's effects)."""
+        self._held: list[Press] = []
+        """Presses that arrived while a write was in flight, in order."""
+        self._draw_held = False
+        self._shown_problems: set[str] = set()
+
+    def _take_settings(self) -> None:
+        """The saved settings over the config's, each checked: a bad value is named, not used."""
+        checks: dict[str, Callable[[Any], bool]] = {
+            "brightness": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255,
+            "sound": lambda v: isinstance(v, bool),
+            "timer_sound": lambda v: v in TIMER_SOUNDS,
+        }
+        for key, ok in checks.items():
+            if key not in self.saved_settings:
+                continue
+            value = self.saved_settings[key]
+            if ok(value):
+                self.settings[key] = value
+            else:
+                shown = value if not isinstance(value, float) or math.isfinite(value) else "too big"
+                self.store.problems.append(f"settings.json: {key} {shown!r} unusable, default kept")
+                del self.saved_settings[key]
 
     # -- life cycle -------------------------------------------------------------------------------
     async def run(self) -> None:
         """Bring the hardware up, resume or show the menu, serve until :meth:`stop`."""
         self.loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
+        if not getattr(self.loop, "inline_io", False):  # virtual time stays deterministic: inline
+            self.store.writer = ThreadWriter()
         self.hw = build(
-            self.config, self._edge_from_thread, self._tower_from_thread, self.loop.time, self.loop.call_later
+            self.config,
+            self._edge_from_thread,
+            self._tower_from_thread,
+            self.loop.time,
+            self.loop.call_later,
+            loop=self.loop,
         )
         self.display = DisplayService(self.hw.display_opener)
         self.lights = Lights(self.hw.tower, self.settings["sound"])
         self._tasks.append(asyncio.create_task(self.display.run(), name="display"))
         self.display.set_contrast(self.settings["brightness"])
         if self.hw.scale is not None:
-            self.hw.scale.start(self._scale_sample_from_thread, self._scale_fault_from_thread)
+            self.scale.attach(self.hw.scale, self._scale_sample_from_thread, self._scale_fault_from_thread)
         self.screens = [MainMenu(self)]
         self._resume()
         for problem in self.hw.problems:
             self.toast(problem)
+        self._show_problems()
         if self.signals_on:
             for sig in (signals.SIGTERM, signals.SIGINT):
                 self.loop.add_signal_handler(sig, self.stop, "Stopped")
@@ -154,6 +198,7 @@ class Device:
     async def _shutdown(self) -> None:
         sdnotify.notify("STOPPING=1")
         self.timers.close()  # the clocks as they are at the stop, before anything else takes time
+        await self._close_writer()
         self.screens.append(Message(self, "tablemate", self.stop_reason or "Stopped"))
         self._dimmed = False
         self.display.set_contrast(self.settings["brightness"])
@@ -174,6 +219,20 @@ class Device:
             for sig in (signals.SIGTERM, signals.SIGINT):
                 self.loop.remove_signal_handler(sig)
 
+    async def _close_writer(self) -> None:
+        """Let the writes in flight finish (they were accepted), close the journal and the writer."""
+        writer = self.store.writer
+        if self.session is not None:
+            journal = self.session.journal
+            writer.submit(journal.close)
+        if isinstance(writer, ThreadWriter):
+            drained = await asyncio.get_running_loop().run_in_executor(None, writer.drain, 5.0)
+            if drained:  # else the storage hangs: leave its (daemon) thread rather than hang the stop
+                writer.close()
+            else:
+                log.error("stopping with journal writes still in flight (the storage does not answer)")
+        self.store.writer = Writer()
+
     async def _feed_watchdog(self, interval: float) -> None:
         while True:
             sdnotify.notify("WATCHDOG=1")
@@ -184,12 +243,97 @@ class Device:
             session = Session.resume(self.store, self.wall)
         except (StoreError, ScriptError) as exc:
             log.error("cannot resume: %s", exc)
+            self._shown_problems.add(str(exc))
             self.push(Message(self, "Cannot resume", str(exc), on_ok=self.home))
+            return
+        except Exception as exc:  # the boot goes on whatever the files hold
+            log.exception("cannot resume")
+            self.push(Message(self, "Cannot resume", f"{type(exc).__name__}: {exc}"[:200], on_ok=self.home))
             return
         if session is not None:
             self._enter(session)
             if session.skipped:
                 self.toast(session.skipped)
+
+    def _show_problems(self) -> None:
+        """Damaged files found and kept aside (or settings not used): one message to read."""
+        new = [p for p in self.store.problems if p not in self._shown_problems]
+        if not new:
+            return
+        for problem in new:
+            log.warning("state folder: %s", problem)
+            self._shown_problems.add(problem)
+        self.push(Message(self, "Files checked", "\n".join(new), on_ok=self.pop))
+
+    # -- saving -------------------------------------------------------------------------------------
+    def _watch(self, future: Future) -> None:
+        """Take a journal write in flight: effects and presses wait until it is durable."""
+        self._inflight += 1
+        future.add_done_callback(lambda f: self.post(self._written, f))
+
+    def _when_durable(self, then: Callable[[], None]) -> None:
+        """Run ``then`` once every write in flight is on disk (at once when none is)."""
+        if self._inflight:
+            self._when_saved.append(then)
+        else:
+            then()
+
+    def _written(self, future: Future) -> None:
+        self._inflight -= 1
+        error = future.exception()
+        if error is not None:
+            self._save_failed(error)
+        elif self.storage_fault is not None and not self.store.writer.failed:
+            self.storage_fault = None
+            self.toast("Saving again")
+        if any(p not in self._shown_problems for p in self.store.problems):  # a file kept aside meanwhile
+            self._show_problems()
+        if self._inflight:
+            return
+        waiting, self._when_saved = self._when_saved, []
+        for then in waiting:
+            then()
+        while self._held and not self._inflight:
+            self.handle(self._held.pop(0))
+        if self._draw_held:
+            self._draw_held = False
+            self.redraw()
+
+    def _storage_error(self, exc: OSError, refuse: bool = True) -> None:
+        """A save outside the journal failed: say why (refusing what needed it)."""
+        message = storage_message(exc)
+        log.error("save failed: %s", exc)
+        self.last_storage_fault = message
+        self.storage_faults += 1
+        if refuse:
+            self.refuse(message)
+        else:
+            self.toast(message, now=True)
+
+    def _save_failed(self, error: BaseException) -> None:
+        """A write failed: back to what is on disk, say why, pause the turn timer, refuse play
+        until saving works (the next action tries again)."""
+        if self.store.writer.failed is None:
+            return  # a write given before the failure was handled: nothing new
+        cause = error.cause if isinstance(error, Broken) else error
+        message = storage_message(cause)
+        log.error("save failed: %s", cause)
+        self.storage_fault = self.last_storage_fault = message
+        self.storage_faults += 1
+        self._when_saved.clear()
+        self._held.clear()
+        session = self.session
+        if session is not None:  # back to what is on disk (a game that ended keeps its result shown)
+            session.rollback()
+            created = session.journal.created
+            if created is not None and created.done() and created.exception() is not None:
+                self.session = None  # the game never started on disk
+            self.home()
+        self.store.writer.reset()
+        self._changed()
+        if self.timers.clocks is not None and not self.timers.paused:
+            self.timers.toggle_pause()  # the game is paused: nobody's clock runs while play is refused
+        self.refuse(message)
 
     # -- the one door in from other threads ---------------------------------------------------------
     def post(self, fn: Callable[..., Any], *args: Any) -> None:
@@ -221,12 +365,29 @@ class Device:
             if self._dimmed:
                 self._asleep.add(button)
             self._wake()
+            if button not in self._asleep:
+                self._down(button)
         if press is not None:
             if button in self._asleep:
                 self._asleep.discard(button)  # the press that woke the screen only wakes it
                 self.redraw()
                 return
             self.handle(press)
+
+    def _down(self, button: str) -> None:
+        """Tell the screen on top that a button went down (a held seat counting its answer)."""
+        down = getattr(self.screens[-1], "button_down", None) if self.screens else None
+        if down is None:
+            return
+        try:
+            down(button)
+        except Exception:
+            log.exception("button %s down failed", button)
+
+    def held_for(self, button: str) -> float | None:
+        """How long ``button`` has been held down now, or ``None`` when it is up."""
+        since = self.decoders[button].pressed_at
+        return None if since is None else self.loop.time() - since
 
     def handle(self, press: Press) -> None:
         """One finished press, to the screen on top. A bug in a screen never stops the device.
@@ -235,6 +396,9 @@ class Device:
         (screens that read raw buttons, like the self-test, excepted); a short ``ok`` picks.
         """
         self._wake()
+        if self._inflight:  # the last action is not durable yet: this one waits its turn
+            self._held.append(press)
+            return
         self.clear_message()  # the next input: the last outcome has been seen
         top = self.screens[-1] if self.screens else None
         try:
@@ -247,6 +411,8 @@ class Device:
                 self.timers.toggle_pause()
             elif top is not None:
                 top.press(press)
+        except OSError as exc:  # a save outside the journal (settings, calibration)
+            self._storage_error(exc)
         except Exception:
             log.exception("press %s failed", press)
             self.home()
@@ -291,14 +457,27 @@ class Device:
         except ScriptError as exc:
             self.refuse(str(exc))
             return False
-        if self.session is not None:
+        ended = self.session is not None
+        if ended:
             self.end_early()
         try:
-            session = Session.start(self.store, game, players, options, self.seed, self.wall)
+            session = Session.start(
+                self.store,
+                game,
+                players,
+                options,
+                self.seed,
+                self.wall,
+                meta={"seats": {s: names[s] for s in seats}},
+                watch=self._watch,
+                settle=not ended,
+            )
         except ScriptError as exc:
             self.refuse(str(exc))
             return False
-        session.note("meta", {"seats": {s: names[s] for s in seats}})
+        except OSError as exc:  # the journal could not be made (or a game left unfiled be filed)
+            self._storage_error(exc)
+            return False
         self._enter(session)
         self._changed()
         return True
@@ -314,6 +493,7 @@ class Device:
     def _enter(self, session: Session) -> None:
         self.session = session
         self.events = self._past_events(session)
+        session.watch = self._watch
         seats = session.journal.last_meta("seats")
         if not seats:
             seats = {f"p{i + 1}": p for i, p in enumerate(session.base.players)}
@@ -342,9 +522,15 @@ class Device:
             return False
         if self._message_at != self.loop.time():
             self.clear_message()  # the state changed: what an earlier message said may no longer hold
+        self._when_durable(lambda: self._applied(effects))
+        return True
+
+    def _applied(self, effects: list[Effect]) -> None:
+        """An action is durable: now its effects show."""
+        if self.session is None:
+            return
         self._play(effects)
         self._after_change()
-        return True
 
     def refuse(self, reason: str) -> None:
         """Show why an action was refused, at once, with the tower's refusal signal."""
@@ -412,7 +598,11 @@ class Device:
         if self.session is None:
             return
         self.session.confirm_task(key)
-        self._after_change()
+        self._when_durable(self._after_change_if_playing)
+
+    def _after_change_if_playing(self) -> None:
+        if self.session is not None:
+            self._after_change()
 
     def ask_undo(self) -> None:
         """Ask the table to confirm undoing the last action."""
@@ -427,13 +617,16 @@ class Device:
             return False
         self.events = self._past_events(self.session)
         self.clear_message()
+        self._when_durable(self._undone)
+        return True
+
+    def _undone(self) -> None:
         self.toast("Undone")
         screen = self._game_screen()
         if screen is not None:
             screen.reset()
         self._changed()
         self.redraw()
-        return True
 
     def end_early(self) -> None:
         """End the game in play now; it goes to the history as ended early."""
@@ -514,6 +707,8 @@ class Device:
     def title_note(self) -> str:
         """Marks for the title bar: parts that are degraded, then the turn timer's clock."""
         marks = []
+        if self.storage_fault:
+            marks.append("F!")
         if self.tower_status == "lost":
             marks.append("T!")
         if self.scale.fault:
@@ -630,6 +825,12 @@ class Device:
 
     def _draw(self) -> None:
         self._dirty = False
+        # every change of screens ends in a draw: the screens that read the scale want it now
+        reads = any(getattr(s, "reads_scale", False) or getattr(s, "uses_scale", False) for s in self.screens)
+        self.scale.want("screen", reads)
+        if self._inflight:  # what changed shows once it is durable
+            self._draw_held = True
+            return
         self.display.show(render(self.frame(), SHIFTS[self._shift]))
 
     async def flush(self) -> None:
@@ -663,8 +864,14 @@ class Device:
         return self._dimmed
 
     def save_settings(self) -> None:
-        """Write :attr:`saved_settings` (the settings menu's changes) to the state folder."""
-        self.store.write_doc("settings", self.saved_settings)
+        """Write :attr:`saved_settings` (the settings menu's changes) to the state folder.
+
+        When it cannot be written the change holds until the device stops, and the panel says so.
+        """
+        try:
+            self.store.write_doc("settings", self.saved_settings)
+        except OSError as exc:
+            self._storage_error(exc, refuse=False)
 
     def change_setting(self, key: str, value: Any) -> None:
         """Change and save one setting of the settings menu."""

@@ -6,7 +6,8 @@ timer instead. ``await asyncio.sleep(3600)`` returns at once with ``loop.time()`
 and every timer due in between fires in order, exactly as it would have in real time.
 
 Work handed to the default executor (``asyncio.to_thread``, ``run_in_executor(None, …)``) runs
-inline on the loop's thread, so a display write or a serial write cannot race the virtual clock.
+inline on the loop's thread, so a display write or a serial write cannot race the virtual clock;
+``inline_io`` tells the device to write its journal inline too, instead of on its writer thread.
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ class _VirtualSelector(selectors.DefaultSelector):
 
 class VirtualTimeLoop(asyncio.SelectorEventLoop):
     """A selector event loop whose ``time()`` is virtual and jumps over idle waits."""
+
+    inline_io = True
+    """Blocking work (the journal's writes too) runs inline, so scripted runs stay deterministic."""
 
     def __init__(self, start: float = 0.0) -> None:
         selector = _VirtualSelector()

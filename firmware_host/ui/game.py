@@ -11,6 +11,9 @@ system every game shares:
   power cut in the middle of a reveal loses nobody's pick. Every change of who has locked in goes
   to the table's ``answered`` (:class:`~firmware_host.ui.table.GameTable`), so the turn timer's shared
   phase clock runs only while someone still owes an answer.
+  A Collect that is ``counting`` (cards already revealed on the table) takes one press an
+  answer instead: a held seat button counts up through that player's values, one every
+  :data:`COUNT_STEP` seconds, shown as it counts; letting go locks the value showing.
 - :class:`~games.core.prompts.Order` — players press their buttons in the order asked for;
   ``back`` takes the last press back. A menu option, or a Collect's answers (a tie among them),
   may lead to an Order; ``back`` before the first press returns to that menu or those answers.
@@ -29,13 +32,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
-from firmware_host.ui.base import Screen, apply_confirmed, footed, is_seat
-from firmware_host.ui.layout import grid, per_row, score_rows, text_rows
-from firmware_host.ui.render import ROWS, Frame, Row
+from firmware_host.core.config import SEATS
+from firmware_host.ui.base import TEXT as BASE_TEXT
+from firmware_host.ui.base import Confirm, Screen, apply_confirmed, footed, is_seat
+from firmware_host.ui.layout import MIN_NAME, grid, per_row, score_rows, text_rows
+from firmware_host.ui.render import BAR_W, PANEL, ROWS, Frame, Row, text_width
 from games.core import Collect, Menu, Order, Prompt, Task
 
 if TYPE_CHECKING:
     from firmware_host.ui.table import GameTable
+
+
+COUNT_STEP = 0.5
+"""Seconds a held seat button stays on each value while it counts (a counting Collect)."""
+COUNT_TICK = 0.1
+"""How often the screen is redrawn while a seat button counts."""
 
 
 class GameScreen(Screen):
@@ -67,22 +78,43 @@ class GameScreen(Screen):
 
     def reset(self) -> None:
         """Start the prompt afresh (after every change of the game state)."""
-        before = self.prompt
+        before, before_collect = self.prompt, self._collect()
+        side = isinstance(before, Menu) and len(self.path) == 1 and self.path[0].side is not None
+        place = (self.index, self._labels()) if side else None
         pending = self._pending_answers()
         session = self.table.session
         self._show(session.prompt() if session else None)
         self.answers, self.locked, self.parent = {}, set(), None
-        if isinstance(self.prompt, Collect) and session is not None:
+        if place is not None and isinstance(self.prompt, Menu) and place[1] == self._labels():
+            self.index = place[0]  # an answer out of turn came in: the chooser's highlight stays
+        collect = self._collect()
+        if collect is not None and session is not None:
             self._restore(session.draft())
-            if isinstance(before, Collect) and before.title == self.prompt.title:
+            if before_collect is not None and before_collect.title == collect.title:
                 self._keep(pending)
-            if self.prompt.build is not None and self.locked >= set(self.prompt.players):
-                self._answered(self.prompt, apply=False)  # power cut while settling a tie
+            if collect is self.prompt and collect.build is not None and self.locked >= set(collect.players):
+                self._answered(collect, apply=False)  # power cut while settling a tie
         self._locks_changed()
+
+    def _labels(self) -> tuple[str | None, ...]:
+        """The menu showing, as far as the chooser can tell: who, the title, the lines."""
+        if not self.path:
+            return ()
+        menu = self.path[-1]
+        return (menu.player, menu.title, *(o.label for o in menu.options))
+
+    def _collect(self) -> Collect | None:
+        """The answers being collected: the prompt itself, or the ones riding along a menu."""
+        if isinstance(self.prompt, Collect):
+            return self.prompt
+        if isinstance(self.prompt, Menu) and self.path:
+            return self.path[0].side
+        return None
 
     def _locks_changed(self) -> None:
         """Tell the device who has locked in an answer (the turn timer's phase clock listens)."""
-        players = self.prompt.players if isinstance(self.prompt, Collect) else ()
+        collect = self._collect()
+        players = collect.players if collect is not None else ()
         self.table.answered(tuple(players), frozenset(self.locked))
 
     def _pending_answers(self) -> dict[str, str]:
@@ -91,14 +123,14 @@ class GameScreen(Screen):
         Another player's locked answer changes the game state mid-prompt; the players still
         choosing keep what they had chosen.
         """
-        prompt = self.prompt
-        if not isinstance(prompt, Collect) or prompt.each is None:
+        prompt = self._collect()
+        if prompt is None or prompt.each is None:
             return {}
         return {p: prompt.values[p][i] for p, i in self.answers.items() if p not in self.locked}
 
     def _keep(self, pending: dict[str, str]) -> None:
-        prompt = self.prompt
-        assert isinstance(prompt, Collect)
+        prompt = self._collect()
+        assert prompt is not None
         for player, value in pending.items():
             values = prompt.values.get(player, ())
             if player in prompt.players and value in values and player not in self.answers:
@@ -112,8 +144,8 @@ class GameScreen(Screen):
         self.order = []
 
     def _restore(self, draft: dict[str, Any] | None) -> None:
-        prompt = self.prompt
-        assert isinstance(prompt, Collect)
+        prompt = self._collect()
+        assert prompt is not None
         if not draft:
             return
         for player, value in draft.get("answers", {}).items():
@@ -123,14 +155,38 @@ class GameScreen(Screen):
         self.locked = {p for p in draft.get("locked", []) if p in self.answers}
 
     def _save_draft(self) -> None:
-        prompt = self.parent or self.prompt
-        assert isinstance(prompt, Collect)
+        prompt = self.parent if isinstance(self.parent, Collect) else self._collect()
+        assert prompt is not None
         answers = {p: prompt.values[p][i] for p, i in self.answers.items()}
         session = self.table.session
         if session is not None:
             session.save_draft(answers, sorted(self.locked))
 
     # -- buttons ----------------------------------------------------------------------------------
+    def button_down(self, button: str) -> None:
+        """A button went down: a seat counting its answer shows the count while it is held."""
+        prompt = self.prompt
+        if isinstance(prompt, Collect) and prompt.counting and self.table.player_of(button) in prompt.players:
+            self.table.call_later(COUNT_TICK, self._tick)
+
+    def _tick(self) -> None:
+        if self.table.on_top(self) and self._counting():
+            self.table.redraw()
+            self.table.call_later(COUNT_TICK, self._tick)
+
+    def _counting(self) -> dict[str, int]:
+        """Players whose button is held in a counting Collect → the index their count shows."""
+        prompt = self.prompt
+        if not isinstance(prompt, Collect) or not prompt.counting:
+            return {}
+        shown = {}
+        for button in SEATS:
+            player = self.table.player_of(button)
+            held = self.table.held_for(button) if player in prompt.players else None
+            if held is not None:
+                shown[player] = int(held / COUNT_STEP) % len(prompt.values[player])
+        return shown
+
     def press(self, press: Press) -> None:
         if press.button == "back" and press.long:
             self.table.ask_undo()
@@ -165,6 +221,10 @@ class GameScreen(Screen):
 
     def _press_menu(self, press: Press) -> None:
         menu = self.path[-1]
+        side = self.path[0].side
+        if side is not None and is_seat(press) and self.table.player_of(press.button) in side.players:
+            self._press_collect(side, press)  # an answer out of turn (a bet) while the menu waits
+            return
         if self._wrong_seat(press, None, menu.player):
             return
         if press.button == "next" or (is_seat(press) and not press.long):
@@ -180,6 +240,8 @@ class GameScreen(Screen):
                 self.path.append(sub)
                 self.trail.append(self.index)
                 self.index = sub.default
+            elif side is not None:
+                self._pick_with_side(side, option.action)
             else:
                 apply_confirmed(self.table, option.action)
         elif press.button == "back":
@@ -200,25 +262,57 @@ class GameScreen(Screen):
                 return
         self.index = target
 
+    def _pick_with_side(self, side: Collect, action: dict) -> None:
+        """The chooser picked: everyone who has not answered out of turn gives the default answer
+        (each its own journaled action, as a script would have it), then the pick."""
+        assert side.each is not None and side.default is not None
+        choosing = [p for p in side.players if p not in self.locked and p in self.answers]
+        undecided = [p for p in choosing if side.values[p][self.answers[p]] != side.default]
+        if undecided:
+            self.table.toast(TEXT["lock_or_pass"].format(undecided[0], side.label(side.default)), now=True)
+            return
+        waiting = [p for p in side.players if p not in self.locked]
+
+        def pick() -> None:
+            for player in waiting:
+                if not self.table.apply(side.each(player, side.default)):
+                    return
+            self.table.apply(action)
+
+        question = self.table.confirm_question(action)
+        if question:
+            self.table.push(Confirm(self.table, BASE_TEXT["sure"], question, pick))
+        else:
+            pick()
+
     def _press_collect(self, prompt: Collect, press: Press) -> None:
         if press.button == "back":
             self.table.open_game_menu()
             return
         if not is_seat(press) or self._wrong_seat(press, prompt.players):
             if press.button in ("ok", "next", "prev"):
-                self.table.toast(TEXT["hint_collect"], now=True)
+                self.table.toast(_collect_hint(prompt), now=True)
             return
         player = self.table.player_of(press.button)
         assert player is not None
         values = prompt.values[player]
-        if not press.long:
+        if prompt.counting:  # how long it was held is the answer; letting go locks it
+            self.answers[player] = int(press.duration / COUNT_STEP) % len(values)
+            self.locked.add(player)
+            self._locks_changed()
+            if prompt.each is not None:
+                if not self.table.apply(prompt.each(player, values[self.answers[player]])):
+                    self.locked.discard(player)
+                    self._locks_changed()
+                return
+        elif not press.long:
             if player in self.locked:
                 self.table.toast(TEXT["unlock"].format(player), now=True)
                 return
             self.answers[player] = (self.answers.get(player, -1) + 1) % len(values)
             self._save_draft()
             return
-        if player in self.locked:
+        elif player in self.locked:
             self.locked.discard(player)
             self._locks_changed()
         elif player in self.answers:
@@ -306,8 +400,9 @@ class GameScreen(Screen):
             prompt_rows = self._prompt_rows()
             keep = min(2, len(prompt_rows))  # the highlighted option and the hint
             if len(scores) + len(prompt_rows) + min(1, len(view.lines)) > ROWS:  # the game's line before the hint
-                prompt_rows = [r for r in prompt_rows if r.cells[0] not in HINTS]
-                keep = min(1, len(prompt_rows))
+                shown = [r for r in prompt_rows if r.cells[0] not in HINTS]
+                keep = min(keep - (len(prompt_rows) - len(shown)), len(shown))  # a bet's hint stays kept
+                prompt_rows = shown
             room = ROWS - len(scores) - len(prompt_rows)
             lines = [row for line in view.lines for row in text_rows(line, room)][:room]
             rows = scores + lines + prompt_rows
@@ -325,10 +420,15 @@ class GameScreen(Screen):
                 hint = TEXT["hint_timer"]
             else:
                 hint = TEXT["hint_sub"] if len(self.path) > 1 else TEXT["hint_menu"]
+            side = self.path[0].side
+            choosing = [p for p in self.answers if p not in self.locked] if side is not None else []
+            hint_row = Row.of(hint)
+            if side is not None and choosing:  # a bet being chosen out of turn: hold to lock it
+                hint_row = self._side_hint(side, choosing)
             return [
                 Row.of(menu.title, cut=True),
                 Row.of(label, f"{self.index + 1}/{n}", invert=True, cut=True),
-                Row.of(hint),
+                hint_row,
             ]
         if isinstance(prompt, Order):
             left = [p for p in prompt.players if p not in self.order]
@@ -349,8 +449,11 @@ class GameScreen(Screen):
         """Everyone's answer so far, in the open (the table has turned its cards face up), then the
         scores and the game's status lines (the bets on a dive…) as far as there is room."""
         cells = []
+        counting = self._counting()
         for p in prompt.players:
-            if p in self.locked:
+            if p in counting:
+                cells.append((p, f"{prompt.label(prompt.values[p][counting[p]])}<"))
+            elif p in self.locked:
                 cells.append((p, f"[{prompt.label(prompt.values[p][self.answers[p]])}]"))
             elif p in self.answers:
                 cells.append((p, f"{prompt.label(prompt.values[p][self.answers[p]])}?"))
@@ -362,7 +465,28 @@ class GameScreen(Screen):
             rows += scores
         room = ROWS - 1 - len(rows)
         rows += [row for line in lines for row in text_rows(line, room)][: max(0, room)]
-        return footed(rows, Row.of(TEXT["hint_collect"]))
+        return footed(rows, Row.of(_collect_hint(prompt)))
+
+    def _side_hint(self, side: Collect, choosing: list[str]) -> Row:
+        """The answers being chosen out of turn (``Ben bet 3? hold``), as whole as fits: whole
+        names, then names cut to :data:`~firmware_host.ui.layout.MIN_NAME` letters, then the
+        values alone (``Ben 3?``) without the hold, then an ellipsis."""
+        width = PANEL.content_w - 2 - BAR_W
+        labels = [side.label(side.values[p][self.answers[p]]) for p in choosing]
+        short = [p[:MIN_NAME] for p in choosing]
+        last = [label.split()[-1] if label.split() else label for label in labels]
+        hold = " " + TEXT["hold"]
+        ways = ((choosing, labels, hold), (short, labels, hold), (short, last, hold), (short, last, ""))
+        for names, values, tail in ways:
+            text = " ".join(f"{n} {v}?" for n, v in zip(names, values, strict=True)) + tail
+            if text_width(text) <= width:
+                return Row.of(text)
+        return Row.of(text, cut=True)
+
+
+def _collect_hint(prompt: Collect) -> str:
+    """The hint under a Collect: hold and let go for a counting one, else tap and hold."""
+    return TEXT["hint_count"] if prompt.counting else TEXT["hint_collect"]
 
 
 TEXT = {
@@ -372,12 +496,15 @@ TEXT = {
     "hint_menu": "tap: next  ok: pick",
     "hint_order": "press in order",
     "hint_collect": "tap: change  hold: lock",
+    "hint_count": "hold, let go at yours",
+    "hold": "hold",
     "task_ok": "ok: {}",
     "turn": "{}'s turn",
     "not_playing": "{} is not in this game",
     "not_now": "{} is not in this turn",
     "unlock": "{}: hold to unlock",
     "tap_first": "{}: tap to choose first",
+    "lock_or_pass": "{}: hold to lock, or tap to {}",
     "task_seat": "ok: {}",
     "pressed": "{} already pressed",
 }

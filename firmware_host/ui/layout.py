@@ -60,3 +60,15 @@ def fits(text: str, width: int) -> bool:
 def cut(text: str, width: int) -> str:
     """``text`` ended with an ellipsis where it does not fit ``width`` (meant: a list label)."""
     return fit(text, width)
+
+
+def names_note(names: Sequence[str], width: int) -> str:
+    """``names`` as a short note of at most ``width`` pixels (a history line's winners): whole,
+    else each cut to :data:`MIN_NAME` letters, else the first and how many more (``Ann+2``)."""
+    whole = ",".join(names)
+    if fits(whole, width) or not names:
+        return whole
+    short = ",".join(n[:MIN_NAME] for n in names)
+    if fits(short, width):
+        return short
+    return f"{names[0][:MIN_NAME]}+{len(names) - 1}"

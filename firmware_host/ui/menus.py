@@ -18,7 +18,7 @@ from firmware_host.core.config import BUTTONS, SEATS
 from firmware_host.timers.stats import clock_text
 from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, apply_confirmed, footed, is_seat
 from firmware_host.ui.calibrate import CalibrateScreen
-from firmware_host.ui.layout import grid, text_rows
+from firmware_host.ui.layout import grid, names_note, text_rows
 from firmware_host.ui.render import CONTENT_W, ROWS, Frame, Row, text_width
 from firmware_host.ui.timer_menu import MODE_LABELS, timer_screen
 from games import TITLES, get_engine
@@ -359,6 +359,10 @@ class SettingsScreen(ListScreen):
         self.table.change_setting("brightness", higher[0] if higher else self.LEVELS[0])
 
 
+NOTE_W = CONTENT_W // 2 - 4
+"""Pixels a history line's winners may take beside the day and the game (which may be cut)."""
+
+
 class HistoryScreen(ListScreen):
     """Finished games, newest first: the day, the game and who won; ok opens its result."""
 
@@ -371,7 +375,8 @@ class HistoryScreen(ListScreen):
         for e in reversed(history[-50:]):
             day = time.strftime("%m-%d", time.localtime(e.get("started", 0)))
             game = TITLES.get(e.get("game"), str(e.get("game")))
-            who = ",".join(e.get("winners") or []) or (TEXT["early"] if e.get("reason") != "over" else "-")
+            winners = names_note(e.get("winners") or [], NOTE_W)
+            who = winners or (TEXT["early"] if e.get("reason") != "over" else "-")
             items.append(Item(f"{day} {game}", lambda e=e: self.table.push(HistoryEntry(self.table, e)), who))
         return items or [Item(TEXT["no_games"], lambda: None)]
 
@@ -410,6 +415,8 @@ class SelfTest(Screen):
     mood = "test"
     raw_buttons = True
     """Every press comes here, a long ``ok`` too (it does not pause a game's timer)."""
+    reads_scale = True
+    """The scale is read while this screen is open (it shows the reading)."""
 
     REFRESH = 0.5
     """Seconds between redraws while shown: the scale and the tower change without a press."""

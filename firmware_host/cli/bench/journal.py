@@ -1,9 +1,10 @@
 """``tablemate bench journal``: how long making one action durable takes on this storage.
 
-Every accepted action is appended to the journal and fsynced on the event loop before its
-effects show — the one blocking call the loop makes on purpose, because it keeps the order of
-actions and effects trivially right. This measures that call where the state folder lives (run it
-on the Pi's SD card: that is the figure that matters).
+Every accepted action is appended to the journal and fsynced (on the device's writer thread)
+before its effects show. This measures that write where the state folder lives (run it on the
+Pi's SD card: that is the figure that matters). With ``--slow-fsync MS`` the command measures
+instead how long the event loop is blocked per action while each fsync takes MS longer
+(:mod:`firmware_host.cli.bench.loop`).
 """
 
 from __future__ import annotations

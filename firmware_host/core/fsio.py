@@ -1,0 +1,120 @@
+"""The few file-system calls the state folder is written with, in one place.
+
+Every byte the device keeps goes through these functions: the journal, the history, the small
+JSON documents and the filing of finished games. Keeping them here gives the crash and storage
+tests one seam to inject a kill, a full disk or a read-only remount at each write, fsync, rename
+and truncate (``tests/crashkit.py``), and gives the players one wording for storage errors
+(:func:`storage_message`).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import time
+from pathlib import Path
+
+
+def open_append(path: Path) -> int:
+    """A descriptor to write ``path`` at chosen offsets (created if missing)."""
+    return os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+
+
+def write(fd: int, data: bytes, offset: int) -> None:
+    """Write all of ``data`` at ``offset`` (a short write is continued, never dropped)."""
+    view = memoryview(data)
+    while view:
+        done = os.pwrite(fd, view, offset)
+        if done <= 0:
+            raise OSError(errno.EIO, "short write")
+        view, offset = view[done:], offset + done
+
+
+def fsync(fd: int) -> None:
+    """Make what was written to ``fd`` durable."""
+    os.fsync(fd)
+
+
+def truncate(fd: int, size: int) -> None:
+    """Cut the file of ``fd`` to ``size`` bytes (a torn tail left by a power cut)."""
+    os.ftruncate(fd, size)
+
+
+def rename(src: Path, dst: Path) -> None:
+    """Move ``src`` to ``dst`` atomically (replacing ``dst``)."""
+    os.replace(src, dst)
+
+
+def mkdir(path: Path) -> bool:
+    """Make the folder ``path``; ``True`` when it was made now (its parent then needs an fsync)."""
+    try:
+        os.mkdir(path)
+    except FileExistsError:
+        return False
+    return True
+
+
+def close(fd: int) -> None:
+    """Close a descriptor."""
+    os.close(fd)
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename or a new file in the folder ``path`` durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_new(path: Path, data: bytes) -> None:
+    """Write a whole new file at ``path`` and fsync it (not its folder)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        write(fd, data, 0)
+        fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` durably: temp file, fsync, rename, fsync the folder."""
+    tmp = path.with_name(path.name + ".tmp")
+    write_new(tmp, data)
+    rename(tmp, path)
+    fsync_dir(path.parent)
+
+
+def stamp() -> str:
+    """A name part saying when (UTC), for files moved aside."""
+    return time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+
+
+def move_aside(path: Path, why: str = "damaged") -> Path:
+    """Rename a damaged file to ``NAME.damaged-STAMP`` beside it (never over another); the new name."""
+    base = path.with_name(f"{path.name}.{why}-{stamp()}")
+    target, n = base, 1
+    while target.exists():
+        n += 1
+        target = base.with_name(f"{base.name}.{n}")
+    rename(path, target)
+    fsync_dir(path.parent)
+    return target
+
+
+READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
+FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
+def storage_message(exc: BaseException) -> str:
+    """What a failed save means for the table, in a few words for the panel."""
+    code = getattr(exc, "errno", None)
+    if code in FULL:
+        return "Cannot save: disk full"
+    if code in READ_ONLY:
+        return "State folder is read-only"
+    if code == errno.EIO:
+        return "Cannot save: storage I/O error"
+    reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    return f"Cannot save: {reason}"

@@ -32,3 +32,24 @@ def test_dout_waits_for_its_falling_edge_and_ignores_the_data_bits_edges():
     lines.data_pin.deinit()
     lines.clock_pin.deinit()  # twice is fine
     assert chip.requests == {} and chip.closed
+
+
+def test_a_late_data_bit_edge_does_not_count_as_a_conversion(monkeypatch):
+    # The kernel stamps and queues edges from an interrupt; the fall of the last data bit can be
+    # queued just after the reader dropped the old ones. DOUT is back high then: no conversion is
+    # ready, and the wait must go on (or time out) instead of letting the driver read a word.
+    chip = StandInChip()
+    lines = HX711Lines(5, 6, chip)
+    request = chip.requests[5]
+    chip.drive(5, True, 1.0)
+    drain = request.wait_edge_events
+
+    def late_edge(timeout=None):
+        ready = drain(timeout)
+        if timeout == 0 and not ready:  # the reader has just dropped the old edges
+            request.edge(5, False, round(1.001 * 1e9))  # a bit's fall, delivered late
+        return ready
+
+    monkeypatch.setattr(request, "wait_edge_events", late_edge)
+    assert lines.data_pin.value
+    assert not lines.data_pin.wait_for_low(0.01)

@@ -103,11 +103,22 @@ def _copy(s: gpiod.LineSettings) -> gpiod.LineSettings:
 class StandInChip:
     """A GPIO chip whose input lines the test drives."""
 
-    def __init__(self) -> None:
+    def __init__(self, label: str = "pinctrl-bcm2711", num_lines: int = 58) -> None:
         self.requests: dict[int, StandInRequest] = {}
         self.levels: dict[int, bool] = {}
         self.seqno = 0
         self.closed = False
+        self.info = gpiod.ChipInfo("gpiochip0", label, num_lines)
+
+    def get_info(self) -> gpiod.ChipInfo:
+        """The chip's name, label and number of lines (the real package's ``ChipInfo``)."""
+        return self.info
+
+    def __enter__(self) -> StandInChip:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def request_lines(self, config: dict[Any, gpiod.LineSettings | None], consumer: str | None = None, **_: Any):
         """Request lines, as ``gpiod.Chip.request_lines`` (busy lines refused with ``OSError``)."""

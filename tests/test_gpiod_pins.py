@@ -14,7 +14,7 @@ from gpiod.line import Bias, Direction, Edge
 from gpiozero import LED
 
 from drivers.buttons import ButtonPanel
-from drivers.gpio.gpiod_pins import GpiodFactory
+from drivers.gpio.gpiod_pins import GpiodFactory, header_chip
 from tests.gpiod_chip import StandInChip
 
 PI_3B = 0xA02082
@@ -82,3 +82,20 @@ def test_outputs_drive_their_lines_and_are_released():
         assert chip.levels[17] is False
     assert 17 not in chip.requests
     factory.close()
+
+
+def test_the_header_chip_is_rp1_on_a_pi_5_even_after_the_socs_own_chip():
+    # Early Pi 5 images: gpiochip0 is the BCM2712's own GPIO (boot flash, PCIe...), gpiochip4 is
+    # RP1, which carries the header. Buttons requested on gpiochip0 would never see a press.
+    chips = {
+        "/dev/gpiochip0": StandInChip("pinctrl-bcm2712", 32),
+        "/dev/gpiochip1": StandInChip("gpio-brcmstb@107d508500", 32),
+        "/dev/gpiochip4": StandInChip("pinctrl-rp1", 54),
+    }
+    assert header_chip(chips, chips.__getitem__) == "/dev/gpiochip4"
+    pi4 = {
+        "/dev/gpiochip0": StandInChip("pinctrl-bcm2711", 58),
+        "/dev/gpiochip1": StandInChip("raspberrypi-exp-gpio", 8),
+    }
+    assert header_chip(pi4, pi4.__getitem__) == "/dev/gpiochip0"
+    assert header_chip({}, {}.__getitem__) is None

@@ -29,7 +29,7 @@ import logging
 import os
 import selectors
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import timedelta
 from typing import Any
 
@@ -48,25 +48,35 @@ from gpiozero.pins.local import LocalPiFactory, LocalPiPin
 
 log = logging.getLogger(__name__)
 
-PI_CHIP_LABELS = ("pinctrl-bcm2835", "pinctrl-bcm2711", "pinctrl-bcm2712", "pinctrl-rp1")
-"""Labels of the chip whose lines are the header's BCM GPIOs (Pi 1–3 and Zero, 4, 5)."""
+PI_CHIP_LABELS = ("pinctrl-rp1", "pinctrl-bcm2711", "pinctrl-bcm2835")
+"""Labels of the chip whose lines are the header's BCM GPIOs, best first: the Pi 5's RP1, the Pi
+4's SoC, the Pi 1-3 and Zero's SoC. The Pi 5's own SoC chips (``pinctrl-bcm2712``, ``gpio-brcmstb``)
+are not the header, and early Pi 5 images list one as ``gpiochip0``, before RP1's ``gpiochip4``."""
 CONSUMER = "tablemate"
 
 PULLS = {"up": Bias.PULL_UP, "down": Bias.PULL_DOWN, "floating": Bias.DISABLED}
 EDGES = {"both": Edge.BOTH, "rising": Edge.RISING, "falling": Edge.FALLING, "none": Edge.NONE}
 
 
-def find_chip() -> str:
-    """The path of the GPIO chip that carries the Pi's header pins (``/dev/gpiochip0`` if none
-    has a known label)."""
-    for path in sorted(glob.glob("/dev/gpiochip*")):
+def header_chip(paths: Iterable[str] | None = None, open_chip: Callable[[str], Any] = gpiod.Chip) -> str | None:
+    """The path of the GPIO chip that carries the Pi's header pins, or ``None`` when no chip has
+    a known label. Of several, the best label wins, then the most lines (``paths``: default every
+    ``/dev/gpiochip*``). A chip that cannot be opened is passed over."""
+    found = []
+    for path in sorted(glob.glob("/dev/gpiochip*") if paths is None else paths):
         try:
-            with gpiod.Chip(path) as chip:
-                if chip.get_info().label in PI_CHIP_LABELS:
-                    return path
+            with open_chip(path) as chip:
+                info = chip.get_info()
         except OSError:
             continue
-    return "/dev/gpiochip0"
+        if info.label in PI_CHIP_LABELS:
+            found.append((PI_CHIP_LABELS.index(info.label), -info.num_lines, path))
+    return min(found)[2] if found else None
+
+
+def find_chip() -> str:
+    """The header's GPIO chip (:func:`header_chip`), else ``/dev/gpiochip0``."""
+    return header_chip() or "/dev/gpiochip0"
 
 
 class LoopWatcher:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import grp
 import io
 import os
@@ -101,29 +102,26 @@ def _dout_falls(pin: int, seconds: float) -> str:
     import gpiod
     from gpiod.line import Direction
 
-    for path in sorted(Path("/dev").glob("gpiochip*")):
-        with contextlib.suppress(OSError):
-            with gpiod.Chip(str(path)) as chip:
-                if chip.get_info().label not in ("pinctrl-bcm2835", "pinctrl-bcm2711", "pinctrl-rp1"):
-                    continue
-            try:
-                request = gpiod.request_lines(
-                    str(path),
-                    consumer="tablemate-doctor",
-                    config={pin: gpiod.LineSettings(direction=Direction.INPUT)},
-                )
-            except OSError as exc:
-                if exc.errno == 16:  # EBUSY
-                    return "busy"
-                raise
-            with request:
-                end = time.monotonic() + seconds
-                while time.monotonic() < end:
-                    if request.get_value(pin) == gpiod.line.Value.INACTIVE:
-                        return "low"
-                    time.sleep(0.005)
-            return "high"
-    raise OSError("no Raspberry Pi GPIO controller among /dev/gpiochip*")
+    from drivers.gpio.gpiod_pins import header_chip
+
+    path = header_chip()  # the chip the device's own pins use
+    if path is None:
+        raise OSError("no Raspberry Pi GPIO controller among /dev/gpiochip* (or none the service may open)")
+    try:
+        request = gpiod.request_lines(
+            path, consumer="tablemate-doctor", config={pin: gpiod.LineSettings(direction=Direction.INPUT)}
+        )
+    except OSError as exc:
+        if exc.errno == errno.EBUSY:
+            return "busy"
+        raise
+    with request:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if request.get_value(pin) == gpiod.line.Value.INACTIVE:
+                return "low"
+            time.sleep(0.005)
+    return "high"
 
 
 def _gpiozero_factory() -> str:

@@ -99,3 +99,22 @@ def test_the_header_chip_is_rp1_on_a_pi_5_even_after_the_socs_own_chip():
     }
     assert header_chip(pi4, pi4.__getitem__) == "/dev/gpiochip0"
     assert header_chip({}, {}.__getitem__) is None
+
+
+def test_a_pin_closed_by_its_device_can_be_used_again():
+    # gpiozero keeps a factory's pins after their device closes and hands the same object to the
+    # next device on that pin (its own back ends "close" a pin by resetting it): a tower or panel
+    # opened again on the same pins must work, and a closed pin holds no line in between.
+    chip = StandInChip()
+    factory = GpiodFactory(chip, revision=PI_3B)
+    with LED(17, pin_factory=factory):
+        pass
+    assert 17 not in chip.requests
+    with LED(17, pin_factory=factory) as led:
+        led.on()
+        assert chip.levels[17] is True
+    with ButtonPanel({"p1": 17}, lambda *edge: None, lambda: 0.0, factory, debounce=0.03):
+        settings = chip.requests[17].settings[17]
+        assert settings.direction == Direction.INPUT and settings.bias == Bias.PULL_UP
+    factory.close()
+    assert chip.requests == {}

@@ -200,28 +200,47 @@ class GpiodFactory(LocalPiFactory):
 
 
 class GpiodPin(LocalPiPin):
-    """One header pin as one libgpiod line request."""
+    """One header pin as one libgpiod line request.
+
+    As with gpiozero's own back ends, :meth:`close` resets the pin rather than ending it: gpiozero
+    keeps the pin object and hands it to the next device on that pin. Here closing releases the
+    line (no request held meanwhile) and the next use requests it again, as a fresh input.
+    """
 
     def __init__(self, factory: GpiodFactory, info: Any) -> None:
         super().__init__(factory, info)
         self._offset = self._number
+        self._request: Any = None
+        self._reset()
+        self._line()
+
+    def _reset(self) -> None:
         self._settings = gpiod.LineSettings(direction=Direction.INPUT, bias=Bias.DISABLED, event_clock=Clock.MONOTONIC)
         self._edges = Edge.BOTH
         self._watching = False
-        self._request = factory.chip.request_lines({self._offset: self._settings}, consumer=CONSUMER)
+
+    def _line(self) -> Any:
+        """The line's request, made (again, after :meth:`close`) with the current settings."""
+        if self._request is None:
+            self._request = self.factory.chip.request_lines({self._offset: self._settings}, consumer=CONSUMER)
+        return self._request
 
     def close(self) -> None:
-        """Release the line."""
+        """Release the line and forget its settings; the pin may be used again."""
         if self._request is None:
             return
         self._unwatch()
         self._request.release()
         self._request = None
+        self._reset()
 
     def _apply(self, **changes: Any) -> None:
         for key, value in changes.items():
             setattr(self._settings, key, value)
-        self._request.reconfigure_lines({self._offset: self._settings})
+        if self._request is None:
+            self._line()  # requested with the new settings
+        else:
+            self._request.reconfigure_lines({self._offset: self._settings})
 
     def _get_function(self) -> str:
         return "output" if self._settings.direction == Direction.OUTPUT else "input"
@@ -236,12 +255,12 @@ class GpiodPin(LocalPiPin):
             self._apply(direction=Direction.INPUT)
 
     def _get_state(self) -> bool:
-        return self._request.get_value(self._offset) == Value.ACTIVE
+        return self._line().get_value(self._offset) == Value.ACTIVE
 
     def _set_state(self, value: float) -> None:
         if self._get_function() == "input":
             raise PinSetInput(f"cannot set state of pin {self!r}")
-        self._request.set_value(self._offset, Value.ACTIVE if value else Value.INACTIVE)
+        self._line().set_value(self._offset, Value.ACTIVE if value else Value.INACTIVE)
 
     def _get_pull(self) -> str:
         return {Bias.PULL_UP: "up", Bias.PULL_DOWN: "down"}.get(self._settings.bias, "floating")
@@ -284,11 +303,11 @@ class GpiodPin(LocalPiPin):
     def _enable_event_detect(self) -> None:
         self._apply(edge_detection=self._edges)
         self._watching = True
-        self.factory.watcher.watch(self._request.fd, self._read_edges)
+        self.factory.watcher.watch(self._line().fd, self._read_edges)
 
     def _disable_event_detect(self) -> None:
         self._unwatch()
-        if self._request is not None:
+        if self._request is not None:  # nothing to turn off on a released line
             self._apply(edge_detection=Edge.NONE)
 
     def _unwatch(self) -> None:

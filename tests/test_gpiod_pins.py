@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from datetime import timedelta
 
@@ -14,7 +15,7 @@ from gpiod.line import Bias, Direction, Edge
 from gpiozero import LED
 
 from drivers.buttons import ButtonPanel
-from drivers.gpio.gpiod_pins import GpiodFactory, header_chip
+from drivers.gpio.gpiod_pins import GpiodFactory, ThreadWatcher, header_chip
 from tests.gpiod_chip import StandInChip
 
 PI_3B = 0xA02082
@@ -118,3 +119,26 @@ def test_a_pin_closed_by_its_device_can_be_used_again():
         assert settings.direction == Direction.INPUT and settings.bias == Bias.PULL_UP
     factory.close()
     assert chip.requests == {}
+
+
+def test_the_edge_thread_survives_a_pin_closed_before_it_was_watched():
+    # watch() and unwatch() reach the thread as queued changes; a line released in between (a
+    # panel that fails half-way through opening closes the pins it opened) leaves a closed
+    # descriptor in the queue. That must not end the thread that reads every other pin's edges.
+    watcher = ThreadWatcher()
+    try:
+        gone_r, gone_w = os.pipe()
+        live_r, live_w = os.pipe()
+        os.close(gone_r)  # released before the thread got to the watch() below
+        os.close(gone_w)
+        watcher.watch(gone_r, lambda: None)
+        watcher.unwatch(gone_r)
+        fired = threading.Event()
+        watcher.watch(live_r, lambda: (os.read(live_r, 1), fired.set()))
+        os.write(live_w, b"e")
+        assert fired.wait(5.0)
+        watcher.unwatch(live_r)
+    finally:
+        watcher.close()
+    os.close(live_r)
+    os.close(live_w)

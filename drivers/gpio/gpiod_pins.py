@@ -152,7 +152,9 @@ class ThreadWatcher:
             with contextlib.suppress(KeyError, ValueError):
                 self._selector.unregister(fd)
             if callback is not None:
-                self._selector.register(fd, selectors.EVENT_READ, callback)
+                # a line released before its watch() got here: its unwatch() follows in the queue
+                with contextlib.suppress(OSError, ValueError):
+                    self._selector.register(fd, selectors.EVENT_READ, callback)
 
     def close(self) -> None:
         """Stop the thread."""

@@ -127,8 +127,10 @@ class StandInChip:
             if offset in self.requests:
                 raise OSError(16, "Device or resource busy")
         request = StandInRequest(self, config)
-        for offset in config:
+        for offset, settings in config.items():
             self.requests[offset] = request
+            if settings.direction == Direction.OUTPUT:  # the kernel drives an output at once
+                self.levels[offset] = settings.output_value == Value.ACTIVE
         return request
 
     def level(self, offset: int) -> bool:

@@ -63,10 +63,6 @@ class _Partial:
                 out[p] = span
         return out
 
-    def invalidate(self) -> None:
-        """Send the whole frame next time (the panel's memory is in doubt)."""
-        self._shown = None
-
 
 class SSD1306(_Partial, ssd1306):
     """luma's ``ssd1306`` whose ``display()`` sends only the changed window."""

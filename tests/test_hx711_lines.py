@@ -53,3 +53,21 @@ def test_a_late_data_bit_edge_does_not_count_as_a_conversion(monkeypatch):
     monkeypatch.setattr(request, "wait_edge_events", late_edge)
     assert lines.data_pin.value
     assert not lines.data_pin.wait_for_low(0.01)
+
+
+def test_lines_that_fail_while_the_chip_is_reset_are_given_back(monkeypatch):
+    # open_hx711 resets the chip on the lines it requested; if that fails the lines must not stay
+    # requested (a retry, Blinka or the doctor would find them busy) and the error is one line.
+    from drivers.scale import hx711
+    from tests.gpiod_chip import StandInRequest
+
+    chip = StandInChip()
+    monkeypatch.setattr(hx711, "_gpiod_lines", lambda data, clock: HX711Lines(data, clock, chip))
+
+    def broken(self, offset, value):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(StandInRequest, "set_value", broken)
+    with pytest.raises(hx711.HX711Unavailable, match="Input/output error"):
+        hx711.open_hx711(5, 6)
+    assert chip.requests == {}

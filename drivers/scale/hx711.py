@@ -423,7 +423,12 @@ def open_hx711(
     edge in the kernel), else through Blinka (the reader polls DOUT)."""
     lines = _gpiod_lines(data, clock)
     if lines is not None:
-        return HX711Scale(HX711(lines.data_pin, lines.clock_pin, sps=sps), gain, stamps, pins=(lines.data_pin,))
+        try:
+            hx = HX711(lines.data_pin, lines.clock_pin, sps=sps)  # resets the chip on the lines
+        except Exception as exc:
+            lines.release()
+            raise HX711Unavailable(f"GPIO {data}/{clock}: {exc}") from None
+        return HX711Scale(hx, gain, stamps, pins=(lines.data_pin,))
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             import board

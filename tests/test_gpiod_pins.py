@@ -142,3 +142,23 @@ def test_the_edge_thread_survives_a_pin_closed_before_it_was_watched():
         watcher.close()
     os.close(live_r)
     os.close(live_w)
+
+
+def test_an_active_low_output_starts_off_without_a_blip():
+    # A relay board or buzzer driven active-low is off while its pin is high. Switching the pin to
+    # output low and then setting it high would click the relay (or chirp) at every start.
+    class Recording(dict):
+        def __init__(self) -> None:
+            super().__init__()
+            self.history: list[tuple[int, bool]] = []
+
+        def __setitem__(self, offset: int, high: bool) -> None:
+            self.history.append((offset, high))
+            super().__setitem__(offset, high)
+
+    chip = StandInChip()
+    chip.levels = Recording()
+    factory = GpiodFactory(chip, revision=PI_3B)
+    with LED(18, active_high=False, initial_value=False, pin_factory=factory):
+        assert chip.levels.history == [(18, True)]
+    factory.close()

@@ -74,6 +74,10 @@ def header_chip(paths: Iterable[str] | None = None, open_chip: Callable[[str], A
     return min(found)[2] if found else None
 
 
+def _value(high: float) -> Value:
+    return Value.ACTIVE if high else Value.INACTIVE
+
+
 def find_chip() -> str:
     """The header's GPIO chip (:func:`header_chip`), else ``/dev/gpiochip0``."""
     return header_chip() or "/dev/gpiochip0"
@@ -256,13 +260,20 @@ class GpiodPin(LocalPiPin):
         else:
             self._apply(direction=Direction.INPUT)
 
+    def output_with_state(self, state: bool) -> None:
+        """Output at ``state`` in one step (gpiozero's default sets the function, then the state:
+        an active-low device would blip on first)."""
+        self._unwatch()
+        self._apply(direction=Direction.OUTPUT, edge_detection=Edge.NONE, output_value=_value(state))
+
     def _get_state(self) -> bool:
         return self._line().get_value(self._offset) == Value.ACTIVE
 
     def _set_state(self, value: float) -> None:
         if self._get_function() == "input":
             raise PinSetInput(f"cannot set state of pin {self!r}")
-        self._line().set_value(self._offset, Value.ACTIVE if value else Value.INACTIVE)
+        self._settings.output_value = _value(value)  # a later reconfigure keeps the level
+        self._line().set_value(self._offset, self._settings.output_value)
 
     def _get_pull(self) -> str:
         return {Bias.PULL_UP: "up", Bias.PULL_DOWN: "down"}.get(self._settings.bias, "floating")

@@ -160,6 +160,7 @@ def test_the_count_is_cut_to_what_the_player_owes(tmp_path):
         await start_and_fill(device, run, {"Ann": 1, "Ben": 5})
         await run.grams(12.0)  # two milk cartons (or three apples): Ann owed one
         await until(run, lambda: actions(device)[-1]["type"] == "place", SETTLE + 2)
+        await run.wait(0.05)  # the action is recorded first; its effects show once it is durable
         seen["toast"] = device.toast_text()
         seen["actions"] = actions(device)
 

@@ -157,12 +157,12 @@ def test_creep_and_drift_are_followed_while_stable():
 def test_isolated_spikes_and_impossible_codes_give_nothing():
     samples = trace(lambda t: 0.0, 60)
     rng = random.Random(3)
-    for i in rng.sample(range(20, len(samples)), 40):
+    for i in rng.sample(range(20, len(samples)), 12):  # 2 % of the readings: three times the real rate
         t, raw = samples[i]
         samples[i] = (t, rng.choice((-1, 0x7FFFFF, -0x800000, raw + 400_000, raw - 90_000)))
     det, events = run(samples)
     assert events == []
-    assert det.dropped >= 30  # adjacent pairs go into the window, whose medians outvote them
+    assert det.dropped >= 9  # adjacent pairs go into the window, whose medians outvote them
 
 
 def test_a_gap_in_the_samples_is_one_fault():
@@ -186,7 +186,7 @@ def test_a_stuck_line_is_reported_once_and_gives_no_fall(code: int):
     assert len(events) == 1
     assert events[0].event == FAULT
     assert events[0].reason.startswith("stuck: raw")
-    assert 10.9 <= events[0].t <= 12.0
+    assert 10.5 <= events[0].t <= 11.0  # within a second
 
 
 def test_saturation_is_reported_once():

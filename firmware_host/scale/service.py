@@ -18,6 +18,8 @@ actions the buttons give — ``{"type": "place", "count": n}`` and ``{"type": "f
 - **Manual presses.** "Placed" pressed while the scale has a change it has not reported yet (the
   pile moving, or a new weight being confirmed) is a credit: the scale's own count of that settle
   is reduced by it, so a piece is not counted twice.
+- **Taken back.** A place the detector takes back (a hand that held as still as pieces, then
+  lifted straight off) is undone while it is still the last action (journaled as an undo).
 - **Faults** (from the driver, or the detector's ``fault`` events) show as the title bar's mark
   and on the self-test line; the buttons keep working throughout.
 """
@@ -39,6 +41,7 @@ from firmware_host.scale.detector import (
     FAULT,
     GAP,
     PLACE,
+    RETRACT,
     SETTLED,
     Detector,
     ScaleEvent,
@@ -119,6 +122,8 @@ class ScaleService:
         self._expected: float | None = None
         self._empty_level: float | None = None
         self._own = False
+        self._placed_at: int | None = None
+        """How many actions there were right after the scale's last place (for a take-back)."""
         self._shown = ""
         self._fault_at = 0.0
         self.load()
@@ -211,6 +216,8 @@ class ScaleService:
             self._apply({"type": "fall"})
         elif event.event == PLACE:
             self._place(event)
+        elif event.event == RETRACT:
+            self._take_back()
 
     def _place(self, event: ScaleEvent) -> None:
         cal = self.calibration
@@ -230,6 +237,14 @@ class ScaleService:
             self.device.toast(f"Scale saw {n}, counted {count}")
         if count > 0:
             self._apply({"type": "place", "count": count})
+            self._placed_at = len(session.actions)
+
+    def _take_back(self) -> None:
+        """The detector took its last place back: undo it, if nothing came after it."""
+        session = self.device.session
+        if session is not None and self._placed_at == len(session.actions):
+            self._placed_at = None
+            self.device.undo()
 
     def _apply(self, action: Action) -> None:
         self._own = True

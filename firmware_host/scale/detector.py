@@ -147,6 +147,9 @@ class Tuning:
     """A place is taken back only when its level, seen over its whole life, looked like a hand
     by the hand test with its limits times this (a looser test: a piece placed and then fallen
     out without a press within seconds is rarer than a hand that held still for half a second)."""
+    landing_overshoot: float = 0.5
+    """At 40 SPS and more a place that did not overshoot its level by this much of the step
+    (no ringing seen: perhaps a hand laid on the pile) is judged as a doubtful one."""
     hand_samples_s: float = 0.5
     """The hand test looks at the readings of at least this long (the window and the hold)."""
     retract_s: float = 4.0
@@ -258,6 +261,7 @@ class Detector:
         self._ref: list[tuple[float, float]] = []
         self._ref_t0: float | None = None
         self._window: deque[float] = deque()
+        self._history: deque[float] = deque(maxlen=1)  # the last second of readings (sized with the rate)
         self._n = 0  # window length in samples, fixed once the rate is known
         self._median = 0.0
         self._held: float | None = None
@@ -387,6 +391,7 @@ class Detector:
         self.settled_grams = self.zero_grams = level
         self._median = level
         self._window = deque(values[-self._n :], maxlen=self._n)
+        self._history = deque(maxlen=max(1, math.ceil(self.sps)))
         self.grams = values[-1]
         self.state = SETTLED
         self._ref = []
@@ -402,6 +407,7 @@ class Detector:
 
     def _push(self, grams: float) -> None:
         self._window.append(grams)
+        self._history.append(grams)
         self.grams = grams
 
     def _drop(self, t: float) -> list[ScaleEvent]:
@@ -598,6 +604,8 @@ class Detector:
             cand = None
         if cand is None:
             self._candidate = _Change(t, list(window), sum(window))
+            if step > 0 and not self._landed(level, step, n):
+                self._candidate.doubtful = True
             return False
         cand.readings.append(self.grams)
         cand.total += self.grams
@@ -649,6 +657,20 @@ class Detector:
             if bspread > scale * max(tu.hand_block_k * sigma / 2, floor):
                 return True
         return False
+
+    def _landed(self, level: float, step: float, n: int) -> bool:
+        """Whether, at 40 SPS and more, the second before the new level shows a landing: the bin
+        rings when a piece drops onto the pile, and the readings overshoot the new level by
+        ``landing_overshoot`` of the step (3-reading means, so the noise does not); a hand laid
+        on the pile rises smoothly to its force. Below 40 SPS a conversion averages the ringing
+        away: always True."""
+        if (self.sps or 0.0) < 40.0:
+            return True
+        before = list(self._history)[:-n]
+        if len(before) < 3:
+            return True
+        peak = max(sum(before[i : i + 3]) / 3 for i in range(len(before) - 2))
+        return peak >= level + self.tuning.landing_overshoot * step
 
     def _taken_back(self, plateau: _Plateau, level: float, threshold: float) -> bool:
         """Whether a drop undoes the place just reported: straight back to the weight before it

@@ -120,7 +120,7 @@ class Tuning:
     likely_place_pieces: int = 3
     """(Players place one piece at a time; two or three fall in together now and then.)"""
     likely_place_fit: float = 0.25
-    fall_confirm_s: float = 0.05
+    fall_confirm_s: float = 0.08
     """The same for a lighter one: long enough that a rim lifted for a moment is not a fall,
     short enough to report a fall within half a second of the pile settling."""
     likely_fall_fit: float = 0.3
@@ -278,6 +278,8 @@ class Detector:
         self._faults: dict[str, float] = {}  # kind -> last time a sign of it was seen
         self._candidate: _Change | None = None
         """A change being confirmed."""
+        self._landing: bool | None = None
+        """Whether the change being confirmed showed a landing (None: not judged yet)."""
         self._plateau: _Plateau | None = None
         """The level of the last place reported, while it may still be taken back."""
         self._rezero = False
@@ -545,6 +547,7 @@ class Detector:
             # creep, drift, a hand that left a trace: followed slowly, never in one jump (a
             # brush could otherwise walk the settled weight up in sub-threshold steps)
             self._candidate = None
+            self._landing = None
             self.settled_grams += step / max(1.0, tu.track_s * (self.sps or 10.0))
             return []
         if step < 0:
@@ -570,6 +573,7 @@ class Detector:
             level = cand.total / len(cand.readings)
             step = level - self.settled_grams
         self._candidate = None
+        self._landing = None
         before = self.settled_grams
         self.settled_grams = level
         if step < 0 and plateau is not None and self._taken_back(plateau, level, threshold):
@@ -577,7 +581,7 @@ class Detector:
             return [ScaleEvent(t, RETRACT, -plateau.grams, plateau.pieces, "a hand, not pieces")]
         pieces = piece_count(step, self.piece_weights)
         if step > 0:
-            self._plateau = _Plateau(t, before, level, step, pieces, list(cand.readings), level)
+            self._plateau = _Plateau(t, before, level, step, pieces, list(cand.readings), level, not cand.unlanded)
         else:
             self._plateau = None
         return [ScaleEvent(t, PLACE if step > 0 else FALL, step, pieces)]
@@ -604,8 +608,10 @@ class Detector:
             cand = None
         if cand is None:
             self._candidate = _Change(t, list(window), sum(window))
-            if step > 0 and not self._landed(level, step, n):
-                self._candidate.doubtful = True
+            if step > 0 and self._landing is None:  # judged once per change, at its first level
+                self._landing = self._landed(level, step, n)
+            if step > 0 and not self._landing:
+                self._candidate.doubtful = self._candidate.unlanded = True
             return False
         cand.readings.append(self.grams)
         cand.total += self.grams
@@ -680,6 +686,8 @@ class Detector:
             return False
         if plateau.peak > plateau.level + max(threshold, plateau.grams):
             return False
+        if not plateau.landed:
+            return True  # no landing was seen (at 80 SPS): nothing says it was pieces
         return self._hand_like(plateau.readings, plateau.grams, self.tuning.retract_scale)
 
     def _likely_place(self, step: float) -> bool:
@@ -721,6 +729,7 @@ class _Change:
     readings: list[float]
     total: float
     doubtful: bool = False
+    unlanded: bool = False
 
 
 @dataclass
@@ -734,6 +743,7 @@ class _Plateau:
     pieces: int
     readings: list[float]
     peak: float
+    landed: bool = True
 
 
 def final_events(events: Sequence[ScaleEvent]) -> list[ScaleEvent]:

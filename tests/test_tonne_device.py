@@ -570,3 +570,28 @@ def test_a_place_then_a_press_that_knocks_it_out_ends_the_turn_with_the_falls_ch
     summary = _scripted_turn(cli, write_script, tmp_path, "fall", press)
     assert summary["chips"]["Ann"] == [-1]  # the fall's chip: her turn is over
     assert summary["turn"] == "Ben" and summary["round"] == 1
+
+
+def test_a_hand_counted_as_a_piece_is_taken_back_when_it_lifts_off(tmp_path):
+    seen: dict[str, Any] = {}
+
+    async def body(device: Device, run: ScriptRunner) -> None:
+        await start_and_fill(device, run, {"Ann": 3, "Ben": 5})
+        await run.grams(5.0)  # a hand laid on the pile, as still as a can for a second
+        await run.wait(1.0)
+        seen["counted"] = summary(device)["owed"]
+        level = 0.0
+        for k in range(16):  # then it wavers by a gram or so, as hands do
+            step = (1.2 if k % 3 == 0 else -0.6) - level if k % 2 else -level
+            level += step
+            await run.grams(step)
+            await run.wait(0.125)
+        await run.grams(-5.0 - level)  # and lifts straight off
+        await run.wait(1.5)
+        seen["after"] = summary(device)
+        seen["records"] = [r for r in device.session.journal.records if "a" in r or "undo" in r]
+
+    run_device(tmp_path, body)
+    assert seen["counted"] == 2
+    assert seen["after"]["owed"] == 3 and seen["after"]["turn"] == "Ann" and seen["after"]["chips"]["Ann"] == []
+    assert "undo" in seen["records"][-1]  # taken back through the journal, like the Undo menu

@@ -19,13 +19,18 @@ How it decides (``docs/detector.md`` has the reasons and the measured figures):
    allows (no hand on the pile) — or within ``settle_fraction`` of a piece, on a cell so quiet
    that the bin's last ringing would hold the decision up. Medians let a stray reading or two
    through without effect.
-5. **Events** — only when a stable window's median differs from the last settled weight by half
-   a piece (``min_step_grams`` without piece weights; never less than ``event_k`` standard
-   errors), and the new level has held: 0.1 s for a fall, 2 s for a place (4 s when the rise
-   is not a few whole pieces), with its readings no more scattered than the sensor's own noise.
-   A hand held on the pile wavers; a piece does not. ``place`` upward, ``fall`` downward,
-   ``pieces`` the nearest whole number of one kind's pieces. Smaller differences — a hand that
-   pressed and let go, creep, drift — are followed slowly (``track_s``), never in one jump.
+5. **Events** — only when a stable window's median differs from the last *reported* weight by
+   half a piece (``min_step_grams`` without piece weights; never less than ``event_k`` standard
+   errors), and the new level has held: 0.08 s for a fall; 0.2 s for a place of 1-3 whole
+   pieces whose last half second of readings passes the hand test (:meth:`Detector._hand_like`:
+   a hand wavers and drifts, a pile does not) and, at 40 SPS and more, that showed its landing
+   (the bin rings when a piece drops); a doubtful place is judged again from 0.5 s on; 2 s when
+   the rise is not a few whole pieces. ``place`` upward, ``fall`` downward, ``pieces`` the
+   nearest whole number of one kind's pieces. Smaller differences — a hand that pressed and let
+   go, creep, drift — are followed slowly (``track_s``), never in one jump.
+   A place whose weight goes straight back within ``retract_s`` (no press in between), from a
+   level that looked like a hand in hindsight or showed no landing, is taken back: ``retract``.
+   :func:`final_events` gives the events as they stand once nothing can be taken back.
 6. **Noise** — re-estimated every second (MAD of that second) and taken as the lower quartile
    of the last minute's estimates, so handling, even most of the time, does not inflate it.
 7. **Faults** — a gap in the timestamps (read timeouts), the same raw value over and over

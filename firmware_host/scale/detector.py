@@ -548,6 +548,8 @@ class Detector:
                 self._plateau = plateau = None
             elif abs(step) < threshold:
                 plateau.readings.append(values[-1])
+        if plateau is not None and abs(step) >= threshold and abs(level - plateau.before) >= threshold:
+            plateau.wandered = True  # still at a level that is neither: a hand easing off
         if abs(step) < threshold:
             # creep, drift, a hand that left a trace: followed slowly, never in one jump (a
             # brush could otherwise walk the settled weight up in sub-threshold steps)
@@ -691,8 +693,10 @@ class Detector:
             return False
         if plateau.peak > plateau.level + max(threshold, plateau.grams):
             return False
-        if not plateau.landed:
-            return True  # no landing was seen (at 80 SPS): nothing says it was pieces
+        if not plateau.landed or plateau.wandered:
+            # no landing was seen (at 80 SPS): nothing says it was pieces; or the level rested on
+            # the way back: pieces fall out at once, a hand eases off
+            return True
         return self._hand_like(plateau.readings, plateau.grams, self.tuning.retract_scale)
 
     def _likely_place(self, step: float) -> bool:
@@ -749,6 +753,7 @@ class _Plateau:
     readings: list[float]
     peak: float
     landed: bool = True
+    wandered: bool = False
 
 
 def final_events(events: Sequence[ScaleEvent]) -> list[ScaleEvent]:

@@ -417,7 +417,12 @@ def format_report(report: Report, verbose: bool = False) -> str:
     row(f"faults within {FAULT_WITHIN:g} s", lambda g: f"{g.faults_found}/{g.faults}", "all")
     row("false faults / hour", lambda g: f"{g.false_faults / g.hours:.2f}")
     row("detector us / sample", lambda g: f"{1e6 * g.seconds / g.samples:.1f}" if g.samples else "-")
+    f = report.figures()
     lines.append("")
+    lines.append(
+        f"over both cells: fall latency p95 {_secs(f['fall_p95_10'])} at 10 SPS, {_secs(f['fall_p95_80'])} at 80 SPS "
+        "(targets 0.8 s, 0.4 s)"
+    )
     lines.append(
         f"detector cost at 80 SPS: {report.cpu_us_80:.1f} us per sample = {report.cpu_percent_80:.2f} % of one core "
         "(this machine; target < 2 %)"

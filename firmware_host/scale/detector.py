@@ -29,7 +29,8 @@ How it decides (``docs/detector.md`` has the reasons and the measured figures):
    nearest whole number of one kind's pieces. Smaller differences — a hand that pressed and let
    go, creep, drift — are followed slowly (``track_s``), never in one jump.
    A place whose weight goes straight back within ``retract_s`` (no press in between), from a
-   level that looked like a hand in hindsight or showed no landing, is taken back: ``retract``.
+   level that looked like a hand in hindsight, showed no landing or rested on the way back, is
+   taken back: ``retract``.
    :func:`final_events` gives the events as they stand once nothing can be taken back.
 6. **Noise** — re-estimated every second (MAD of that second) and taken as the lower quartile
    of the last minute's estimates, so handling, even most of the time, does not inflate it.

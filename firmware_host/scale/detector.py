@@ -133,6 +133,9 @@ class Tuning:
     """A drop further than this fraction of a piece from a whole number of pieces ..."""
     odd_fall_confirm_s: float = 0.5
     """... must hold this long (a rim lifted by a hand for half a second is not a fall)."""
+    partial_fall_confirm_s: float = 1.0
+    """A drop to a level between a place just counted (within ``retract_s``) and the weight
+    before it must hold this long: a hand easing off in steps moves on, pieces stay."""
     confirm_k: float = 4.0
     """While confirming, the level stays within this many standard errors ..."""
     confirm_spread_k: float = 1.4
@@ -561,6 +564,9 @@ class Detector:
         if step < 0:
             fits = not self.piece_weights or piece_fit(step, self.piece_weights)[1] <= tu.likely_fall_fit
             confirm = tu.fall_confirm_s if fits else tu.odd_fall_confirm_s
+            if plateau is not None and level - plateau.before >= threshold:
+                # part of a place just counted goes again: perhaps a hand easing off in steps
+                confirm = max(confirm, tu.partial_fall_confirm_s)
         elif self._likely_place(step):
             confirm = tu.place_confirm_s
         else:

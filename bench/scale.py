@@ -10,10 +10,14 @@ The split is explicit: the detector's constants were tuned on the **tuning** see
 
 Matching: a detected ``place``/``fall`` is credited to the first unmatched labelled event of the
 same kind whose handling began at most 0.2 s before it and which settled at most
-:data:`MATCH_AFTER` seconds before it. Latency is the detector's time minus the labelled settle
-time (the load stayed within a tenth of a piece of its new weight from then on). Every other
-``place``/``fall`` is a false event; one within a press or brush (up to 3 s after the hand left)
-is counted against the hands.
+:data:`MATCH_AFTER` seconds before it; a place of k pieces is credited to up to k labelled places
+in a row (pieces placed close together may be reported as one event: the owed count is right).
+Latency is the detector's time minus the labelled settle time (the load stayed within a tenth of
+a piece of its new weight from then on), for places and falls alike. Every other
+``place``/``fall`` is a false event; one within a hand's episode (a press, a resting hand, a
+brush, slow settling; up to 3 s after it) is counted against the hands. A sensor fault counts as
+found when it is reported within :data:`FAULT_WITHIN` seconds of its start (of its end for a gap
+in the readings: a gap shows only when readings come again).
 """
 
 from __future__ import annotations
@@ -27,28 +31,41 @@ from pathlib import Path
 
 from bench import recordings
 from bench.options import add_scale_arguments
-from bench.traces import BRUSH, FAULT_KINDS, PRESS, Plan, Trace, make_trace
-from firmware_host.scale.detector import FAULT, Detector, ScaleEvent, Tuning
+from bench.traces import FAULT_KINDS, GAP, HANDS, Plan, Trace, make_trace
+from firmware_host.scale.detector import FAULT, RETRACT, Detector, ScaleEvent, Tuning, final_events
 
 TUNE_SEEDS = range(1, 1001)
 """Seeds the detector's constants were chosen on (``--split tune``)."""
 HELD_OUT_SEEDS = range(1001, 2001)
 """Seeds only ever used to report (the default)."""
 MATCH_AFTER = 6.0
+FAULT_WITHIN = 1.0
 SPLITS = {recordings.TUNE: TUNE_SEEDS, recordings.HELD_OUT: HELD_OUT_SEEDS}
 REAL_MATCH_AFTER = 8.0
 """The real recordings' labels come from a plateau segmentation at 3.7–10 SPS: a wider window."""
 
 TARGETS = {
-    "place_recall": 0.99,
-    "fall_recall": 0.99,
+    "place_recall": 0.995,
+    "place_p50": 0.6,
+    "place_p95": 1.0,
+    "fall_recall": 1.0,
     "false_per_hour": 1.0,
-    "hand_false_falls": 0,
+    "false_falls": 0,
     "pieces_right": 0.98,
-    "fall_p95_10": 1.0,
-    "fall_p95_80": 0.5,
+    "fall_p95_10": 0.8,
+    "fall_p95_80": 0.4,
+    "faults_found": 1.0,
     "cpu_percent_80": 2.0,
 }
+LOW_IS_GOOD = (
+    "place_p50",
+    "place_p95",
+    "false_per_hour",
+    "false_falls",
+    "fall_p95_10",
+    "fall_p95_80",
+    "cpu_percent_80",
+)
 
 
 @dataclass(frozen=True)
@@ -77,6 +94,7 @@ class Group:
     pieces: int = 0
     pieces_right: int = 0
     false_events: int = 0
+    false_falls: int = 0
     hand_false_falls: int = 0
     hand_false_places: int = 0
     hours: float = 0.0
@@ -85,6 +103,7 @@ class Group:
     faults: int = 0
     faults_found: int = 0
     false_faults: int = 0
+    retracted: int = 0
     samples: int = 0
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
@@ -134,12 +153,15 @@ class Report:
         lat80 = self.groups_latency(80)
         return {
             "place_recall": _ratio(t.places_found, t.places),
+            "place_p50": _pct(t.place_latency, 50),
+            "place_p95": _pct(t.place_latency, 95),
             "fall_recall": _ratio(t.falls_found, t.falls),
             "false_per_hour": t.false_events / t.hours if t.hours else 0.0,
-            "hand_false_falls": t.hand_false_falls,
+            "false_falls": t.false_falls,
             "pieces_right": _ratio(t.pieces_right, t.pieces),
             "fall_p95_10": _pct(lat10, 95),
             "fall_p95_80": _pct(lat80, 95),
+            "faults_found": _ratio(t.faults_found, t.faults),
             "cpu_percent_80": self.cpu_percent_80,
         }
 
@@ -152,8 +174,7 @@ class Report:
         out = []
         for name, value in self.figures().items():
             target = TARGETS[name]
-            low_is_good = name in ("false_per_hour", "hand_false_falls", "fall_p95_10", "fall_p95_80", "cpu_percent_80")
-            ok = value <= target if low_is_good else value >= target
+            ok = value <= target if name in LOW_IS_GOOD else value >= target
             if name in ("false_per_hour", "cpu_percent_80"):
                 ok = value < target
             if not ok:
@@ -196,22 +217,32 @@ def run_detector(
     return events, time.perf_counter() - start
 
 
+def retractions(events: list[ScaleEvent]) -> int:
+    """How many reported places the detector took back as a hand."""
+    return sum(e.event == RETRACT for e in events)
+
+
 def score_trace(trace: Trace, events: list[ScaleEvent], group: Group) -> None:
-    """Match one trace's events against its labels and tally the result in ``group``."""
+    """Match one trace's events (as :func:`final_events` leaves them) against its labels and
+    tally the result in ``group``."""
+    group.retracted += retractions(events)
+    events = final_events(events)
     truths = [u for u in trace.truth if u.kind in ("place", "fall")]
-    hands = [u for u in trace.truth if u.kind in (PRESS, BRUSH)]
+    hands = [u for u in trace.truth if u.kind in HANDS]
     faults = [u for u in trace.truth if u.kind in FAULT_KINDS]
     matched: set[int] = set()
+
+    def fits(i: int, e: ScaleEvent) -> bool:
+        u = truths[i]
+        return i not in matched and u.kind == e.event and u.start - 0.2 <= e.t <= u.settled + MATCH_AFTER
+
     for e in events:
         if e.event == FAULT:
             continue
-        found = None
-        for i, u in enumerate(truths):
-            if i not in matched and u.kind == e.event and u.start - 0.2 <= e.t <= u.settled + MATCH_AFTER:
-                found = i
-                break
+        found = next((i for i in range(len(truths)) if fits(i, e)), None)
         if found is None:
             group.false_events += 1
+            group.false_falls += e.event == "fall"
             near_hand = any(h.start - 0.5 <= e.t <= h.settled + 3.0 for h in hands)
             if near_hand and e.event == "fall":
                 group.hand_false_falls += 1
@@ -219,14 +250,24 @@ def score_trace(trace: Trace, events: list[ScaleEvent], group: Group) -> None:
                 group.hand_false_places += 1
             group.notes.append(f"{trace.name}: false {e.event} {e.grams:+.1f} g at {e.t:.2f} s")
             continue
+        credited = [found]
         matched.add(found)
-        u = truths[found]
+        pieces = truths[found].pieces
+        if e.event == "place":  # a place of k pieces may stand for up to k places close together
+            for i in range(found + 1, len(truths)):
+                if pieces >= e.pieces:
+                    break
+                if fits(i, e) and pieces + truths[i].pieces <= e.pieces:
+                    credited.append(i)
+                    matched.add(i)
+                    pieces += truths[i].pieces
         group.pieces += 1
-        if e.pieces == u.pieces:
+        if e.pieces == pieces:
             group.pieces_right += 1
         else:
-            group.notes.append(f"{trace.name}: {u.kind} of {u.pieces} counted as {e.pieces} ({e.grams:+.1f} g)")
-        (group.fall_latency if u.kind == "fall" else group.place_latency).append(e.t - u.settled)
+            group.notes.append(f"{trace.name}: {e.event} of {pieces} counted as {e.pieces} ({e.grams:+.1f} g)")
+        for i in credited:
+            (group.fall_latency if e.event == "fall" else group.place_latency).append(e.t - truths[i].settled)
     for i, u in enumerate(truths):
         if u.kind == "place":
             group.places += 1
@@ -240,13 +281,18 @@ def score_trace(trace: Trace, events: list[ScaleEvent], group: Group) -> None:
     used: set[int] = set()
     for u in faults:
         group.faults += 1
+        begins = u.settled if u.kind == GAP else u.start
         for k, e in enumerate(fault_events):
-            if k not in used and e.reason.startswith(u.kind) and u.start <= e.t <= u.settled + 2.0:
+            if k not in used and e.reason.startswith(u.kind) and u.start <= e.t <= begins + FAULT_WITHIN:
                 used.add(k)
                 group.faults_found += 1
                 break
         else:
-            group.notes.append(f"{trace.name}: fault {u.kind} at {u.start:.1f} s not reported")
+            late = [e.t - begins for e in fault_events if e.reason.startswith(u.kind) and e.t >= u.start]
+            when = f" (reported {late[0]:.2f} s after)" if late else ""
+            group.notes.append(
+                f"{trace.name}: fault {u.kind} at {u.start:.1f} s not reported within {FAULT_WITHIN:g} s{when}"
+            )
     for k, e in enumerate(fault_events):
         if k not in used and not any(u.start <= e.t <= u.settled + 6.0 for u in faults):
             group.false_faults += 1
@@ -310,7 +356,7 @@ def run_real(trace: recordings.RealTrace, tuning: Tuning) -> RealResult:
     """The detector on a real recording, against its labelled changes."""
     # a coffee pot has no pieces: no piece weight (events need a change of min_step_grams)
     events, _ = run_detector(trace.times, trace.raw, recordings.COUNTS_PER_GRAM, None, None, tuning)
-    changes = [e for e in events if e.event != FAULT]
+    changes = [e for e in final_events(events) if e.event != FAULT]
     matched: set[int] = set()
     errors: list[float] = []
     latency: list[float] = []
@@ -357,20 +403,26 @@ def format_report(report: Report, verbose: bool = False) -> str:
     def row(label: str, fn, target: str = "") -> None:  # type: ignore[no-untyped-def]
         lines.append(f"{label:26}" + "".join(f"{fn(table[n]):>14}" for n in cols) + f"   {target}")
 
-    row("place recall", lambda g: f"{_ratio(g.places_found, g.places):.2%} ({g.places})", ">= 99 %")
-    row("fall recall", lambda g: f"{_ratio(g.falls_found, g.falls):.2%} ({g.falls})", ">= 99 %")
-    row("false events / hour", lambda g: f"{g.false_events / g.hours:.2f} ({g.false_events})", "< 1")
-    row("false falls from hands", lambda g: f"{g.hand_false_falls}", "0")
-    row("false places from hands", lambda g: f"{g.hand_false_places}")
-    row("pieces right", lambda g: f"{_ratio(g.pieces_right, g.pieces):.2%}", ">= 98 %")
+    row("place recall", lambda g: f"{_ratio(g.places_found, g.places):.2%} ({g.places})", ">= 99.5 %")
+    row("fall recall", lambda g: f"{_ratio(g.falls_found, g.falls):.2%} ({g.falls})", "100 %")
+    row("place latency p50", lambda g: _secs(_pct(g.place_latency, 50)), "<= 0.6 s")
+    row("place latency p95", lambda g: _secs(_pct(g.place_latency, 95)), "<= 1.0 s")
     row("fall latency p50", lambda g: _secs(_pct(g.fall_latency, 50)))
-    row("fall latency p95", lambda g: _secs(_pct(g.fall_latency, 95)), "<= 1.0 s at 10 SPS, 0.5 s at 80")
-    row("place latency p50", lambda g: _secs(_pct(g.place_latency, 50)))
-    row("place latency p95", lambda g: _secs(_pct(g.place_latency, 95)))
-    row("faults reported", lambda g: f"{g.faults_found}/{g.faults}")
+    row("fall latency p95", lambda g: _secs(_pct(g.fall_latency, 95)), "<= 0.8 s at 10 SPS, 0.4 s at 80")
+    row("false events / hour", lambda g: f"{g.false_events / g.hours:.2f} ({g.false_events})", "< 1")
+    row("false falls", lambda g: f"{g.false_falls}", "0")
+    row("false places from hands", lambda g: f"{g.hand_false_places}")
+    row("places taken back (hand)", lambda g: f"{g.retracted}")
+    row("pieces right", lambda g: f"{_ratio(g.pieces_right, g.pieces):.2%}", ">= 98 %")
+    row(f"faults within {FAULT_WITHIN:g} s", lambda g: f"{g.faults_found}/{g.faults}", "all")
     row("false faults / hour", lambda g: f"{g.false_faults / g.hours:.2f}")
     row("detector us / sample", lambda g: f"{1e6 * g.seconds / g.samples:.1f}" if g.samples else "-")
+    f = report.figures()
     lines.append("")
+    lines.append(
+        f"over both cells: fall latency p95 {_secs(f['fall_p95_10'])} at 10 SPS, {_secs(f['fall_p95_80'])} at 80 SPS "
+        "(targets 0.8 s, 0.4 s)"
+    )
     lines.append(
         f"detector cost at 80 SPS: {report.cpu_us_80:.1f} us per sample = {report.cpu_percent_80:.2f} % of one core "
         "(this machine; target < 2 %)"

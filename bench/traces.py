@@ -27,7 +27,15 @@ Physical choices (and why):
   (rise, hold with drift, 8–12 Hz tremor, release), both with a hand's 0.5–2 g waver; a little
   hysteresis after.
 - A brush: 5–100 g for 0.05–0.5 s, sometimes lifting (negative).
-- Creep after a change (up to 1 % of it, 2–20 s) and drift (up to ±2 g a minute).
+- A hand resting on the pile or the rim: 5–300 g for 1–3 s, trembling (the hand model), then
+  lifted straight off — the case a quick place must not take for pieces.
+- Places in a run: 2–4 pieces, each 2–4 s after the one before (a player working through what
+  they owe).
+- A place, then, after 1.5–3 s of stillness, a hand pressing on the pile knocks the same
+  pieces out: the settled weight ends where it was before the place (both must be reported).
+- Creep after a change (up to 1 % of it, 2–20 s; a third of the time also a slow one of up to
+  2 % over 20–90 s), slow settling of the pile (up to 0.4 of a piece over 10–60 s, no event) and
+  drift (up to ±2 g a minute).
 """
 
 from __future__ import annotations
@@ -40,7 +48,9 @@ from pathlib import Path
 
 from bench.recordings import NoiseClip, PressShape, noise_clips, press_shapes
 
-PLACE, FALL, PRESS, BRUSH = "place", "fall", "press", "brush"
+PLACE, FALL, PRESS, BRUSH, REST, CREEP = "place", "fall", "press", "brush", "rest", "creep"
+HANDS = (PRESS, BRUSH, REST, CREEP)
+"""Episodes that must give no event (a false event near one is counted against the hands)."""
 GAP, STUCK, SATURATED, SPIKES = "gap", "stuck", "saturated", "spikes"
 FAULT_KINDS = (GAP, STUCK, SATURATED, SPIKES)
 
@@ -259,15 +269,23 @@ def make_trace(plan: Plan, data_dir: Path) -> Trace:
             break
         roll = rng.random()
         if plan.mode == "quiet":
-            roll = 0.75 + 0.25 * roll  # presses and brushes only
-        if roll < 0.55:
+            roll = 0.72 + 0.28 * roll  # hands and creep only
+        if roll < 0.40:
             t = _place(rng, load, truth, t, piece, kind_w)
-        elif roll < 0.75:
+        elif roll < 0.48:
+            t = _place_run(rng, load, truth, t, piece, kind_w)
+        elif roll < 0.54:
+            t = _place_then_fall(rng, load, truth, t, piece, kind_w)
+        elif roll < 0.72:
             t = _fall(rng, load, truth, t, piece, kind_w)
-        elif roll < 0.89:
+        elif roll < 0.82:
             t = _press(rng, load, truth, t, shapes)
-        else:
+        elif roll < 0.90:
+            t = _rest(rng, load, truth, t)
+        elif roll < 0.97:
             t = _brush(rng, load, truth, t)
+        else:
+            t = _settling(rng, load, truth, t, kind_w)
         if plan.mode == "faults" and rng.random() < 0.25 and t < duration - 30.0:
             kind = FAULT_KINDS[len(faults) % len(FAULT_KINDS)]
             start = t + rng.uniform(3.0, 6.0)
@@ -290,10 +308,18 @@ def make_trace(plan: Plan, data_dir: Path) -> Trace:
 
 
 def _place(
-    rng: random.Random, load: _Load, truth: list[Truth], t: float, piece: Callable[[], float], w: float
+    rng: random.Random,
+    load: _Load,
+    truth: list[Truth],
+    t: float,
+    piece: Callable[[], float],
+    w: float,
+    out: list[float] | None = None,
 ) -> float:
     n = 1 if rng.random() < 0.9 else rng.choice((2, 2, 2, 3))
     grams = [piece() for _ in range(n)]
+    if out is not None:
+        out += grams
     start = t
     land = t + rng.uniform(0.3, 1.0)
     settle = land
@@ -318,13 +344,21 @@ def _place(
     return settle
 
 
-def _fall(rng: random.Random, load: _Load, truth: list[Truth], t: float, piece: Callable[[], float], w: float) -> float:
-    k = rng.randint(1, 6)
-    grams = [piece() for _ in range(k)]
+def _fall(
+    rng: random.Random,
+    load: _Load,
+    truth: list[Truth],
+    t: float,
+    piece: Callable[[], float],
+    w: float,
+    these: list[float] | None = None,
+) -> float:
+    k = rng.randint(1, 6) if these is None else len(these)
+    grams = [piece() for _ in range(k)] if these is None else these
     start = t
     first = t + rng.uniform(0.2, 1.0)
     settle = first
-    if rng.random() < 0.3:  # a hand on the pile set it off, and leaves within half a second
+    if these is not None or rng.random() < 0.3:  # a hand on the pile set it off, and leaves within half a second
         peak = math.exp(rng.uniform(math.log(20.0), math.log(300.0)))
         t0 = first - rng.uniform(0.2, 0.8)
         rise, fall = rng.uniform(0.1, 0.3), rng.uniform(0.1, 0.3)
@@ -340,6 +374,46 @@ def _fall(rng: random.Random, load: _Load, truth: list[Truth], t: float, piece: 
         _add_creep(rng, load, tl, -g)
     truth.append(Truth(FALL, start, settle, -sum(grams), k))
     return settle
+
+
+def _place_run(
+    rng: random.Random, load: _Load, truth: list[Truth], t: float, piece: Callable[[], float], w: float
+) -> float:
+    """2-4 places, each begun 2-4 s after the one before."""
+    end = t
+    for _ in range(rng.randint(2, 4)):
+        end = _place(rng, load, truth, t, piece, w)
+        t = max(t + rng.uniform(2.0, 4.0), end + 0.3)
+    return end
+
+
+def _place_then_fall(
+    rng: random.Random, load: _Load, truth: list[Truth], t: float, piece: Callable[[], float], w: float
+) -> float:
+    """A place; 1.5-3 s of stillness; a hand presses on the pile and knocks those pieces out."""
+    placed: list[float] = []
+    end = _place(rng, load, truth, t, piece, w, placed)
+    return _fall(rng, load, truth, end + rng.uniform(1.5, 3.0), piece, w, placed)
+
+
+def _rest(rng: random.Random, load: _Load, truth: list[Truth], t: float) -> float:
+    """A hand resting on the pile or the bin's rim for 1-3 s, trembling, then lifted off."""
+    peak = math.exp(rng.uniform(math.log(5.0), math.log(300.0)))
+    rise, hold, fall = rng.uniform(0.1, 0.4), rng.uniform(1.0, 3.0), rng.uniform(0.1, 0.4)
+    end = t + rise + hold + fall
+    load.add(t, end, _hand(rng, t, peak, rise, hold, fall))
+    truth.append(Truth(REST, t, end, peak))
+    return end
+
+
+def _settling(rng: random.Random, load: _Load, truth: list[Truth], t: float, w: float) -> float:
+    """The pile settling slowly (a piece sliding into a gap): up to 0.4 of a piece over 10-60 s."""
+    amp = w * rng.uniform(0.1, 0.4) * rng.choice((-1, 1))
+    dur = rng.uniform(10.0, 60.0)
+    load.add(t, t + dur, lambda x: amp * (x - t) / dur)
+    load.step(t + dur, amp)
+    truth.append(Truth(CREEP, t, t + dur, amp))
+    return t + dur
 
 
 def _press(rng: random.Random, load: _Load, truth: list[Truth], t: float, shapes: list[PressShape]) -> float:
@@ -374,6 +448,10 @@ def _add_creep(rng: random.Random, load: _Load, t: float, grams: float) -> None:
     amp, tau = grams * rng.uniform(0.0, 0.01), rng.uniform(2.0, 20.0)
     load.add(t, t + 10 * tau, _creep(t, amp, tau))
     load.step(t + 10 * tau, amp)
+    if rng.random() < 0.33:  # a slow creep as well
+        amp, tau = grams * rng.uniform(0.0, 0.02), rng.uniform(20.0, 90.0)
+        load.add(t, t + 10 * tau, _creep(t, amp, tau))
+        load.step(t + 10 * tau, amp)
 
 
 def _clip_rms(clip: NoiseClip) -> float:

@@ -24,7 +24,9 @@ from gpiozero import DigitalInputDevice
 from gpiozero.pins.mock import MockFactory
 
 EdgeHandler = Callable[[str, bool, float], None]
-"""Called with (button name, pressed, timestamp) for every edge, from gpiozero's thread."""
+"""Called with (button name, pressed, timestamp) for every edge: from the pin factory's thread, or
+on the event loop when the libgpiod factory reads edges there; callers hand it on with
+``call_soon_threadsafe`` either way."""
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ contrast, power, rotation and serial interfaces) and replace only ``display()``:
   (1-bit rows pack eight pixels a byte, the first in the top bit); PIL does the work in C.
 - **Only the changed rectangle.** The new pages are compared with those last sent; the changed
   pages and the span of columns that changed are sent as one window (SSD1306: ``COLUMNADDR`` and
-  ``PAGEADDR``, then the bytes), or one run per page where that is fewer bytes. The SH1106 has
+  ``PAGEADDR``, then the bytes), or one window per changed page where that is fewer bytes. The SH1106 has
   no window: each changed page gets its page and column address, then its changed bytes.
 - **A full frame when in doubt**: the first picture after opening (a reopen after an I2C error
   makes a new driver) and the next one after a failed send.
@@ -63,10 +63,6 @@ class _Partial:
                 out[p] = span
         return out
 
-    def invalidate(self) -> None:
-        """Send the whole frame next time (the panel's memory is in doubt)."""
-        self._shown = None
-
 
 class SSD1306(_Partial, ssd1306):
     """luma's ``ssd1306`` whose ``display()`` sends only the changed window."""
@@ -94,7 +90,7 @@ class SSD1306(_Partial, ssd1306):
 
 def _windows(changes: dict[int, tuple[int, int]]) -> list[tuple[int, int, int, int]]:
     """The windows (first page, last page, first column, last column) that cover ``changes``
-    in the fewest bytes: one bounding window, or one a run of changed pages."""
+    in the fewer bytes: one bounding window, or one window per changed page."""
     if not changes:
         return []
     ps = sorted(changes)

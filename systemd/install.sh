@@ -40,5 +40,12 @@ fi
 [ -x "$VENV/bin/python" ] || python3 -m venv --system-site-packages "$VENV"
 "$VENV/bin/python" -m pip install --quiet --upgrade pip
 # Every GPIO library the back ends need: the `pi` extra (gpiod, Adafruit-Blinka, lgpio).
+# pip's RECORD lists a hash of every installed file: when it changes, the code did, and a running
+# service must be restarted to run it (`tablemate install` does so when told).
+installed() { cat "$VENV"/lib/python3*/site-packages/tablemate-*.dist-info/RECORD 2>/dev/null | cksum; }
+before=$(installed)
 "$VENV/bin/python" -m pip install --quiet --upgrade "$SRC[pi]"
+if [ "$(installed)" != "$before" ]; then
+    export TABLEMATE_CODE_CHANGED=1
+fi
 exec "$VENV/bin/tablemate" install --source "$SRC"

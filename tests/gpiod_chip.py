@@ -103,11 +103,22 @@ def _copy(s: gpiod.LineSettings) -> gpiod.LineSettings:
 class StandInChip:
     """A GPIO chip whose input lines the test drives."""
 
-    def __init__(self) -> None:
+    def __init__(self, label: str = "pinctrl-bcm2711", num_lines: int = 58) -> None:
         self.requests: dict[int, StandInRequest] = {}
         self.levels: dict[int, bool] = {}
         self.seqno = 0
         self.closed = False
+        self.info = gpiod.ChipInfo("gpiochip0", label, num_lines)
+
+    def get_info(self) -> gpiod.ChipInfo:
+        """The chip's name, label and number of lines (the real package's ``ChipInfo``)."""
+        return self.info
+
+    def __enter__(self) -> StandInChip:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def request_lines(self, config: dict[Any, gpiod.LineSettings | None], consumer: str | None = None, **_: Any):
         """Request lines, as ``gpiod.Chip.request_lines`` (busy lines refused with ``OSError``)."""
@@ -116,8 +127,10 @@ class StandInChip:
             if offset in self.requests:
                 raise OSError(16, "Device or resource busy")
         request = StandInRequest(self, config)
-        for offset in config:
+        for offset, settings in config.items():
             self.requests[offset] = request
+            if settings.direction == Direction.OUTPUT:  # the kernel drives an output at once
+                self.levels[offset] = settings.output_value == Value.ACTIVE
         return request
 
     def level(self, offset: int) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import statistics
 import threading
 import time
 from typing import Any
@@ -303,3 +304,20 @@ def test_after_a_brown_out_only_readings_at_the_set_gain_get_through() -> None:
     rig.run(3.0)
     after = rig.raws(since)
     assert after and all(abs(raw - level) < 200 for raw in after)  # never a gain-128 or settling word
+
+
+def test_a_quick_stop_and_start_really_powers_the_chip_down_and_reads_aligned_words() -> None:
+    # The reader pauses (sleep: PD_SCK high) and is wanted again at once (wake: PD_SCK low). A
+    # high shorter than 60 µs is not a power-down but a clock pulse: it would shift one data bit
+    # out, and every later word would be read one bit off while the driver thinks gain 128.
+    rig = Rig(grams=50.0)
+    rig.run(1.0)
+    before, downs = statistics.median(rig.raws()), rig.chip.power_downs
+    rig.hx.sleep()
+    rig.hx.wake()
+    assert rig.chip.power_downs == downs + 1
+    since = rig.clock()
+    rig.run(2.0)
+    after = rig.raws(since)
+    assert len(after) >= 10 and statistics.median(after) == pytest.approx(before, rel=0.02)
+    assert rig.faults == []

@@ -128,3 +128,13 @@ def test_dry_run_changes_nothing(cli, tmp_path):
     result = cli("install", "--root", root, "--source", ROOT, "--dry-run")
     assert result.status == 0 and "would write /etc/tablemate/config.toml" in result.out
     assert not (root / "etc").exists()
+
+
+def test_a_running_service_restarts_when_its_code_or_its_groups_changed(tmp_path):
+    # `sudo systemd/install.sh` is also how the device is updated: the new package in the venv, or
+    # a group the service's user just joined, means nothing to a service that is already running.
+    root, system = pi_root(tmp_path), FakeSystem()
+    Installer(ROOT, root, system).install()
+    assert Installer(ROOT, root, system, code_changed=True).install() == ["restart tablemate"]
+    system.users["tablemate"].discard("gpio")
+    assert Installer(ROOT, root, system).install() == ["add tablemate to gpio", "restart tablemate"]

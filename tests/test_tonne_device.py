@@ -160,6 +160,9 @@ def test_the_count_is_cut_to_what_the_player_owes(tmp_path):
         await start_and_fill(device, run, {"Ann": 1, "Ben": 5})
         await run.grams(12.0)  # two milk cartons (or three apples): Ann owed one
         await until(run, lambda: actions(device)[-1]["type"] == "place", SETTLE + 2)
+        # the place comes within a second, its effects once it is durable: the reveal's toast may
+        # still show, this one next
+        await until(run, lambda: device.toast_text() == "Scale saw 2, counted 1")
         seen["toast"] = device.toast_text()
         seen["actions"] = actions(device)
 
@@ -539,3 +542,57 @@ def test_an_outage_is_reported_once_by_the_driver_not_again_as_a_gap(tmp_path):
     assert seen["during"] and seen["during"].startswith("no data")
     fault, toast = seen["after"]
     assert fault is None and not (toast or "").startswith("Scale: gap")
+
+
+def _scripted_turn(cli, write_script, tmp_path: Path, name: str, tail: list[str]) -> dict:
+    """A 2-player game whose bin the scale saw filled; Ann 3, Ben 5; Ann places one 5 g can
+    (``grams 5``), then ``tail``; the summary of the game as left when the script ends."""
+    t = TableScript()
+    t.grams(FILL_2P)
+    t.reveal(3, 5)
+    t.lines += ["grams 5", *tail]
+    state = tmp_path / name
+    Store(state).write_doc("scale", CALIBRATION)
+    script = write_script("\n".join(t.lines) + "\n", f"{name}.txt")
+    result = cli("sim", "--script", script, "--state-dir", state)
+    assert result.status == 0, result.err
+    return cli("state", "--state-dir", state).json()["summary"]
+
+
+def test_a_piece_on_the_scale_is_counted_within_a_second(cli, write_script, tmp_path):
+    summary = _scripted_turn(cli, write_script, tmp_path, "one", ["wait 1"])
+    assert summary["turn"] == "Ann" and summary["owed"] == 2  # 3 owed, one counted
+
+
+def test_a_place_then_a_press_that_knocks_it_out_ends_the_turn_with_the_falls_chip(cli, write_script, tmp_path):
+    # the can settles and the pile stays still for 2.5 s; a hand presses on the pile (40 g) and
+    # the can falls out as the hand leaves: the pile weighs what it did before the place
+    press = ["wait 2.5", "grams 40", "wait 0.4", "grams -45", "wait 1"]
+    summary = _scripted_turn(cli, write_script, tmp_path, "fall", press)
+    assert summary["chips"]["Ann"] == [-1]  # the fall's chip: her turn is over
+    assert summary["turn"] == "Ben" and summary["round"] == 1
+
+
+def test_a_hand_counted_as_a_piece_is_taken_back_when_it_lifts_off(tmp_path):
+    seen: dict[str, Any] = {}
+
+    async def body(device: Device, run: ScriptRunner) -> None:
+        await start_and_fill(device, run, {"Ann": 3, "Ben": 5})
+        await run.grams(5.0)  # a hand laid on the pile, as still as a can for a second
+        await run.wait(1.0)
+        seen["counted"] = summary(device)["owed"]
+        level = 0.0
+        for k in range(16):  # then it wavers by a gram or so, as hands do
+            step = (1.2 if k % 3 == 0 else -0.6) - level if k % 2 else -level
+            level += step
+            await run.grams(step)
+            await run.wait(0.125)
+        await run.grams(-5.0 - level)  # and lifts straight off
+        await run.wait(1.5)
+        seen["after"] = summary(device)
+        seen["records"] = [r for r in device.session.journal.records if "a" in r or "undo" in r]
+
+    run_device(tmp_path, body)
+    assert seen["counted"] == 2
+    assert seen["after"]["owed"] == 3 and seen["after"]["turn"] == "Ann" and seen["after"]["chips"]["Ann"] == []
+    assert "undo" in seen["records"][-1]  # taken back through the journal, like the Undo menu

@@ -29,7 +29,7 @@ import logging
 import os
 import selectors
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import timedelta
 from typing import Any
 
@@ -48,25 +48,39 @@ from gpiozero.pins.local import LocalPiFactory, LocalPiPin
 
 log = logging.getLogger(__name__)
 
-PI_CHIP_LABELS = ("pinctrl-bcm2835", "pinctrl-bcm2711", "pinctrl-bcm2712", "pinctrl-rp1")
-"""Labels of the chip whose lines are the header's BCM GPIOs (Pi 1–3 and Zero, 4, 5)."""
+PI_CHIP_LABELS = ("pinctrl-rp1", "pinctrl-bcm2711", "pinctrl-bcm2835")
+"""Labels of the chip whose lines are the header's BCM GPIOs, best first: the Pi 5's RP1, the Pi
+4's SoC, the Pi 1-3 and Zero's SoC. The Pi 5's own SoC chips (``pinctrl-bcm2712``, ``gpio-brcmstb``)
+are not the header, and early Pi 5 images list one as ``gpiochip0``, before RP1's ``gpiochip4``."""
 CONSUMER = "tablemate"
 
 PULLS = {"up": Bias.PULL_UP, "down": Bias.PULL_DOWN, "floating": Bias.DISABLED}
 EDGES = {"both": Edge.BOTH, "rising": Edge.RISING, "falling": Edge.FALLING, "none": Edge.NONE}
 
 
-def find_chip() -> str:
-    """The path of the GPIO chip that carries the Pi's header pins (``/dev/gpiochip0`` if none
-    has a known label)."""
-    for path in sorted(glob.glob("/dev/gpiochip*")):
+def header_chip(paths: Iterable[str] | None = None, open_chip: Callable[[str], Any] = gpiod.Chip) -> str | None:
+    """The path of the GPIO chip that carries the Pi's header pins, or ``None`` when no chip has
+    a known label. Of several, the best label wins, then the most lines (``paths``: default every
+    ``/dev/gpiochip*``). A chip that cannot be opened is passed over."""
+    found = []
+    for path in sorted(glob.glob("/dev/gpiochip*") if paths is None else paths):
         try:
-            with gpiod.Chip(path) as chip:
-                if chip.get_info().label in PI_CHIP_LABELS:
-                    return path
+            with open_chip(path) as chip:
+                info = chip.get_info()
         except OSError:
             continue
-    return "/dev/gpiochip0"
+        if info.label in PI_CHIP_LABELS:
+            found.append((PI_CHIP_LABELS.index(info.label), -info.num_lines, path))
+    return min(found)[2] if found else None
+
+
+def _value(high: float) -> Value:
+    return Value.ACTIVE if high else Value.INACTIVE
+
+
+def find_chip() -> str:
+    """The header's GPIO chip (:func:`header_chip`), else ``/dev/gpiochip0``."""
+    return header_chip() or "/dev/gpiochip0"
 
 
 class LoopWatcher:
@@ -142,7 +156,9 @@ class ThreadWatcher:
             with contextlib.suppress(KeyError, ValueError):
                 self._selector.unregister(fd)
             if callback is not None:
-                self._selector.register(fd, selectors.EVENT_READ, callback)
+                # a line released before its watch() got here: its unwatch() follows in the queue
+                with contextlib.suppress(OSError, ValueError):
+                    self._selector.register(fd, selectors.EVENT_READ, callback)
 
     def close(self) -> None:
         """Stop the thread."""
@@ -190,28 +206,47 @@ class GpiodFactory(LocalPiFactory):
 
 
 class GpiodPin(LocalPiPin):
-    """One header pin as one libgpiod line request."""
+    """One header pin as one libgpiod line request.
+
+    As with gpiozero's own back ends, :meth:`close` resets the pin rather than ending it: gpiozero
+    keeps the pin object and hands it to the next device on that pin. Here closing releases the
+    line (no request held meanwhile) and the next use requests it again, as a fresh input.
+    """
 
     def __init__(self, factory: GpiodFactory, info: Any) -> None:
         super().__init__(factory, info)
         self._offset = self._number
+        self._request: Any = None
+        self._reset()
+        self._line()
+
+    def _reset(self) -> None:
         self._settings = gpiod.LineSettings(direction=Direction.INPUT, bias=Bias.DISABLED, event_clock=Clock.MONOTONIC)
         self._edges = Edge.BOTH
         self._watching = False
-        self._request = factory.chip.request_lines({self._offset: self._settings}, consumer=CONSUMER)
+
+    def _line(self) -> Any:
+        """The line's request, made (again, after :meth:`close`) with the current settings."""
+        if self._request is None:
+            self._request = self.factory.chip.request_lines({self._offset: self._settings}, consumer=CONSUMER)
+        return self._request
 
     def close(self) -> None:
-        """Release the line."""
+        """Release the line and forget its settings; the pin may be used again."""
         if self._request is None:
             return
         self._unwatch()
         self._request.release()
         self._request = None
+        self._reset()
 
     def _apply(self, **changes: Any) -> None:
         for key, value in changes.items():
             setattr(self._settings, key, value)
-        self._request.reconfigure_lines({self._offset: self._settings})
+        if self._request is None:
+            self._line()  # requested with the new settings
+        else:
+            self._request.reconfigure_lines({self._offset: self._settings})
 
     def _get_function(self) -> str:
         return "output" if self._settings.direction == Direction.OUTPUT else "input"
@@ -225,13 +260,20 @@ class GpiodPin(LocalPiPin):
         else:
             self._apply(direction=Direction.INPUT)
 
+    def output_with_state(self, state: bool) -> None:
+        """Output at ``state`` in one step (gpiozero's default sets the function, then the state:
+        an active-low device would blip on first)."""
+        self._unwatch()
+        self._apply(direction=Direction.OUTPUT, edge_detection=Edge.NONE, output_value=_value(state))
+
     def _get_state(self) -> bool:
-        return self._request.get_value(self._offset) == Value.ACTIVE
+        return self._line().get_value(self._offset) == Value.ACTIVE
 
     def _set_state(self, value: float) -> None:
         if self._get_function() == "input":
             raise PinSetInput(f"cannot set state of pin {self!r}")
-        self._request.set_value(self._offset, Value.ACTIVE if value else Value.INACTIVE)
+        self._settings.output_value = _value(value)  # a later reconfigure keeps the level
+        self._line().set_value(self._offset, self._settings.output_value)
 
     def _get_pull(self) -> str:
         return {Bias.PULL_UP: "up", Bias.PULL_DOWN: "down"}.get(self._settings.bias, "floating")
@@ -274,11 +316,11 @@ class GpiodPin(LocalPiPin):
     def _enable_event_detect(self) -> None:
         self._apply(edge_detection=self._edges)
         self._watching = True
-        self.factory.watcher.watch(self._request.fd, self._read_edges)
+        self.factory.watcher.watch(self._line().fd, self._read_edges)
 
     def _disable_event_detect(self) -> None:
         self._unwatch()
-        if self._request is not None:
+        if self._request is not None:  # nothing to turn off on a released line
             self._apply(edge_detection=Edge.NONE)
 
     def _unwatch(self) -> None:

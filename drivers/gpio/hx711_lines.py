@@ -12,6 +12,7 @@ and are dropped before each wait, so only a fall after the read counts. Not run 
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import gpiod
@@ -75,12 +76,13 @@ class DataLine(_Line):
             request.read_edge_events()
         if not self.value:
             return True
-        if timeout <= 0:
-            return False
-        if request.wait_edge_events(timeout):
-            request.read_edge_events()
-            return True
-        return not self.value
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            if request.wait_edge_events(left):
+                request.read_edge_events()
+            if not self.value:  # a fall may be a data bit's edge queued late: the level decides
+                return True
+        return False
 
 
 class ClockLine(_Line):

@@ -133,6 +133,8 @@ class HX711(adafruit.HX711):
         self._chip_gain = self.CHAN_A_GAIN_128
         self._settle_left = SETTLE_CONVERSIONS
         self._last_ready: float | None = None
+        self._asleep_since: float | None = None
+        """When :meth:`sleep` raised PD_SCK (``None`` while awake)."""
         super().__init__(data_pin, clock_pin)  # calls _initialize(): a reset
 
     # -- reset and settling (fix 2: the chip may have reset; its first conversions are unsettled) --
@@ -143,16 +145,28 @@ class HX711(adafruit.HX711):
     def reset(self) -> None:
         """Power the chip down and up: channel A, gain 128, settling again."""
         self.sleep()
-        self.timing.sleep(RESET_HIGH)
-        self.wake()
+        self.wake()  # holds PD_SCK high RESET_HIGH first
         self.stats.resets += 1
 
     def sleep(self) -> None:
         """Power the chip down: PD_SCK high (the chip sleeps once it has been high 60 µs)."""
         self.power_down(True)
+        self._asleep_since = self.timing.now()
 
     def wake(self) -> None:
-        """Power the chip up (PD_SCK low): it starts over at channel A, gain 128, settling."""
+        """Power the chip up (PD_SCK low): it starts over at channel A, gain 128, settling.
+
+        PD_SCK must have been high over 60 µs first: a shorter high is a clock pulse, which shifts
+        a data bit out and leaves every later word one bit off. A wake that follows its sleep
+        too soon (the reader stopped and wanted again at once) holds the clock high the rest of
+        :data:`RESET_HIGH`.
+        """
+        since = self._asleep_since
+        if since is not None:
+            left = since + RESET_HIGH - self.timing.now()
+            if left > 0:
+                self.timing.sleep(left)
+        self._asleep_since = None
         self.power_down(False)
         self._chip_gain = self.CHAN_A_GAIN_128
         self._settle_left = SETTLE_CONVERSIONS
@@ -409,7 +423,12 @@ def open_hx711(
     edge in the kernel), else through Blinka (the reader polls DOUT)."""
     lines = _gpiod_lines(data, clock)
     if lines is not None:
-        return HX711Scale(HX711(lines.data_pin, lines.clock_pin, sps=sps), gain, stamps, pins=(lines.data_pin,))
+        try:
+            hx = HX711(lines.data_pin, lines.clock_pin, sps=sps)  # resets the chip on the lines
+        except Exception as exc:
+            lines.release()
+            raise HX711Unavailable(f"GPIO {data}/{clock}: {exc}") from None
+        return HX711Scale(hx, gain, stamps, pins=(lines.data_pin,))
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             import board

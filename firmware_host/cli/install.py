@@ -8,7 +8,9 @@ looks before it acts, so running it again changes nothing and says so:
 3. I2C on at 400 kHz: ``dtparam=i2c_arm=on`` and ``dtparam=i2c_arm_baudrate=400000`` in the boot
    config (under ``[all]``, so no model filter hides them), ``i2c-dev`` loaded at boot. A full
    frame to the OLED takes ~93 ms of bus time at the default 100 kHz, ~23 ms at 400 kHz;
-4. the systemd unit, enabled and (re)started.
+4. the systemd unit, enabled and (re)started: a running service is restarted when its unit, its
+   code (``systemd/install.sh`` sets ``TABLEMATE_CODE_CHANGED=1`` when pip changed the package) or
+   its user's groups changed -- it would run the old code, without the new group, until a reboot.
 
 ``--uninstall`` stops and removes the unit; the user, the configuration and the state folder
 (the history!) stay unless ``--purge`` is given. ``--root`` and ``--dry-run`` exist for tests and
@@ -137,6 +139,9 @@ class Installer:
     root: Path = Path("/")
     run: Runner = run_command
     dry_run: bool = False
+    code_changed: bool = False
+    """The package in the venv changed in this run (``systemd/install.sh`` says so): a running
+    service keeps the old code until it is restarted."""
     done: list[str] = field(default_factory=list)
 
     def path(self, relative: str) -> Path:
@@ -151,15 +156,17 @@ class Installer:
     # -- install ----------------------------------------------------------------------------------
     def install(self) -> list[str]:
         """Every step, idempotent; returns what changed."""
-        self.ensure_user()
+        groups_changed = self.ensure_user()
         self.ensure_config()
         self.ensure_i2c()
         unit_changed = self.ensure_unit()
-        self.ensure_service(unit_changed)
+        self.ensure_service(unit_changed, restart=groups_changed or self.code_changed)
         return self.done
 
-    def ensure_user(self) -> None:
-        """The system user and its groups."""
+    def ensure_user(self) -> bool:
+        """The system user and its groups; ``True`` when the user joined a group (a running
+        service gets its groups only when restarted)."""
+        joined = False
         if self.run(["id", "-u", USER]) != 0 and self.step(f"create system user {USER}"):
             self.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", USER])
         for group in GROUPS:
@@ -167,6 +174,8 @@ class Installer:
                 self.run(["groupadd", "--system", group])
             if self.run(["sh", "-c", f"id -nG {USER} | grep -qw {group}"]) != 0 and self.step(f"add {USER} to {group}"):
                 self.run(["usermod", "-aG", group, USER])
+                joined = True
+        return joined
 
     def ensure_config(self) -> None:
         """The default configuration, unless one is there."""
@@ -200,8 +209,9 @@ class Installer:
             write_atomic(unit, want, 0o644)
         return True
 
-    def ensure_service(self, unit_changed: bool) -> None:
-        """systemd knows the unit, starts it at boot, and runs it now."""
+    def ensure_service(self, unit_changed: bool, restart: bool = False) -> None:
+        """systemd knows the unit, starts it at boot, and runs it now; a running service is
+        restarted when its unit changed or ``restart`` (new code, new groups)."""
         if unit_changed and self.step("systemctl daemon-reload"):
             self.run(["systemctl", "daemon-reload"])
         if self.run(["systemctl", "is-enabled", "--quiet", "tablemate"]) != 0 and self.step("enable tablemate"):
@@ -209,7 +219,7 @@ class Installer:
         active = self.run(["systemctl", "is-active", "--quiet", "tablemate"]) == 0
         if not active and self.step("start tablemate"):
             self.run(["systemctl", "start", "tablemate"])
-        elif active and unit_changed and self.step("restart tablemate"):
+        elif active and (unit_changed or restart) and self.step("restart tablemate"):
             self.run(["systemctl", "restart", "tablemate"])
 
     # -- uninstall --------------------------------------------------------------------------------

@@ -313,7 +313,9 @@ def cmd_install(args: argparse.Namespace) -> int:
     root = Path(args.root)
     if str(root) == "/" and not args.dry_run and os.geteuid() != 0:
         raise Fail("needs root: run it with sudo (or use systemd/install.sh)")
-    installer = Installer(source.resolve(), root, dry_run=args.dry_run)
+    # systemd/install.sh sets TABLEMATE_CODE_CHANGED=1 when pip changed the installed package
+    code_changed = os.environ.get("TABLEMATE_CODE_CHANGED") == "1"
+    installer = Installer(source.resolve(), root, dry_run=args.dry_run, code_changed=code_changed)
     done = installer.uninstall(args.purge) if args.uninstall else installer.install()
     for line in done:
         print(("would " if args.dry_run else "") + line)

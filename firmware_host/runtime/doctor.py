@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import grp
 import io
 import os
@@ -95,35 +96,48 @@ def _i2c_answers(port: int, address: int) -> bool:
     return True
 
 
-def _dout_falls(pin: int, seconds: float) -> str:
-    """Watch the HX711's DOUT through libgpiod v2: ``low`` (a conversion was ready), ``high``
-    (never ready: no power, no chip or a broken wire) or ``busy`` (the service holds the pin)."""
-    import gpiod
-    from gpiod.line import Direction
+def _dout_falls(data: int, clock: int, seconds: float, chip: Any = None) -> str:
+    """Watch the HX711's DOUT through libgpiod v2 as the driver wires it: ``low`` (a conversion
+    was ready), ``high`` (never ready: no power, no chip or a broken wire) or ``busy`` (the
+    service holds the pins).
 
-    for path in sorted(Path("/dev").glob("gpiochip*")):
-        with contextlib.suppress(OSError):
-            with gpiod.Chip(str(path)) as chip:
-                if chip.get_info().label not in ("pinctrl-bcm2835", "pinctrl-bcm2711", "pinctrl-rp1"):
-                    continue
-            try:
-                request = gpiod.request_lines(
-                    str(path),
-                    consumer="tablemate-doctor",
-                    config={pin: gpiod.LineSettings(direction=Direction.INPUT)},
-                )
-            except OSError as exc:
-                if exc.errno == 16:  # EBUSY
-                    return "busy"
-                raise
-            with request:
-                end = time.monotonic() + seconds
-                while time.monotonic() < end:
-                    if request.get_value(pin) == gpiod.line.Value.INACTIVE:
-                        return "low"
-                    time.sleep(0.005)
+    DOUT gets the driver's pull-up: without it a broken wire floats, or reads low through the
+    Pi's default pull-down (GPIO 9-27), which would pass for a ready chip. PD_SCK is driven low:
+    the service powers the chip down (PD_SCK high) when it stops, and a released line keeps that
+    level, so the chip would never convert for a doctor run after ``systemctl stop``.
+    """
+    import gpiod
+    from gpiod.line import Bias, Direction, Value
+
+    from drivers.gpio.gpiod_pins import header_chip
+
+    if chip is None:
+        path = header_chip()  # the chip the device's own pins use
+        if path is None:
+            raise OSError("no Raspberry Pi GPIO controller among /dev/gpiochip* (or none the service may open)")
+        chip = gpiod.Chip(path)
+    with contextlib.closing(chip):
+        try:
+            request = chip.request_lines(
+                {
+                    data: gpiod.LineSettings(direction=Direction.INPUT, bias=Bias.PULL_UP),
+                    clock: gpiod.LineSettings(direction=Direction.OUTPUT, output_value=Value.INACTIVE),
+                },
+                consumer="tablemate-doctor",
+            )
+        except OSError as exc:
+            if exc.errno == errno.EBUSY:
+                return "busy"
+            raise
+        try:
+            end = time.monotonic() + seconds
+            while time.monotonic() < end:
+                if request.get_value(data) == Value.INACTIVE:
+                    return "low"
+                time.sleep(0.005)
             return "high"
-    raise OSError("no Raspberry Pi GPIO controller among /dev/gpiochip*")
+        finally:
+            request.release()
 
 
 def _gpiozero_factory() -> str:
@@ -204,7 +218,7 @@ class System:
     user_groups: Callable[[str], set[str] | None] = _user_groups
     group_name: Callable[[int], str] = _group_name
     i2c_answers: Callable[[int, int], bool] = _i2c_answers
-    dout_falls: Callable[[int, float], str] = _dout_falls
+    dout_falls: Callable[[int, int, float], str] = _dout_falls
     gpiozero_factory: Callable[[], str] = _gpiozero_factory
     blinka_pins: Callable[[], str] = _blinka_pins
     fsync_ms: Callable[[Path], float] = _fsync_ms
@@ -383,7 +397,7 @@ def check_hx711(config: Config, system: System) -> Result:
     if s["backend"] != "hx711":
         return Result("scale", SKIP, f"scale backend {s['backend']}")
     try:
-        level = system.dout_falls(s["data"], 5.0 / s["sps"] + 0.1)
+        level = system.dout_falls(s["data"], s["clock"], 5.0 / s["sps"] + 0.1)
     except Exception as exc:
         return Result(
             "scale",

@@ -19,13 +19,19 @@ How it decides (``docs/detector.md`` has the reasons and the measured figures):
    allows (no hand on the pile) — or within ``settle_fraction`` of a piece, on a cell so quiet
    that the bin's last ringing would hold the decision up. Medians let a stray reading or two
    through without effect.
-5. **Events** — only when a stable window's median differs from the last settled weight by half
-   a piece (``min_step_grams`` without piece weights; never less than ``event_k`` standard
-   errors), and the new level has held: 0.1 s for a fall, 2 s for a place (4 s when the rise
-   is not a few whole pieces), with its readings no more scattered than the sensor's own noise.
-   A hand held on the pile wavers; a piece does not. ``place`` upward, ``fall`` downward,
-   ``pieces`` the nearest whole number of one kind's pieces. Smaller differences — a hand that
-   pressed and let go, creep, drift — are followed slowly (``track_s``), never in one jump.
+5. **Events** — only when a stable window's median differs from the last *reported* weight by
+   half a piece (``min_step_grams`` without piece weights; never less than ``event_k`` standard
+   errors), and the new level has held: 0.08 s for a fall; 0.2 s for a place of 1-3 whole
+   pieces whose last half second of readings passes the hand test (:meth:`Detector._hand_like`:
+   a hand wavers and drifts, a pile does not) and, at 40 SPS and more, that showed its landing
+   (the bin rings when a piece drops); a doubtful place is judged again from 0.5 s on; 2 s when
+   the rise is not a few whole pieces. ``place`` upward, ``fall`` downward, ``pieces`` the
+   nearest whole number of one kind's pieces. Smaller differences — a hand that pressed and let
+   go, creep, drift — are followed slowly (``track_s``), never in one jump.
+   A place whose weight goes straight back within ``retract_s`` (no press in between), from a
+   level that looked like a hand in hindsight, showed no landing or rested on the way back, is
+   taken back: ``retract``.
+   :func:`final_events` gives the events as they stand once nothing can be taken back.
 6. **Noise** — re-estimated every second (MAD of that second) and taken as the lower quartile
    of the last minute's estimates, so handling, even most of the time, does not inflate it.
 7. **Faults** — a gap in the timestamps (read timeouts), the same raw value over and over
@@ -43,7 +49,7 @@ from itertools import pairwise
 
 from drivers.scale.faults import ALL_ONES, FULL_SCALE, MIN_CODE  # the HX711's codes: constants only
 
-PLACE, FALL, FAULT = "place", "fall", "fault"
+PLACE, FALL, FAULT, RETRACT = "place", "fall", "fault", "retract"
 SETTLED, DISTURBED = "settled", "disturbed"
 
 FULL_SCALE_CODES = (FULL_SCALE, MIN_CODE)
@@ -86,7 +92,7 @@ class Tuning:
     """The start of the trace that is taken as the still, loaded bin."""
     window_min_samples: int = 6
     """Stability window: at least this many samples ..."""
-    window_s: float = 0.3
+    window_s: float = 0.25
     """... and at least this long."""
     trend_k: float = 4.0
     """Halves (and, from 12 readings, outer thirds) of a stable window differ by at most this
@@ -109,29 +115,55 @@ class Tuning:
     """... and at least this many standard errors of a window's level."""
     min_step_grams: float = 1.5
     """Without piece weights: the smallest settled change reported (half of a 3 g piece)."""
-    place_confirm_s: float = 2.0
-    """A heavier settled weight must stay stable (within ``confirm_k`` standard errors) this long
-    before it is reported: a hand held still on the pile rarely stays so still for so long."""
-    odd_place_confirm_s: float = 4.0
+    place_confirm_s: float = 0.2
+    """A heavier settled weight that looks like 1-3 pieces must stay stable (within ``confirm_k``
+    standard errors) this long, beyond one stable window, and pass the hand test
+    (``hand_spread_k``, ``hand_trend_k``, ``hand_block_k``) before it is reported."""
+    odd_place_confirm_s: float = 2.0
     """The same for a rise that does not look like pieces placed one by one (more than
     ``likely_place_pieces`` pieces, or further than ``likely_place_fit`` of a piece from a whole
     number): more likely a hand resting on the pile."""
     likely_place_pieces: int = 3
     """(Players place one piece at a time; two or three fall in together now and then.)"""
     likely_place_fit: float = 0.25
-    fall_confirm_s: float = 0.1
+    fall_confirm_s: float = 0.08
     """The same for a lighter one: long enough that a rim lifted for a moment is not a fall,
     short enough to report a fall within half a second of the pile settling."""
     likely_fall_fit: float = 0.3
     """A drop further than this fraction of a piece from a whole number of pieces ..."""
     odd_fall_confirm_s: float = 0.5
     """... must hold this long (a rim lifted by a hand for half a second is not a fall)."""
+    partial_fall_confirm_s: float = 1.0
+    """A drop to a level between a place just counted (within ``retract_s``) and the weight
+    before it must hold this long: a hand easing off in steps moves on, pieces stay."""
     confirm_k: float = 4.0
     """While confirming, the level stays within this many standard errors ..."""
     confirm_spread_k: float = 1.4
     """... and its readings' RMS about that level is at most this many noise deviations."""
     confirm_spread_fraction: float = 0.04
     """(The RMS may always reach this fraction of the lightest piece: creep and ringing.)"""
+    hand_spread_k: float = 2.0
+    """A place's readings (the stable window and the hold) scatter by at most this many noise
+    deviations about their mean: a hand's waver (0.5-2 g) adds to the sensor's noise."""
+    hand_trend_k: float = 4.0
+    """... the means of their halves differ by at most this many standard errors: a hand drifts."""
+    hand_block_k: float = 3.0
+    """... and, from 16 readings, means of blocks of 4 scatter by at most this many times what the
+    noise allows: a hand's waver is slow, so it survives the averaging that the noise does not."""
+    doubtful_place_confirm_s: float = 0.5
+    """A place that failed the hand test once is judged again on its latest readings after this."""
+    retract_scale: float = 0.6
+    """A place is taken back only when its level, seen over its whole life, looked like a hand
+    by the hand test with its limits times this (a looser test: a piece placed and then fallen
+    out without a press within seconds is rarer than a hand that held still for half a second)."""
+    landing_overshoot: float = 0.5
+    """At 40 SPS and more a place that did not overshoot its level by this much of the step
+    (no ringing seen: perhaps a hand laid on the pile) is judged as a doubtful one."""
+    hand_samples_s: float = 0.5
+    """The hand test looks at the readings of at least this long (the window and the hold)."""
+    retract_s: float = 4.0
+    """A place that, in hindsight, wavered like a hand and whose weight goes straight back
+    within this long is taken back (a ``retract`` event), not reported as a fall."""
     confirm_creep: float = 0.005
     """While confirming, the level may also creep by this fraction of the change (a heavy load
     settling into the cell); a hand drifts faster."""
@@ -148,17 +180,20 @@ class Tuning:
     gap_s: float = 1.0
     """A gap between samples longer than this (and than ``gap_periods`` periods) is a fault."""
     gap_periods: float = 5.0
-    stuck_s: float = 1.0
+    stuck_s: float = 0.6
     """The same raw value for this long (and ``stuck_samples`` samples) is a stuck sensor."""
-    stuck_samples: int = 8
+    stuck_samples: int = 6
     suspect_repeats: int = 5
     """From this many identical readings on, they are kept out of the window."""
     saturated_samples: int = 3
-    storm_s: float = 3.0
+    storm_s: float = 1.0
     """Spike storm: over this span ..."""
-    storm_fraction: float = 0.2
+    storm_fraction: float = 0.25
     """... at least this fraction of the readings bad (and ``storm_min`` of them)."""
-    storm_min: int = 5
+    storm_min: int = 4
+    storm_load_fraction: float = 0.2
+    """An excursion counts towards a storm only when it is also this fraction of the load above
+    the settled weight (a hand pressing 800 g jitters by tens of grams)."""
     fault_clear_s: float = 5.0
     """A fault kind is reported again only after this long without a sign of it."""
 
@@ -235,6 +270,7 @@ class Detector:
         self._ref: list[tuple[float, float]] = []
         self._ref_t0: float | None = None
         self._window: deque[float] = deque()
+        self._history: deque[float] = deque(maxlen=1)  # the last second of readings (sized with the rate)
         self._n = 0  # window length in samples, fixed once the rate is known
         self._median = 0.0
         self._held: float | None = None
@@ -249,9 +285,12 @@ class Detector:
         self._storm: deque[tuple[float, bool]] = deque()
         self._storm_drops = 0
         self._faults: dict[str, float] = {}  # kind -> last time a sign of it was seen
-        # a change being confirmed: [since, first level, sum, sum of squares (about the first
-        # level), count] of its readings
-        self._candidate: list | None = None
+        self._candidate: _Change | None = None
+        """A change being confirmed."""
+        self._landing: bool | None = None
+        """Whether the change being confirmed showed a landing (None: not judged yet)."""
+        self._plateau: _Plateau | None = None
+        """The level of the last place reported, while it may still be taken back."""
         self._rezero = False
 
     # -- public -------------------------------------------------------------------------------
@@ -274,6 +313,7 @@ class Detector:
         """
         self._rezero = True
         self._candidate = None
+        self._plateau = None
 
     def fault(self, t: float, reason: str) -> list[ScaleEvent]:
         """A fault the driver saw (a read timeout); reported once like the detector's own."""
@@ -313,6 +353,9 @@ class Detector:
                 events += self._raise(t, STUCK, f"stuck: raw {raw:g} for {t - self._run_t0:.1f} s")
             return events
         if raw == ALL_ONES:
+            if self._run_n > 1:  # the start of a stuck line, not a storm of corrupted reads
+                self.dropped += 1
+                return events
             return events + self._drop(t)
         if self._sigma_floor > 1e-6 and raw != int(raw):
             self._sigma_floor = 1e-6
@@ -359,6 +402,7 @@ class Detector:
         self.settled_grams = self.zero_grams = level
         self._median = level
         self._window = deque(values[-self._n :], maxlen=self._n)
+        self._history = deque(maxlen=max(1, math.ceil(self.sps)))
         self.grams = values[-1]
         self.state = SETTLED
         self._ref = []
@@ -374,6 +418,7 @@ class Detector:
 
     def _push(self, grams: float) -> None:
         self._window.append(grams)
+        self._history.append(grams)
         self.grams = grams
 
     def _drop(self, t: float) -> list[ScaleEvent]:
@@ -389,7 +434,12 @@ class Detector:
         if before is None or current is None:
             return False
         jump = min(abs(current - before), abs(current - grams))
-        limit = max(self._spike_limit(), self.tuning.event_fraction * self._unit())
+        # a hand pressing hard jitters in proportion to its force: a fifth of the load above the
+        # settled weight is not a corrupted read
+        load = abs(before - self.settled_grams) if self.settled_grams is not None else 0.0
+        limit = max(
+            self._spike_limit(), self.tuning.event_fraction * self._unit(), self.tuning.storm_load_fraction * load
+        )
         return jump > limit and abs(grams - before) * self.tuning.spike_contrast < jump
 
     def _storm_note(self, t: float, dropped: bool) -> list[ScaleEvent]:
@@ -401,6 +451,8 @@ class Detector:
         self._storm_drops += dropped
         while storm[0][0] < t - tu.storm_s:
             self._storm_drops -= storm.popleft()[1]
+        if dropped and SPIKES in self._faults:
+            self._faults[SPIKES] = t  # the storm goes on: every bad reading is a sign of it
         if dropped and self._storm_drops >= tu.storm_min and self._storm_drops >= tu.storm_fraction * len(storm):
             share = 100.0 * self._storm_drops / len(storm)
             return self._raise(t, SPIKES, f"spikes: {share:.0f}% of readings dropped")
@@ -460,6 +512,8 @@ class Detector:
         values = list(window)
         level = _median_sorted(sorted(values))
         self._median = level
+        if self._plateau is not None:
+            self._plateau.peak = max(self._plateau.peak, level)
         half = n // 2
         first = _median_sorted(sorted(values[:half]))
         second = _median_sorted(sorted(values[n - half :]))
@@ -487,19 +541,32 @@ class Detector:
         self.state = SETTLED
         if self._rezero:
             self._rezero = False
+            self._plateau = None
             self.settled_grams = self.zero_grams = level
             return []
         step = level - self.settled_grams
         threshold = self._event_threshold(n)
+        plateau = self._plateau
+        if plateau is not None:
+            if t - plateau.t > tu.retract_s:
+                self._plateau = plateau = None
+            elif abs(step) < threshold:
+                plateau.readings.append(values[-1])
+        if plateau is not None and abs(step) >= threshold and abs(level - plateau.before) >= threshold:
+            plateau.wandered = True  # still at a level that is neither: a hand easing off
         if abs(step) < threshold:
             # creep, drift, a hand that left a trace: followed slowly, never in one jump (a
             # brush could otherwise walk the settled weight up in sub-threshold steps)
             self._candidate = None
+            self._landing = None
             self.settled_grams += step / max(1.0, tu.track_s * (self.sps or 10.0))
             return []
         if step < 0:
             fits = not self.piece_weights or piece_fit(step, self.piece_weights)[1] <= tu.likely_fall_fit
             confirm = tu.fall_confirm_s if fits else tu.odd_fall_confirm_s
+            if plateau is not None and level - plateau.before >= threshold:
+                # part of a place just counted goes again: perhaps a hand easing off in steps
+                confirm = max(confirm, tu.partial_fall_confirm_s)
         elif self._likely_place(step):
             confirm = tu.place_confirm_s
         else:
@@ -511,27 +578,39 @@ class Detector:
             recent = sum(values[-m:]) / m
             if abs(recent - level) > max(tu.recent_k * sigma / math.sqrt(m), floor):
                 return []
-        if confirm > 0:
-            if not self._confirmed(t, level, step, threshold, confirm, n):
-                return []
-            cand = self._candidate
-            assert cand is not None
-            if cand[4] >= n:  # the mean of the readings it held for: a finer level than one window
-                level = cand[2] / cand[4]
-                step = level - self.settled_grams
+        if not self._confirmed(t, level, step, threshold, confirm, n, values):
+            return []
+        cand = self._candidate
+        assert cand is not None
+        if step > 0 or len(cand.readings) >= 2 * n:
+            # the mean of the readings it held for: a finer level than one window's median
+            level = cand.total / len(cand.readings)
+            step = level - self.settled_grams
         self._candidate = None
+        self._landing = None
+        before = self.settled_grams
         self.settled_grams = level
-        kind = PLACE if step > 0 else FALL
-        return [ScaleEvent(t, kind, step, piece_count(step, self.piece_weights))]
+        if step < 0 and plateau is not None and self._taken_back(plateau, level, threshold):
+            self._plateau = None
+            return [ScaleEvent(t, RETRACT, -plateau.grams, plateau.pieces, "a hand, not pieces")]
+        pieces = piece_count(step, self.piece_weights)
+        if step > 0:
+            self._plateau = _Plateau(t, before, level, step, pieces, list(cand.readings), level, not cand.unlanded)
+        else:
+            self._plateau = None
+        return [ScaleEvent(t, PLACE if step > 0 else FALL, step, pieces)]
 
-    def _confirmed(self, t: float, level: float, step: float, threshold: float, confirm: float, n: int) -> bool:
+    def _confirmed(
+        self, t: float, level: float, step: float, threshold: float, confirm: float, n: int, window: list[float]
+    ) -> bool:
         """Whether a changed level has held long enough, near enough and still enough.
 
-        The stable readings since the change was first seen are summed; the window's level must
-        stay within ``tolerance`` of their mean, and at the end their spread about their mean
-        must look like the sensor's noise: a hand wavers, a pile of pieces does not. (A test of the
-        drift over the hold was tried and dropped: the real recordings wander by about 1 g/s
-        over seconds, as much as a hand drifts.)
+        The stable readings since the change was first seen (with the window it was seen in) are
+        kept; the window's level must stay within ``tolerance`` of their mean. A fall only has to
+        hold (a tenth of a second is too short to judge a hand by, and a fall must be quick). A
+        place must also look like pieces (:meth:`_hand_like`): a hand wavers and drifts, a pile of
+        pieces does not. One that looks like a hand is given the odd places' longer hold and
+        judged again over all of it.
         """
         tu = self.tuning
         sigma = self._sigma()
@@ -539,35 +618,93 @@ class Detector:
         tolerance = max(tu.confirm_k * se, 0.1 * threshold, tu.confirm_creep * abs(step))
         assert self.grams is not None
         cand = self._candidate
-        if cand is not None:
-            mean = cand[2] / cand[4] if cand[4] else cand[1]
-            if abs(level - mean) > tolerance:
-                cand = None
+        if cand is not None and abs(level - cand.total / len(cand.readings)) > tolerance:
+            cand = None
         if cand is None:
-            self._candidate = [t, level, 0.0, 0.0, 0]
+            self._candidate = _Change(t, list(window), sum(window))
+            if step > 0 and self._landing is None:  # judged once per change, at its first level
+                self._landing = self._landed(level, step, n)
+            if step > 0 and not self._landing:
+                self._candidate.doubtful = self._candidate.unlanded = True
             return False
-        self._note_candidate(cand)
-        held = t - cand[0]
+        cand.readings.append(self.grams)
+        cand.total += self.grams
+        held = t - cand.since
+        if cand.doubtful:
+            confirm = max(confirm, tu.doubtful_place_confirm_s)
         if held < confirm:
             return False
-        n_c = cand[4]
-        if step < 0 or n_c < 5:
-            return True  # a fall only has to hold (0.1 s is too short to judge a hand by)
-        mean_x = cand[2] / n_c - cand[1]
-        var = cand[3] / n_c - mean_x * mean_x
-        limit = max(tu.confirm_spread_k * sigma, tu.confirm_spread_fraction * self._unit())
-        if var > limit**2:
-            self._candidate = None  # it held, but wavered more than readings do: a hand
+        if step < 0:
+            return True
+        need = math.ceil(tu.hand_samples_s * (self.sps or 10.0))
+        if len(cand.readings) < need:
             return False
-        return True
+        if not self._hand_like(cand.readings[-need:] if cand.doubtful else cand.readings, step):
+            return True
+        # it wavered or drifted as readings do not: perhaps a hand. Judged again on the latest
+        # readings as they come, but only after the odd places' longer hold
+        cand.doubtful = True
+        return False
 
-    def _note_candidate(self, cand: list) -> None:
-        """Add the latest reading to the sums of a change being confirmed."""
-        assert self.grams is not None
-        x = self.grams - cand[1]  # relative to the first level, for numerical comfort
-        cand[2] += self.grams
-        cand[3] += x * x
-        cand[4] += 1
+    def _hand_like(self, values: list[float], step: float, scale: float = 1.0) -> bool:
+        """Whether readings at a new level waver or drift more than the sensor's noise lets them.
+
+        Three tests, each in noise deviations: the scatter about the mean (leaving out the
+        farthest reading: a spike), the difference of the halves' means (a hand drifts; a pile
+        creeps only by ``confirm_creep`` of the change) and, from 16 readings, the scatter of the
+        means of blocks of 4 (a hand's waver is slow: it survives averaging, the noise does not).
+        """
+        tu = self.tuning
+        sigma = self._sigma()
+        floor = tu.confirm_spread_fraction * self._unit()
+        k = len(values)
+        mean = sum(values) / k
+        squares = sorted((v - mean) ** 2 for v in values)
+        spread = math.sqrt(sum(squares[:-1]) / (k - 1))
+        if spread > scale * max(tu.hand_spread_k * sigma, floor):
+            return True
+        half = k // 2
+        trend = abs(sum(values[k - half :]) / half - sum(values[:half]) / half)
+        trend_floor = tu.settle_fraction * self._unit()
+        if trend > scale * max(tu.hand_trend_k * sigma * math.sqrt(2.0 / half), trend_floor) + tu.confirm_creep * abs(
+            step
+        ):
+            return True
+        if k >= 16:
+            blocks = [sum(values[i : i + 4]) / 4 for i in range(0, k - 3, 4)]
+            bm = sum(blocks) / len(blocks)
+            bspread = math.sqrt(sum((b - bm) ** 2 for b in blocks) / (len(blocks) - 1))
+            if bspread > scale * max(tu.hand_block_k * sigma / 2, floor):
+                return True
+        return False
+
+    def _landed(self, level: float, step: float, n: int) -> bool:
+        """Whether, at 40 SPS and more, the second before the new level shows a landing: the bin
+        rings when a piece drops onto the pile, and the readings overshoot the new level by
+        ``landing_overshoot`` of the step (3-reading means, so the noise does not); a hand laid
+        on the pile rises smoothly to its force. Below 40 SPS a conversion averages the ringing
+        away: always True."""
+        if (self.sps or 0.0) < 40.0:
+            return True
+        before = list(self._history)[:-n]
+        if len(before) < 3:
+            return True
+        peak = max(sum(before[i : i + 3]) / 3 for i in range(len(before) - 2))
+        return peak >= level + self.tuning.landing_overshoot * step
+
+    def _taken_back(self, plateau: _Plateau, level: float, threshold: float) -> bool:
+        """Whether a drop undoes the place just reported: straight back to the weight before it
+        (no press on the pile in between: a press that knocks pieces out is a fall), from a level
+        that, seen over its whole life, wavered or drifted like a hand."""
+        if abs(level - plateau.before) >= threshold:
+            return False
+        if plateau.peak > plateau.level + max(threshold, plateau.grams):
+            return False
+        if not plateau.landed or plateau.wandered:
+            # no landing was seen (at 80 SPS): nothing says it was pieces; or the level rested on
+            # the way back: pieces fall out at once, a hand eases off
+            return True
+        return self._hand_like(plateau.readings, plateau.grams, self.tuning.retract_scale)
 
     def _likely_place(self, step: float) -> bool:
         """A rise that looks like pieces placed one by one: a few of them, near a whole number."""
@@ -597,6 +734,49 @@ class Detector:
         limit = self.tuning.fault_clear_s
         for kind in [k for k, seen in self._faults.items() if t - seen > limit]:
             del self._faults[kind]
+
+
+@dataclass
+class _Change:
+    """A new level being confirmed: since when, its readings (from the window it was first seen
+    in), their sum, and whether it has once looked like a hand."""
+
+    since: float
+    readings: list[float]
+    total: float
+    doubtful: bool = False
+    unlanded: bool = False
+
+
+@dataclass
+class _Plateau:
+    """The level a place was reported at, followed while it may still be taken back."""
+
+    t: float
+    before: float
+    level: float
+    grams: float
+    pieces: int
+    readings: list[float]
+    peak: float
+    landed: bool = True
+    wandered: bool = False
+
+
+def final_events(events: Sequence[ScaleEvent]) -> list[ScaleEvent]:
+    """The events as they stand once nothing more can be taken back: a place followed by its
+    ``retract`` is left out, and so is the ``retract``. What ``scale detect`` prints, and what
+    the bench scores."""
+    out: list[ScaleEvent] = []
+    for e in events:
+        if e.event == RETRACT:
+            for i in range(len(out) - 1, -1, -1):
+                if out[i].event == PLACE:
+                    del out[i]
+                    break
+            continue
+        out.append(e)
+    return out
 
 
 def _weights(piece_grams: float | Sequence[float] | None) -> tuple[float, ...]:

@@ -26,6 +26,8 @@ scale driver (or ``None``) and whether a screen reads the scale itself (calibrat
 - **Read only when needed.** The chip is read while someone asks for it (:meth:`ScaleService.want`:
   a Tonne turn, the calibration and self-test screens) and powered down otherwise, so an idle
   device never wakes for it. After a pause the detector starts afresh (re-zeroed).
+- **Taken back.** A place the detector takes back (a hand that held as still as pieces, then
+  lifted straight off) is undone while it is still the last action (journaled as an undo).
 - **Faults** (from the driver, or the detector's ``fault`` events) show as the title bar's mark
   and on the self-test line; the buttons keep working throughout.
 """
@@ -47,6 +49,7 @@ from firmware_host.scale.detector import (
     FAULT,
     GAP,
     PLACE,
+    RETRACT,
     SETTLED,
     Detector,
     ScaleEvent,
@@ -127,6 +130,10 @@ class ScaleHost(Protocol):
         """Run ``fn`` on the loop in ``delay`` seconds; returns a handle with ``cancel()``."""
         ...
 
+    def undo(self) -> bool:
+        """Take back the last action (a place the detector took back); False when there is none."""
+        ...
+
 
 class Docs(Protocol):
     """The state folder's small JSON documents (``scale.json``)."""
@@ -191,6 +198,8 @@ class ScaleService:
         self._expected: float | None = None
         self._empty_level: float | None = None
         self._own = False
+        self._placed_at: int | None = None
+        """How many actions there were right after the scale's last place (for a take-back)."""
         self._shown = ""
         self._fault_at = 0.0
         self._reader: Any = None
@@ -334,6 +343,8 @@ class ScaleService:
                 self._apply(fall)
         elif event.event == PLACE:
             self._place(event)
+        elif event.event == RETRACT:
+            self._take_back()
 
     def _place(self, event: ScaleEvent) -> None:
         cal = self.calibration
@@ -351,6 +362,14 @@ class ScaleService:
             self.host.toast(f"Scale saw {n}, counted {count}")
         if count > 0:
             self._apply(self.use.place_action(count))
+            self._placed_at = len(self.game.actions) if self.game is not None else None
+
+    def _take_back(self) -> None:
+        """The detector took its last place back: undo it, if nothing came after it."""
+        game = self.game
+        if game is not None and self._placed_at is not None and self._placed_at == len(game.actions):
+            self._placed_at = None
+            self.host.undo()
 
     def _apply(self, action: Action) -> None:
         self._own = True

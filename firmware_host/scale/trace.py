@@ -21,7 +21,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from firmware_host.scale.detector import Detector, ScaleEvent
+from firmware_host.scale.detector import Detector, ScaleEvent, final_events
 
 HEADER = ("t", "raw")
 
@@ -91,9 +91,13 @@ def detect(
     piece_grams: float | None = None,
     sps: float | None = None,
 ) -> list[ScaleEvent]:
-    """Every event of a trace, in time order, as the device's detector reports them live."""
+    """Every event of a trace, in time order, as the device's detector reports them live.
+
+    A place the detector took back as a hand (a ``retract``) is left out, with its ``retract``
+    (:func:`~firmware_host.scale.detector.final_events`): the device takes that count back too.
+    """
     detector = Detector(counts_per_gram, piece_grams, sps)
     events: list[ScaleEvent] = []
     for t, raw in zip(times, raws, strict=True):
         events += detector.feed(t, raw)
-    return events
+    return final_events(events)

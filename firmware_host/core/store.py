@@ -108,14 +108,14 @@ class Store:
         for line in text.splitlines():
             try:
                 entry = json.loads(line)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # not JSON, an over-long integer, deep nesting
                 continue
             if isinstance(entry, dict):
                 out.append(entry)
         return out
 
     def _history_ids(self) -> set[str]:
-        return {e.get("id") for e in self.history()}
+        return {e["id"] for e in self.history() if isinstance(e.get("id"), str)}
 
     # -- small documents ------------------------------------------------------------------------
     def read_doc(self, name: str) -> dict[str, Any]:

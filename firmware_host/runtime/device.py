@@ -40,6 +40,8 @@ SHIFT_EVERY = 60.0
 """Seconds between moves of the picture against burn-in."""
 SHIFTS = ((0, 0), (1, 0), (2, 0), (2, 1), (2, 2), (1, 2), (0, 2), (0, 1))
 TOAST_SECONDS = 2.5
+TOAST_CHARS = 160
+"""The longest toast: more than the bottom lines show, short enough to fit in a blink."""
 TOAST_QUEUE = 3
 """Toasts waiting behind the one showing, at most (older ones are dropped)."""
 
@@ -436,6 +438,8 @@ class Device:
         One already showing finishes first (a few wait their turn; a repeat of one showing or
         waiting is not queued again), unless ``now``: a refusal or a fault answers at once.
         """
+        if len(text) > TOAST_CHARS:  # a refusal may quote a player's input: keep fitting it cheap
+            text = text[: TOAST_CHARS - 1] + "…"
         if text == self.toast_text() or any(text == t for t, _ in self._toasts):
             return
         if now:

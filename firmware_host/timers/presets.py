@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from firmware_host.core.limits import one_line, quote
 from firmware_host.timers.clocks import MODES, TIMEOUTS, Preset
 
 log = logging.getLogger(__name__)
@@ -72,10 +73,10 @@ def parse_preset(game: str, table: Any) -> Preset:
         raise PresetError(f"{where} must be a table of timer keys ({', '.join(KEYS)})")
     for key in table:
         if key not in KEYS:
-            raise PresetError(f"{where} unknown key '{key}' (known: {', '.join(KEYS)})")
+            raise PresetError(f"{where} unknown key {quote(key)} (known: {', '.join(KEYS)})")
 
     def bad(key: str, expected: str) -> PresetError:
-        return PresetError(f"{where} {key}: expected {expected}, got {table[key]!r}")
+        return PresetError(f"{where} {key}: expected {expected}, got {one_line(repr(table[key]), 60)}")
 
     mode = table.get("mode", "off")
     if mode not in MODES:
@@ -129,7 +130,7 @@ def parse_timers(table: Any, where: str) -> tuple[dict[str, Preset], dict[str, A
             flat[key] = value
             continue
         if key not in TITLES:
-            raise PresetError(f"{where}: [timers.{key}] unknown game (known: {', '.join(TITLES)})")
+            raise PresetError(f"{where}: [timers.{one_line(key, 40)}] unknown game (known: {', '.join(TITLES)})")
         try:
             presets[key] = parse_preset(key, value)
         except PresetError as exc:

@@ -10,7 +10,8 @@ In the config file (``hardware/config.toml`` documents every key)::
     mode = "bank"        # "off", "turn", "hourglass", "bank" or "countup"
     seconds = 300        # turn length / sand per player / bank per player / count-up par (0: none)
     increment = 5        # bank only: Fischer increment, added after each turn
-    delay = 0            # bank only: Bronstein delay (time used, up to this, is given back)
+    delay = 0            # bank only: Bronstein delay (time used, up to this, is given back);
+                         # both together: the give-back, then the increment
     timeout = "soft"     # "soft" (tower only) or "hard" (the game gets a timeout action)
     warn = "20%"         # yellow from this much time left: seconds (10) or a share ("20%")
     phase = 30           # seconds for a simultaneous choice (reveals, bets); 0: untimed
@@ -94,8 +95,6 @@ def parse_preset(game: str, table: Any) -> Preset:
                 raise bad(key, "a number of seconds from 0 to 3600")
             if values[key] and mode != "bank":
                 raise bad(key, f'0 unless mode = "bank" (mode is "{mode}")')
-    if values.get("increment") and values.get("delay"):
-        raise bad("delay", "0 when increment is set (a Fischer increment or a Bronstein delay, not both)")
     if "timeout" in table:
         values["timeout"] = table["timeout"]
         if values["timeout"] not in TIMEOUTS:

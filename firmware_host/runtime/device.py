@@ -171,7 +171,7 @@ class Device:
 
     def _resume(self) -> None:
         try:
-            session = Session.resume(self.store, self.wall)
+            session = Session.resume(self.store, self.wall, self._mono)
         except (StoreError, ScriptError) as exc:
             log.error("cannot resume: %s", exc)
             self.push(Message(self, "Cannot resume", str(exc), on_ok=self.home))
@@ -182,6 +182,11 @@ class Device:
                 self.toast(session.skipped)
 
     # -- the one door in from other threads ---------------------------------------------------------
+    @staticmethod
+    def _mono() -> float:
+        """The loop's monotonic clock (virtual in the simulator): what game durations are measured on."""
+        return asyncio.get_running_loop().time()
+
     def post(self, fn: Callable[..., Any], *args: Any) -> None:
         """Run ``fn(*args)`` on the loop; the only way driver threads reach the device.
 
@@ -277,7 +282,7 @@ class Device:
         if self.session is not None:
             self.end_early()
         try:
-            session = Session.start(self.store, game, players, options, self.seed, self.wall)
+            session = Session.start(self.store, game, players, options, self.seed, self.wall, self._mono)
         except ScriptError as exc:
             self.refuse(str(exc))
             return False

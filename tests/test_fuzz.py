@@ -120,9 +120,7 @@ field_value = {
     "field": st.one_of(small_int, number),
 }
 action = st.one_of(
-    st.fixed_dictionaries(
-        {"type": st.sampled_from(ACTION_TYPES)}, optional={k: v for k, v in field_value.items()}
-    ),
+    st.fixed_dictionaries({"type": st.sampled_from(ACTION_TYPES)}, optional={k: v for k, v in field_value.items()}),
     json_value,
 )
 options = st.one_of(
@@ -131,6 +129,8 @@ options = st.one_of(
                     json_value, max_size=2),
     json_value,
 )  # fmt: skip
+
+
 def prompt_action(draw: Any, prompt: Any, depth: int = 0) -> Any:
     """An action a player could enter at ``prompt`` on the buttons (``None``: none offered)."""
     if depth > 12 or prompt is None:

@@ -144,3 +144,19 @@ def test_the_history_screen_opens_on_a_history_with_wrongly_typed_fields(tmp_pat
     for entry in BAD_ENTRIES:
         item = history_item(entry)
         assert isinstance(item.label, str)
+
+
+# -- the journal ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("bad", ['{"a": ' + "[" * 100_000 + "]" * 100_000 + ', "c": 1}', '{"t": ' + "9" * 5000 + "}"])
+def test_a_journal_line_nested_too_deep_or_with_a_huge_integer_is_damage_not_a_crash(cli, tmp_path, bad):
+    from firmware_host.core.session import Session
+    from firmware_host.core.store import Store
+
+    state = tmp_path / "state"
+    session = Session.start(Store(state), "arschbombe", ["Ann", "Ben"], seed=1)
+    session.apply({"type": "jump", "jumper": "rascal", "result": "B"})
+    path = state / "game.jsonl"
+    lines = path.read_bytes().split(b"\n")
+    path.write_bytes(b"\n".join([lines[0], bad.encode(), *lines[1:]]))
+    result = cli("state", "--state-dir", state)
+    assert result.status == 2 and one_line(result.err) and "line 2 is damaged" in result.err

@@ -160,3 +160,11 @@ def test_a_journal_line_nested_too_deep_or_with_a_huge_integer_is_damage_not_a_c
     path.write_bytes(b"\n".join([lines[0], bad.encode(), *lines[1:]]))
     result = cli("state", "--state-dir", state)
     assert result.status == 2 and one_line(result.err) and "line 2 is damaged" in result.err
+
+
+def test_a_settings_file_nested_too_deep_is_not_a_boot_crash(tmp_path):
+    from firmware_host.core.store import Store
+
+    store = Store(tmp_path)
+    (tmp_path / "settings.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    assert store.read_doc("settings") == {}

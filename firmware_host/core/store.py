@@ -122,7 +122,7 @@ class Store:
         """A JSON document of the folder (``settings``, ``scale``…), empty when absent or bad."""
         try:
             data = json.loads((self.root / f"{name}.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):  # ValueError: not JSON, not UTF-8, a 4,300-digit integer
             return {}
         return data if isinstance(data, dict) else {}
 

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -40,6 +41,23 @@ def fuzz(examples: int) -> Any:
         database=None,
         suppress_health_check=list(HealthCheck),
     )
+
+
+SLOWEST: dict[str, float] = {}
+"""Per command, the most seconds one action (or line) took: printed with ``pytest -s``."""
+
+
+def slowest(command: str, seconds: float, actions: int) -> None:
+    per_action = seconds / max(1, actions)
+    SLOWEST[command] = max(SLOWEST.get(command, 0.0), per_action)
+    assert per_action < SECONDS_PER_ACTION
+
+
+@pytest.fixture(scope="module", autouse=True)
+def report_slowest() -> Any:
+    yield
+    for command, seconds in SLOWEST.items():
+        print(f"\nfuzz {command}: slowest {seconds * 1000:.1f} ms per action")
 
 
 def run(*argv: str) -> tuple[int, str, str, float]:
@@ -231,7 +249,7 @@ def test_fuzzed_replay_scripts_exit_by_the_contract_with_one_line(data, how, at)
         summary = json.loads(out)  # the state before the refused action
         assert isinstance(summary, dict) and one_line(err) and err.startswith("action "), err
     actions = data.get("actions") if isinstance(data, dict) else None
-    assert seconds < SECONDS_PER_ACTION * max(1, len(actions) if isinstance(actions, list) else 1)
+    slowest("replay", seconds, len(actions) if isinstance(actions, list) else 1)
 
 
 # -- config ------------------------------------------------------------------------------------------
@@ -313,7 +331,8 @@ def test_fuzzed_configs_give_exit_2_and_one_line_naming_the_file(doc, how, at):
                          for s, t in doc.items())  # fmt: skip
         path.write_bytes(damage_toml(text, how if how <= 5 else 0, at))
         # a script that is not there: a good config gets as far as reading it, a bad one stops first
-        status, out, err, _ = run("sim", "--script", str(folder / "none.txt"), "--config", str(path))
+        status, out, err, seconds = run("sim", "--script", str(folder / "none.txt"), "--config", str(path))
+        slowest("config", seconds, 1)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     assert status == 2 and out == "" and one_line(err), err
@@ -384,4 +403,4 @@ def test_fuzzed_sim_scripts_exit_0_or_2_naming_the_line(lines):
     assert status in (0, 2), err
     if status == 2:
         assert one_line(err) and "line " in err, err
-    assert seconds < SECONDS_PER_ACTION * max(1, len(lines))
+    slowest("sim", seconds, len(lines))

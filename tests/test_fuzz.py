@@ -57,17 +57,18 @@ def slowest(command: str, seconds: float, actions: int) -> None:
 def report_slowest() -> Any:
     yield
     for command, seconds in SLOWEST.items():
-        print(f"\nfuzz {command}: slowest {seconds * 1000:.1f} ms per action")
+        print(f"\nfuzz {command}: slowest {seconds * 1000:.1f} ms of CPU per action")
 
 
 def run(*argv: str) -> tuple[int, str, str, float]:
-    """``tablemate ARGV`` in this process: status, stdout, stderr, seconds."""
+    """``tablemate ARGV`` in this process: status, stdout, stderr, CPU seconds (the process's, so
+    a machine busy with other work does not make a case look slow)."""
     # strict UTF-8 like a terminal or a pipe: text that cannot be written raises, as it would there
     out, err = (io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True) for _ in range(2))
-    start = time.perf_counter()
+    start = time.process_time()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         status = main(list(argv))
-    return status, out.buffer.getvalue().decode(), err.buffer.getvalue().decode(), time.perf_counter() - start
+    return status, out.buffer.getvalue().decode(), err.buffer.getvalue().decode(), time.process_time() - start
 
 
 def one_line(text: str) -> bool:

@@ -10,8 +10,8 @@ from typing import Any
 from firmware_host.core import config as configuration
 from firmware_host.core.store import Store
 from firmware_host.runtime.device import Device
-from firmware_host.runtime.render import to_text
 from firmware_host.runtime.vtime import run_virtual
+from firmware_host.ui.render import to_text
 
 
 def run_device(

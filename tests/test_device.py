@@ -16,9 +16,6 @@ from tests.devicekit import choose_game, pixels, presses, run_device, screen
 @pytest.fixture
 def probe_game(monkeypatch):
     monkeypatch.setitem(ENGINES, "probe", "tests.probe_game")
-    from games import TITLES
-
-    monkeypatch.setitem(TITLES, "probe", "Probe")
 
 
 def named_config(**names: str) -> configuration.Config:

@@ -10,7 +10,7 @@ from PIL import Image
 
 from drivers.display import open_display
 from firmware_host.runtime.display_service import DEGRADED, OK, DisplayService
-from firmware_host.runtime.render import Frame, Row, render
+from firmware_host.ui.render import Frame, Row, render
 
 
 class CapturingBus:

@@ -12,7 +12,7 @@ import pytest
 
 from drivers.scale.hx711 import HX711, HX711Scale, HX711Unavailable
 from drivers.scale.hx711_chip import HX711Chip, LoadModel, VirtualClock
-from firmware_host.scale.monitor import Monitor
+from firmware_host.cli.monitor import Monitor
 
 Cli = Callable[..., Any]
 

@@ -10,7 +10,7 @@ from firmware_host.core.config import ConfigError, parse
 from firmware_host.runtime.lights import TIMER, Lights
 from firmware_host.timers.clocks import Preset
 from firmware_host.timers.presets import PresetError, parse_preset, saved_presets, to_table
-from games import ENGINES, TITLES
+from games import ENGINES
 
 
 def test_a_full_preset_and_the_section_keys():
@@ -86,7 +86,6 @@ def test_unknown_games_and_bad_section_keys():
 
 def test_hard_mode_is_open_to_games_with_a_timeout_rule(monkeypatch):
     monkeypatch.setitem(ENGINES, "tick", "tests.timer_game")
-    monkeypatch.setitem(TITLES, "tick", "Tick")
     assert parse_preset("tick", {"mode": "turn", "timeout": "hard"}).timeout == "hard"
     with pytest.raises(PresetError, match="Bomb gives running out of time no consequence"):
         parse_preset("bomb", {"mode": "turn", "timeout": "hard"})

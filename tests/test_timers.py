@@ -20,7 +20,7 @@ from firmware_host.core.store import Store
 from firmware_host.runtime.device import Device
 from firmware_host.runtime.vtime import run_virtual
 from firmware_host.sim.script import ScriptRunner, parse, run_script
-from games import ENGINES, TITLES
+from games import ENGINES
 
 JUMP = 'action {"type":"jump","jumper":"rascal","result":"B"}'
 
@@ -29,7 +29,6 @@ JUMP = 'action {"type":"jump","jumper":"rascal","result":"B"}'
 def tick(monkeypatch: pytest.MonkeyPatch) -> None:
     """Register the test-only game ``tick`` (tests/timer_game.py), which takes hard timeouts."""
     monkeypatch.setitem(ENGINES, "tick", "tests.timer_game")
-    monkeypatch.setitem(TITLES, "tick", "Tick")
 
 
 def load_config(tmp_path: Path, text: str) -> configuration.Config:
@@ -151,7 +150,7 @@ def test_the_oled_shows_seconds_and_a_time_bar(tmp_path, cli):
     assert r.status == 0, r.err
     from PIL import Image
 
-    from firmware_host.runtime.render import Frame, render
+    from firmware_host.ui.render import Frame, render
 
     def bar_pixels(name: str) -> int:
         img = Image.open(frames / f"{name}.png").convert("1")

@@ -11,9 +11,9 @@ from PIL import Image
 from firmware_host.core.config import defaults
 from firmware_host.core.store import Store
 from firmware_host.runtime.device import Device
-from firmware_host.runtime.render import Frame
 from firmware_host.runtime.vtime import run_virtual
 from firmware_host.sim.script import ScriptRunner, parse
+from firmware_host.ui.render import Frame
 
 PLAY = """
 start trottel Ann Ben Cy

@@ -27,10 +27,8 @@ from firmware_host.scale.calibration import (
     CalibrationRun,
     Step,
 )
-from games.tonne.engine import KIND_LABELS
+from games import scale_kinds, scale_pieces
 
-SIM_PIECES = {"milk": 6.5, "can": 5.0, "bottle": 8.0, "apple": 4.0}
-"""Grams of one piece of each kind on the simulated scale."""
 DEFAULT_WEIGHT = 100.0
 NO_DATA_SECONDS = 3.0
 """How long past a window's end to wait for samples before giving up."""
@@ -93,8 +91,9 @@ def _sim_load(step: Step, weight: float) -> tuple[float | None, str]:
         return weight, f"(sim) {weight:g} g goes in"
     if step.name == "unload":
         return -weight, f"(sim) the {weight:g} g comes out"
-    grams = SIM_PIECES.get(step.kind or "", 5.0)
-    return grams, f"(sim) one {KIND_LABELS.get(step.kind or '', 'piece')} goes in ({grams:g} g)"
+    piece = scale_pieces().get(step.kind or "")
+    grams = piece.grams if piece is not None else 5.0
+    return grams, f"(sim) one {piece.label if piece is not None else 'piece'} goes in ({grams:g} g)"
 
 
 def ask_weight(ask: Ask, say: Say) -> float:
@@ -131,7 +130,7 @@ async def walk(
     sim: bool = False,
 ) -> Calibration:
     """Every step of a calibration: instructions out, Enter in, a window measured per step."""
-    run = CalibrationRun(weight, KIND_LABELS)
+    run = CalibrationRun(weight, scale_kinds())
     count = max(MIN_SAMPLES, round(scale.sps * MEASURE_SECONDS))
     loaded = -1
     while not run.done:
@@ -189,6 +188,7 @@ def calibrate(
 
     result = run_virtual(main) if sim else asyncio.run(main())
     store.write_doc("scale", result.to_json())
-    pieces = ", ".join(f"{KIND_LABELS.get(k, k)} {g:.1f} g" for k, g in result.pieces.items())
+    labels = scale_kinds()
+    pieces = ", ".join(f"{labels.get(k, k)} {g:.1f} g" for k, g in result.pieces.items())
     say(f"Saved {store.root / 'scale.json'}: {result.counts_per_gram:.2f} counts/g; {pieces}.")
     return result

@@ -310,7 +310,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 # -- the load cell ---------------------------------------------------------------------------------
 def cmd_scale_monitor(args: argparse.Namespace) -> int:
     """Show the load cell live: raw counts, grams, noise, stability and events."""
-    from firmware_host.scale.monitor import MonitorError, run_monitor
+    from firmware_host.cli.monitor import MonitorError, run_monitor
 
     try:
         return run_monitor(_config(args), args)

@@ -239,21 +239,20 @@ def parse(data: dict[str, Any], where: str) -> Config:
 def _parse_games(table: Any, where: str) -> dict[str, dict[str, Any]]:
     """Per-game option tables: the game must exist and know each key; values are the game's to
     check when it starts (some name players, who are known only then)."""
-    from games import ENGINES, TITLES, get_engine
+    from games import ENGINES, get_engine
 
     if not isinstance(table, dict):
         raise ConfigError(f"{where}: [games] must hold one table per game, like [games.bomb]")
     for game, options in table.items():
-        if game not in TITLES:
-            raise ConfigError(f"{where}: [games.{_key(game)}] unknown game (known: {', '.join(TITLES)})")
+        if game not in ENGINES:
+            raise ConfigError(f"{where}: [games.{_key(game)}] unknown game (known: {', '.join(ENGINES)})")
         if not isinstance(options, dict):
             raise ConfigError(f"{where}: [games.{game}] must be a table of game options")
-        if game in ENGINES:
-            known = get_engine(game).option_keys
-            for key in options:
-                if key not in known:
-                    names = ", ".join(sorted(known)) or "none"
-                    raise ConfigError(f"{where}: [games.{game}] unknown option {quote(key)} (known: {names})")
+        known = get_engine(game).option_keys
+        for key in options:
+            if key not in known:
+                names = ", ".join(sorted(known)) or "none"
+                raise ConfigError(f"{where}: [games.{game}] unknown option {quote(key)} (known: {names})")
         try:
             check_tree(options)
         except InputError as exc:

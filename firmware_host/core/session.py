@@ -142,6 +142,14 @@ class Session:
         """Journal runtime bookkeeping the engine never sees (``draft``, ``meta``, ``task``)."""
         self.journal.append({key: value, **self._stamp()})
 
+    def save_draft(self, answers: dict[str, str], locked: list[str]) -> None:
+        """Journal the answers given so far to a simultaneous prompt (a power cut loses none)."""
+        self.note("draft", {"answers": answers, "locked": locked})
+
+    def draft(self) -> dict[str, Any] | None:
+        """The answers of an unfinished simultaneous prompt, as :meth:`save_draft` left them."""
+        return self.journal.draft()
+
     def confirm_task(self, key: str) -> None:
         """Journal that the table did the job of the :class:`Task` ``key`` (a note, not an action).
 

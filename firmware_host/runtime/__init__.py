@@ -1,1 +1,6 @@
-"""The device loop and its parts: device, hardware, display service, lights, rendering."""
+"""The device and its parts: the device loop (composition root), hardware, display, tower lights.
+
+Owns the asyncio loop, the one door in from driver threads, and building the services and
+screens, handing each its narrow door. Imports ``games``, ``drivers``, ``core``, ``timers``,
+``scale`` and ``ui``; nothing above it (``sim``, ``cli``) imports back into it but to run it.
+"""

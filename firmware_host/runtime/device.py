@@ -1,9 +1,13 @@
 """The device: one asyncio loop that owns the game, the screen, the tower, timers and input.
 
-This is the composition root. Driver threads and gpiozero callbacks cross into the loop at one
-place, :meth:`Device.post` (``loop.call_soon_threadsafe``); everything else runs on the loop.
-Every action, whatever brought it, goes through :meth:`Device.apply`, which hands it to the
-session (engine check, durable journal) before its effects show.
+This is the composition root: it builds the services and the screens and is the one object
+that implements their doors — :class:`~firmware_host.scale.service.ScaleHost`,
+:class:`~firmware_host.timers.service.TimerHost` and the screens' tables
+(:mod:`firmware_host.ui.table`). None of them holds the device itself. Driver threads and
+gpiozero callbacks cross into the loop at one place, :meth:`Device.post`
+(``loop.call_soon_threadsafe``); everything else runs on the loop. Every action, whatever
+brought it, goes through :meth:`Device.apply`, which hands it to the session (engine check,
+durable journal) before its effects show.
 """
 
 from __future__ import annotations
@@ -14,10 +18,11 @@ import logging
 import signal as signals
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from drivers.buttons import Press, PressDecoder
+from drivers.tower import TowerState
 from firmware_host.core.config import BUTTONS, Config
 from firmware_host.core.replay import Script, ScriptError
 from firmware_host.core.session import Session
@@ -26,13 +31,13 @@ from firmware_host.runtime import sdnotify
 from firmware_host.runtime.display_service import DisplayService
 from firmware_host.runtime.hardware import Hardware, build
 from firmware_host.runtime.lights import Lights
-from firmware_host.runtime.render import Frame, Row, render
 from firmware_host.scale.service import ScaleService
 from firmware_host.timers.service import TimerService
 from firmware_host.ui.base import Confirm, Message, Screen, footed
 from firmware_host.ui.game import GameScreen
 from firmware_host.ui.menus import GameMenu, GameOver, MainMenu
-from games.core import Action, Effect, Refused
+from firmware_host.ui.render import Frame, Row, render
+from games.core import Action, Effect, Option, Refused, Task
 
 log = logging.getLogger(__name__)
 
@@ -82,8 +87,8 @@ class Device:
         self.display = DisplayService(None)
         self.lights = Lights(None)
         self.tower_status = "ok"
-        self.scale = ScaleService(self)
-        self.timers = TimerService(self)
+        self.scale = ScaleService(self, store, self._scale_driver, self._scale_held)
+        self.timers = TimerService(self, config.timers, config["timers"]["save_every"])
         self.stop_reason: str | None = None
         self._stopped = asyncio.Event()
         self._toast: tuple[str, float] | None = None
@@ -361,7 +366,7 @@ class Device:
 
     def _changed(self) -> None:
         self.timers.changed()
-        self.scale.changed()
+        self.scale.changed(self.session)
         self.update_mood()
 
     def update_mood(self) -> None:
@@ -494,9 +499,84 @@ class Device:
 
     def scale_line(self) -> str:
         """The scale reading for the self-test screen."""
-        if self.hw is None or self.hw.scale is None:
-            return "Scale: none"
         return self.scale.line()
+
+    def _scale_driver(self) -> Any:
+        return self.hw.scale if self.hw is not None else None
+
+    def _scale_held(self) -> bool:
+        return any(getattr(screen, "uses_scale", False) for screen in self.screens)
+
+    # -- the doors' small members (see firmware_host.ui.table) ---------------------------------------
+    def signal(self, name: str) -> None:
+        """Play one of the tower's signals."""
+        self.lights.signal(name)
+
+    def on_top(self, screen: Screen) -> bool:
+        """Whether ``screen`` is the one showing."""
+        return bool(self.screens) and self.screens[-1] is screen
+
+    def call_later(self, delay: float, fn: Callable[[], None]) -> asyncio.TimerHandle:
+        """Run ``fn`` on the loop in ``delay`` seconds."""
+        return self.loop.call_later(delay, fn)
+
+    def now(self) -> float:
+        """The loop's monotonic clock."""
+        return self.loop.time()
+
+    def show_timer(self, level: str | None, bar: float | None) -> None:
+        """The tower's timer light (the timer service's door)."""
+        self.lights.show_timer(level, bar)
+
+    def timer_beep(self, level: str, bar: float | None) -> None:
+        """The tower's timer beeps (the timer service's door)."""
+        self.lights.timer_beep(level, bar)
+
+    def has_timer(self) -> bool:
+        """Whether a turn timer runs for the game in play."""
+        return self.timers.clocks is not None
+
+    def tint(self, mood: str) -> str:
+        """The game's mood as the scale makes it."""
+        return self.scale.tint(mood)
+
+    def task_line(self, task: Task) -> str | None:
+        """What the scale sees of a table job."""
+        return self.scale.task_line(task)
+
+    def parts(self) -> Sequence[str]:
+        """The self-test's lines of the scale, the tower and the display."""
+        return (self.scale_line(), f"Tower {self.lights.showing.describe()}", f"Display {self.display.status}")
+
+    def tower_test(self, steps: Sequence[tuple[TowerState, float]]) -> None:
+        """Play a pattern of tower states (the self-test)."""
+        self.lights.play(list(steps))
+
+    def seat_name(self, seat: str) -> str:
+        """The configured name of a seat."""
+        return self.config.seat_name(seat)
+
+    def table_seats(self) -> list[str]:
+        """The seats the config file puts at the table."""
+        return list(self.config["table"]["seats"])
+
+    def game_options(self, game: str) -> dict[str, Any]:
+        """The config file's options of ``game``."""
+        return dict(self.config.games.get(game, {}))
+
+    def history(self) -> list[dict[str, Any]]:
+        """Finished games, oldest first."""
+        return self.store.history()
+
+    def anytime(self) -> list[Option]:
+        """The options the game in play offers at any time."""
+        session = self.session
+        return session.engine.anytime(session.state) if session is not None else []
+
+    def back_to_game(self) -> None:
+        """Leave the menus for the game screen (an in-game menu option was picked)."""
+        while len(self.screens) > 1 and not isinstance(self.screens[-1], GameScreen):
+            self.pop()
 
     def frame(self) -> Frame:
         """The frame of the screen on top."""

@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 
 from firmware_host.core import config as configuration
-from firmware_host.runtime.render import Frame, Row, render, wrap
+from firmware_host.ui.render import Frame, Row, render, wrap
 
 
 def _display_settings(path: str | None) -> dict:

@@ -108,6 +108,14 @@ class Lights:
             self.timer = state
             self._update()
 
+    def show_timer(self, level: str | None, bar: float | None) -> None:
+        """The turn timer's light for ``level`` (:data:`TIMER`) with ``bar`` left; ``None``: no timer."""
+        self.set_timer(None if level is None else TIMER[level].with_(bar=bar))
+
+    def timer_beep(self, level: str, bar: float | None) -> None:
+        """The beeps of the timer entering ``level`` (:data:`TIMER_BEEPS`), over its light."""
+        self.interject(timer_beeps(level, TIMER[level].with_(bar=bar)))
+
     def signal(self, name: str) -> None:
         """Play a named pattern now (replacing one still playing)."""
         self.play(SIGNALS.get(name, []))

@@ -2,9 +2,14 @@
 
 Owned by the device; the scale driver's samples reach it on the loop (:meth:`ScaleService.sample`).
 It feeds the event detector (:mod:`firmware_host.scale.detector`) with the calibration of ``scale.json``
-and, while Ab in die Tonne waits for the current player's pieces, turns its events into the very
-actions the buttons give — ``{"type": "place", "count": n}`` and ``{"type": "fall"}`` — through
-:meth:`Device.apply <firmware_host.runtime.device.Device.apply>`, journaled like any press.
+and, while the game in play waits for a player's pieces, turns its events into the very actions
+the buttons give, as the game's engine declares them (:class:`games.core.ScaleUse`, e.g.
+``{"type": "place", "count": n}`` and ``{"type": "fall"}``), through its host's ``apply``,
+journaled like any press. It names no game: any engine that declares scale use is served.
+
+It reaches the table only through :class:`ScaleHost` (apply, confirm a table job, toast, redraw,
+re-read the mood, a timer), the state folder's documents (:class:`Docs`), and two callables: the
+scale driver (or ``None``) and whether a screen reads the scale itself (calibration).
 
 - **Counting.** A settled step up is counted against every calibrated kind; the kind seen first
   in a turn is preferred (a player places one kind until it runs out). A count above what the
@@ -29,7 +34,7 @@ import statistics
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from drivers.scale.faults import GLITCH_CODES
 from firmware_host.scale.calibration import Calibration
@@ -45,14 +50,10 @@ from firmware_host.scale.detector import (
     Tuning,
     piece_fit,
 )
-from games.core import Action, Task
-
-if TYPE_CHECKING:
-    from firmware_host.runtime.device import Device
+from games.core import Action, Engine, ScaleNow, ScaleUse, Task
 
 log = logging.getLogger(__name__)
 
-GAME = "tonne"
 LEVEL_SAMPLES = 5
 """Samples of the median that gives the absolute level (re-fill check, self-test)."""
 CREDIT_SECONDS = Tuning().odd_place_confirm_s + 1.0
@@ -96,11 +97,78 @@ class _Gather:
     handle: Any = None
 
 
+class ScaleHost(Protocol):
+    """What the scale service may do at the table."""
+
+    def apply(self, action: Action) -> bool:
+        """Hand an action to the game in play (journaled, then shown); False when refused."""
+        ...
+
+    def confirm_task(self, key: str) -> None:
+        """Confirm the table job ``key`` (the bin was re-filled)."""
+        ...
+
+    def toast(self, text: str, seconds: float = ..., now: bool = False) -> None:
+        """Say ``text`` for a moment on the bottom line."""
+        ...
+
+    def redraw(self) -> None:
+        """Draw the screen again soon."""
+        ...
+
+    def update_mood(self) -> None:
+        """Ask the tower's lasting light again (the pile's stillness tints it)."""
+        ...
+
+    def call_later(self, delay: float, fn: Callable[[], None]) -> Any:
+        """Run ``fn`` on the loop in ``delay`` seconds; returns a handle with ``cancel()``."""
+        ...
+
+
+class Docs(Protocol):
+    """The state folder's small JSON documents (``scale.json``)."""
+
+    def read_doc(self, name: str) -> dict[str, Any]:
+        """The document ``name`` (empty when missing)."""
+        ...
+
+    def write_doc(self, name: str, doc: dict[str, Any]) -> None:
+        """Write the document ``name`` durably."""
+        ...
+
+
+class WeighedGame(Protocol):
+    """What the scale service reads of the game in play."""
+
+    engine: Engine
+    state: Any
+    actions: list[Action]
+    journal: Any
+
+    def prompt(self) -> Any:
+        """The prompt the game waits for."""
+        ...
+
+
 class ScaleService:
     """Follows the load cell for the device."""
 
-    def __init__(self, device: Device) -> None:
-        self.device = device
+    def __init__(
+        self,
+        host: ScaleHost,
+        docs: Docs,
+        driver: Callable[[], Any] = lambda: None,
+        held: Callable[[], bool] = lambda: False,
+    ) -> None:
+        self.host = host
+        self.docs = docs
+        self._driver = driver
+        """The scale driver now (``None``: no scale), asked when needed."""
+        self._held = held
+        """Whether a screen reads the scale itself (calibration): then events change nothing."""
+        self.game: WeighedGame | None = None
+        self.use: ScaleUse | None = None
+        """How the game in play uses the scale, if it does."""
         self.raw: int | None = None
         self.driver_fault: str | None = None
         self.detector_fault: str | None = None
@@ -115,6 +183,7 @@ class ScaleService:
         self._settled_since: float | None = None
         self._seen: tuple[Any, int, str | None] | None = None
         self._placing: str | None = None
+        self._now: ScaleNow | None = None
         self._task: Task | None = None
         self._expected: float | None = None
         self._empty_level: float | None = None
@@ -126,8 +195,13 @@ class ScaleService:
     # -- calibration --------------------------------------------------------------------------------
     def load(self) -> None:
         """Read ``scale.json`` from the state folder and start the detector afresh."""
-        self.calibration = Calibration.from_json(self.device.store.read_doc("scale"))
+        self.calibration = Calibration.from_json(self.docs.read_doc("scale"))
         self.rezero()
+
+    def save(self, calibration: Calibration) -> None:
+        """Keep a new calibration as ``scale.json`` and use it at once."""
+        self.docs.write_doc("scale", calibration.to_json())
+        self.load()
 
     def rezero(self) -> None:
         """Forget the pile's level: the detector starts over at the next still reading."""
@@ -135,9 +209,14 @@ class ScaleService:
         self.credit = 0
         self._settled_since = None
 
-    def _sps(self) -> float | None:
-        hw = self.device.hw
-        return getattr(hw.scale, "sps", None) if hw is not None and hw.scale is not None else None
+    @property
+    def present(self) -> bool:
+        """Whether the device has a scale at all."""
+        return self._driver() is not None
+
+    def sps(self) -> float | None:
+        """The driver's samples per second, if it says."""
+        return getattr(self._driver(), "sps", None)
 
     @property
     def fault(self) -> str | None:
@@ -155,7 +234,7 @@ class ScaleService:
         self.raw = raw
         if self.driver_fault is not None:
             self.driver_fault = None
-            self.device.redraw()
+            self.host.redraw()
         if raw not in GLITCH_CODES:
             self.recent.append(raw)
         self._feed_gathers(t, raw)
@@ -164,13 +243,13 @@ class ScaleService:
             return
         if self.detector is None:
             # every kind's weight: two cans are 10 g, not two and a half apples
-            self.detector = Detector(cal.counts_per_gram, cal.weights(), self._sps())
+            self.detector = Detector(cal.counts_per_gram, cal.weights(), self.sps())
         detector = self.detector
         before = detector.state
         for event in detector.feed(t, raw):
             self._event(event)
         if self.detector is not detector:  # an event ended the job or the game: start over
-            self.device.update_mood()
+            self.host.update_mood()
             return
         if detector.state == SETTLED:
             if self._settled_since is None:
@@ -180,19 +259,19 @@ class ScaleService:
                 self.credit = 0
             if self.detector_fault and t - max(self._settled_since, self._fault_at) >= FAULT_CLEAR_SECONDS:
                 self.detector_fault = None
-                self.device.redraw()
+                self.host.redraw()
             self._watch_task()
         else:
             self._settled_since = None
         if detector.state != before:
-            self.device.update_mood()
+            self.host.update_mood()
 
     def on_fault(self, reason: str) -> None:
         """The driver reports a problem (no data, stuck line)."""
         if reason != self.driver_fault:
             self.driver_fault = reason
             log.warning("scale fault: %s", reason)
-            self.device.redraw()
+            self.host.redraw()
 
     def _event(self, event: ScaleEvent) -> None:
         if event.event == FAULT:
@@ -203,12 +282,14 @@ class ScaleService:
             if reason != self.detector_fault:
                 log.warning("scale fault: %s", reason)
                 self.detector_fault = reason
-                self.device.toast(f"Scale: {reason}", now=True)
+                self.host.toast(f"Scale: {reason}", now=True)
             return
         if self._placing is None or self._paused():
             return
         if event.event == FALL:
-            self._apply({"type": "fall"})
+            fall = self.use.fall_action() if self.use is not None else None
+            if fall is not None:
+                self._apply(fall)
         elif event.event == PLACE:
             self._place(event)
 
@@ -221,37 +302,38 @@ class ScaleService:
         absorbed = min(self.credit, n)
         self.credit -= absorbed
         n -= absorbed
-        session = self.device.session
-        if n <= 0 or session is None:
+        if n <= 0 or self.use is None or self._now is None:
             return
-        summary = session.summary
-        count = min(n, summary["owed"], summary["supply"])
+        count = min(n, self._now.owed)
         if count < n:
-            self.device.toast(f"Scale saw {n}, counted {count}")
+            self.host.toast(f"Scale saw {n}, counted {count}")
         if count > 0:
-            self._apply({"type": "place", "count": count})
+            self._apply(self.use.place_action(count))
 
     def _apply(self, action: Action) -> None:
         self._own = True
         try:
-            self.device.apply(action)
+            self.host.apply(action)
         finally:
             self._own = False
 
     def _paused(self) -> bool:
         """Whether a screen uses the scale itself (calibration): then events change nothing."""
-        return any(getattr(screen, "uses_scale", False) for screen in self.device.screens)
+        return self._held()
 
     # -- the game changed -----------------------------------------------------------------------------
-    def changed(self) -> None:
+    def changed(self, game: WeighedGame | None) -> None:
         """The game in play changed (an action, an undo, a confirmed job, a new or resumed game)."""
-        session = self.device.session
-        if session is None or session.base.game != GAME:
-            self._seen, self._placing, self._task = None, None, None
+        session = self.game = game
+        self.use = session.engine.scale if session is not None else None
+        now = session.engine.scale_now(session.state) if session is not None and self.use is not None else None
+        if session is None or now is None:
+            self._seen, self._placing, self._task, self._now = None, None, None, None
             return
+        self._now = now
         prompt = session.prompt()
         task = prompt if isinstance(prompt, Task) else None
-        placing = None if task is not None else session.engine.placing(session.state)
+        placing = None if task is not None else now.placing
         seen = (session.journal.header.get("id"), len(session.actions), task.key if task else None)
         old = self._seen
         if old != seen:
@@ -264,13 +346,14 @@ class ScaleService:
         if placing != self._placing:
             self.kind = None
         self._seen, self._placing, self._task = seen, placing, task
-        self._expected = self._fill_grams(session) if task is not None else None
+        self._expected = self._fill_grams(now) if task is not None else None
 
     def _manual(self, action: Action) -> None:
         """A "Placed" pressed while the scale has a change it has not reported yet (the pile
         moving, or a new weight still being confirmed) stands for that change: credit it."""
-        if action.get("type") == "place" and self._unreported():
-            self.credit += int(action.get("count", 1))
+        placed = self.use.placed(action) if self.use is not None else 0
+        if placed and self._unreported():
+            self.credit += placed
 
     def _unreported(self) -> bool:
         detector, cal = self.detector, self.calibration
@@ -282,15 +365,12 @@ class ScaleService:
             return False
         return abs(self.raw / cal.counts_per_gram - detector.settled_grams) >= 0.5 * cal.lightest
 
-    def _fill_grams(self, session: Any) -> float | None:
-        """The weight of the bin's pre-fill, when every kind's weight is calibrated."""
-        from games.tonne.engine import KINDS, PREFILL_EACH
-
-        cal = self.calibration
-        if cal is None or not all(k in cal.pieces for k in KINDS):
+    def _fill_grams(self, now: ScaleNow) -> float | None:
+        """The weight a re-filled bin holds, when the game says and every kind in it is calibrated."""
+        cal, fill = self.calibration, now.fill
+        if cal is None or fill is None or not all(k in cal.pieces for k in fill):
             return None
-        each = PREFILL_EACH[len(session.base.players)]
-        return each * sum(cal.pieces[k] for k in KINDS)
+        return sum(n * cal.pieces[k] for k, n in fill.items())
 
     def _level(self) -> float | None:
         return statistics.median(self.recent) if self.recent else None
@@ -307,14 +387,14 @@ class ScaleService:
             return
         filled = (level - self._empty_level) / cal.counts_per_gram
         if abs(filled - expected) <= fill_tolerance(expected, cal.lightest):
-            self.device.toast("Scale: bin filled")
-            self.device.confirm_task(task.key)
+            self.host.toast("Scale: bin filled")
+            self.host.confirm_task(task.key)
 
     def _show_task_line(self) -> None:
         line = self.task_line(self._task) if self._task is not None else None
         if line != self._shown:
             self._shown = line or ""
-            self.device.redraw()
+            self.host.redraw()
 
     # -- reading --------------------------------------------------------------------------------------
     def tint(self, mood: str) -> str:
@@ -335,6 +415,8 @@ class ScaleService:
 
     def line(self) -> str:
         """The reading for the self-test screen."""
+        if not self.present:
+            return "Scale: none"
         if self.fault:
             return f"Scale: {self.fault}"
         if self.raw is None:
@@ -355,14 +437,13 @@ class ScaleService:
         that cancels the collection.
         """
         gather = _Gather(count, after, done)
-        loop = self.device.loop
 
         def expire() -> None:
             if gather in self._gathers:
                 self._gathers.remove(gather)
                 done(None)
 
-        gather.handle = loop.call_later(timeout, expire)
+        gather.handle = self.host.call_later(timeout, expire)
         self._gathers.append(gather)
 
         def cancel() -> None:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from firmware_host.core.limits import one_line, quote
 from firmware_host.timers.clocks import MODES, TIMEOUTS, Preset
 
 log = logging.getLogger(__name__)
@@ -38,6 +37,12 @@ MAX_SECONDS = 86400.0
 
 class PresetError(ValueError):
     """One line naming the preset's table, the key and the form expected."""
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    """A value as an error line quotes it: ``repr`` (line breaks escaped), cut at ``limit``."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _number(value: Any, lo: float, hi: float) -> float | None:
@@ -74,10 +79,10 @@ def parse_preset(game: str, table: Any) -> Preset:
         raise PresetError(f"{where} must be a table of timer keys ({', '.join(KEYS)})")
     for key in table:
         if key not in KEYS:
-            raise PresetError(f"{where} unknown key {quote(key)} (known: {', '.join(KEYS)})")
+            raise PresetError(f"{where} unknown key {_shown(key)} (known: {', '.join(KEYS)})")
 
     def bad(key: str, expected: str) -> PresetError:
-        return PresetError(f"{where} {key}: expected {expected}, got {one_line(repr(table[key]), 60)}")
+        return PresetError(f"{where} {key}: expected {expected}, got {_shown(table[key])}")
 
     mode = table.get("mode", "off")
     if mode not in MODES:
@@ -129,7 +134,8 @@ def parse_timers(table: Any, where: str) -> tuple[dict[str, Preset], dict[str, A
             flat[key] = value
             continue
         if key not in TITLES:
-            raise PresetError(f"{where}: [timers.{one_line(key, 40)}] unknown game (known: {', '.join(TITLES)})")
+            shown = key if key.isidentifier() else _shown(key)
+            raise PresetError(f"{where}: [timers.{shown}] unknown game (known: {', '.join(TITLES)})")
         try:
             presets[key] = parse_preset(key, value)
         except PresetError as exc:

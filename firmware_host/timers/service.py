@@ -15,6 +15,9 @@ someone else is (an action, an undo: the clocks are not rewound).
 What the tower shows (:data:`firmware_host.runtime.lights.TIMER`), the beeps (``TIMER_BEEPS``), the
 engine protocol of hard timeouts and the config keys are in ``docs/timers.md``.
 
+The service reaches the table only through :class:`TimerHost`: the game in play, ``apply``,
+``toast``, ``redraw``, the tower's timer light and beeps, and the saved settings (presets, beeps).
+
 Power loss: the preset, every finished turn and the clocks are journaled as ``meta`` records at
 turn changes, pause and resume, and every ``[timers] save_every`` seconds (default 5) while a
 clock runs, so a resumed game gives every player the time they had at the last save — at most
@@ -26,17 +29,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
-from firmware_host.runtime.lights import TIMER, timer_beeps
 from firmware_host.timers.clocks import LEVELS, RUNNING, TIMEOUT, Clocks, Key, Preset, ms
 from firmware_host.timers.presets import PresetError, parse_preset, saved_presets, to_table
 from firmware_host.timers.stats import TimeStats, clock_text
-from games.core import Collect, Menu, Refused, Task
-
-if TYPE_CHECKING:
-    from firmware_host.core.session import Session
-    from firmware_host.runtime.device import Device
+from games.core import Action, Collect, Engine, Menu, Refused, Task
 
 log = logging.getLogger(__name__)
 
@@ -46,12 +45,68 @@ SOUNDS = {"all": {"warning", "timeout", PAUSED}, "timeout": {"timeout"}, "off": 
 """Which timer beeps sound under each ``timer_sound`` setting."""
 
 
+class TimedGame(Protocol):
+    """What the timer reads of the game in play (and its one write: a ``meta`` note)."""
+
+    engine: Engine
+    state: Any
+    actions: list[Action]
+    journal: Any
+    base: Any
+
+    def prompt(self) -> Any:
+        """The prompt the game waits for."""
+        ...
+
+    def note(self, key: str, value: dict[str, Any]) -> None:
+        """Journal a note (the clocks, the preset)."""
+        ...
+
+
+class TimerHost(Protocol):
+    """What the turn-timer service may do at the table."""
+
+    session: TimedGame | None
+    """The game in play, if any."""
+    settings: Mapping[str, Any]
+    """The settings in force (``timer_sound``)."""
+    saved_settings: dict[str, Any]
+    """The settings menu's saved document (the ``timers`` presets live in it)."""
+
+    def save_settings(self) -> None:
+        """Write :attr:`saved_settings`."""
+        ...
+
+    def apply(self, action: Action) -> bool:
+        """Hand an action (a hard timeout) to the game; False when refused."""
+        ...
+
+    def toast(self, text: str, seconds: float = ..., now: bool = False) -> None:
+        """Say ``text`` for a moment on the bottom line."""
+        ...
+
+    def redraw(self) -> None:
+        """Draw the screen again soon."""
+        ...
+
+    def show_timer(self, level: str | None, bar: float | None) -> None:
+        """The tower's timer light for ``level`` with ``bar`` left (``None``: no timer)."""
+        ...
+
+    def timer_beep(self, level: str, bar: float | None) -> None:
+        """The tower's beeps for the timer entering ``level``."""
+        ...
+
+
 class TimerService:
     """Turn timers for the game in play."""
 
-    def __init__(self, device: Device) -> None:
-        self.device = device
-        self.session: Session | None = None
+    def __init__(self, host: TimerHost, presets: Mapping[str, Preset], save_every: float) -> None:
+        """``presets``: the config file's per-game presets; ``save_every``: seconds between saves."""
+        self.host = host
+        self.config_presets = presets
+        self.save_every = save_every
+        self.session: TimedGame | None = None
         self.preset = Preset()
         self.clocks: Clocks | None = None
         self.stats: TimeStats | None = None
@@ -75,24 +130,24 @@ class TimerService:
     # -- presets ------------------------------------------------------------------------------------
     def preset_for(self, game: str) -> Preset:
         """The preset a new game of ``game`` gets: the settings menu's, else the config file's, else off."""
-        saved = saved_presets(self.device.saved_settings)
-        return saved.get(game) or self.device.config.timers.get(game) or Preset()
+        saved = saved_presets(self.host.saved_settings)
+        return saved.get(game) or self.config_presets.get(game) or Preset()
 
     def set_preset(self, game: str, preset: Preset) -> None:
         """Save ``game``'s preset (settings menu); the game in play, if it is ``game``, restarts its clocks."""
-        settings = self.device.saved_settings
+        settings = self.host.saved_settings
         timers = settings.get("timers") if isinstance(settings.get("timers"), dict) else {}
         timers[game] = to_table(preset)
         settings["timers"] = timers
-        self.device.save_settings()
+        self.host.save_settings()
         self._in_play(game, preset)
 
     def forget_preset(self, game: str) -> Preset:
         """Drop the settings menu's preset of ``game``: the config file's applies again."""
-        timers = self.device.saved_settings.get("timers")
+        timers = self.host.saved_settings.get("timers")
         if isinstance(timers, dict) and game in timers:
             del timers[game]
-            self.device.save_settings()
+            self.host.save_settings()
         preset = self.preset_for(game)
         self._in_play(game, preset)
         return preset
@@ -105,7 +160,7 @@ class TimerService:
     # -- what the device calls ------------------------------------------------------------------------
     def changed(self) -> None:
         """The game in play changed (an action, undo, a new or resumed game)."""
-        session = self.device.session
+        session = self.host.session
         if session is not self.session:
             self._attach(session)
         if self.session is None or self.clocks is None:
@@ -158,7 +213,7 @@ class TimerService:
         if self.session is None:
             return
         if self.clocks is None:
-            self.device.toast("Timer off: Settings")
+            self.host.toast("Timer off: Settings")
             return
         self._charge()
         self.paused = not self.paused
@@ -167,10 +222,10 @@ class TimerService:
         self._show()
         self._schedule()
         if self.paused:
-            self._beep(PAUSED)
-            self.device.toast("Paused: hold ok")
+            self._beep(PAUSED, self.time_bar())
+            self.host.toast("Paused: hold ok")
         else:
-            self.device.toast("Timer runs")
+            self.host.toast("Timer runs")
 
     def time_bar(self) -> float | None:
         """Remaining fraction of the running clock, for the bar beside the scores."""
@@ -223,7 +278,7 @@ class TimerService:
         self._cancel()
 
     # -- the game in play ------------------------------------------------------------------------------
-    def _attach(self, session: Session | None) -> None:
+    def _attach(self, session: TimedGame | None) -> None:
         self._cancel()
         self._unsave()
         self.session, self.clocks, self.stats = session, None, None
@@ -250,7 +305,7 @@ class TimerService:
         if not preset.on:
             return
         if preset.timeout == "hard" and not session.engine.timeout_action:
-            self.device.toast("Timeout soft: no rule")
+            self.host.toast("Timeout soft: no rule")
         players = session.base.players
         self.clocks = Clocks(preset, players)
         self.stats = TimeStats(players, journal.metas("turn_done"))
@@ -260,7 +315,7 @@ class TimerService:
             self.paused = bool(snap.get("paused"))
             if self.clocks.running and not self.paused:
                 self.paused = True  # back from a power cut: the table goes on when ready
-                self.device.toast("Timer paused: hold ok")
+                self.host.toast("Timer paused: hold ok")
             self._each = bool(snap.get("each"))
         self._armed = (self.clocks.remaining() or 0) > 0
         self._peak = self.clocks.level() or RUNNING
@@ -315,7 +370,7 @@ class TimerService:
 
     def _stale(self) -> bool:
         """Whether the game changed in a way :meth:`changed` has not seen yet."""
-        return self.session is not self.device.session or (
+        return self.session is not self.host.session or (
             self.session is not None and len(self.session.actions) != self._seen_actions
         )
 
@@ -397,7 +452,7 @@ class TimerService:
             waits.append(left % 1000 or 1000)
         else:
             waits.append(1000 - c.used % 1000)
-        save_in = ms(self.device.config["timers"]["save_every"]) - (self._now() - self._saved_at) * 1000
+        save_in = ms(self.save_every) - (self._now() - self._saved_at) * 1000
         waits.append(max(1.0, save_in))
         self._handle = asyncio.get_running_loop().call_later(min(waits) / 1000, self._tick)
 
@@ -419,7 +474,7 @@ class TimerService:
         self._charge()
         if self._fire_timeout():
             return
-        if self._now() - self._saved_at >= self.device.config["timers"]["save_every"] - 1e-6:
+        if self._now() - self._saved_at >= self.save_every - 1e-6:
             self._save()
         self._show()
         self._schedule()
@@ -448,12 +503,11 @@ class TimerService:
             session.engine.apply(session.state, action)
         except Refused:
             return False
-        light = TIMER[TIMEOUT].with_(bar=0.0)
         self._force_turn = True
-        if not self.device.apply(action):
+        if not self.host.apply(action):
             self._force_turn = False
             return False
-        self._beep(TIMEOUT, light)  # before the game's own signal, which follows
+        self._beep(TIMEOUT, 0.0)  # before the game's own signal, which follows
         return True
 
     # -- showing and saving ----------------------------------------------------------------------------
@@ -468,31 +522,29 @@ class TimerService:
 
     def _show(self) -> None:
         level = self.level()
-        lights = self.device.lights
         if level is None:
-            lights.set_timer(None)
+            self.host.show_timer(None, None)
         else:
-            light = TIMER[level].with_(bar=self.time_bar())
-            lights.set_timer(light)
+            bar = self.time_bar()
+            self.host.show_timer(level, bar)
             if level in RANK and RANK[level] > RANK[self._peak]:
-                self._peak_beep(level, light)
-        self.device.redraw()
+                self._peak_beep(level, bar)
+        self.host.redraw()
 
-    def _peak_beep(self, level: str, light: Any) -> None:
+    def _peak_beep(self, level: str, bar: float | None) -> None:
         self._peak = level
-        self._beep(level, light)
+        self._beep(level, bar)
 
-    def _beep(self, level: str, light: Any = None) -> None:
-        if level not in SOUNDS.get(self.device.settings.get("timer_sound", "all"), set()):
+    def _beep(self, level: str, bar: float | None) -> None:
+        if level not in SOUNDS.get(self.host.settings.get("timer_sound", "all"), set()):
             return
-        light = light or TIMER[level].with_(bar=self.time_bar())
-        self.device.lights.interject(timer_beeps(level, light))
+        self.host.timer_beep(level, bar)
 
     def _snapshot(self, grace: bool = True) -> dict[str, Any]:
         """The clocks to journal; with ``grace``, how long a running clock may go on unsaved."""
         assert self.clocks is not None
         running = grace and not self.paused and self.clocks.running
-        snap = self.clocks.snapshot(ms(self.device.config["timers"]["save_every"]) if running else 0)
+        snap = self.clocks.snapshot(ms(self.save_every) if running else 0)
         if self.paused:
             snap["paused"] = True
         if self._each:
@@ -504,7 +556,7 @@ class TimerService:
         one fsync an action is the journal's own, the timer's waits for its next save."""
         if self._save_handle is not None or self.session is None:
             return
-        every = self.device.config["timers"]["save_every"]
+        every = self.save_every
         wait = max(0.0, every - (self._now() - self._saved_at))
         self._save_handle = asyncio.get_running_loop().call_later(wait, self._flush)
 

@@ -19,20 +19,20 @@ from typing import TYPE_CHECKING
 
 from drivers.buttons import Press
 from firmware_host.core.config import SEATS
-from firmware_host.runtime.render import ROWS, Frame, Row, wrap
+from firmware_host.ui.render import ROWS, Frame, Row, wrap
 
 if TYPE_CHECKING:
-    from firmware_host.runtime.device import Device
+    from firmware_host.ui.table import Table
 
 
 class Screen:
-    """One screen of the device."""
+    """One screen of the device; it reaches the table only through its door (:mod:`firmware_host.ui.table`)."""
 
     mood = "idle"
     """The tower's lasting light while this screen shows."""
 
-    def __init__(self, dev: Device) -> None:
-        self.dev = dev
+    def __init__(self, table: Table) -> None:
+        self.table = table
 
     def press(self, press: Press) -> None:
         """Handle one button press."""
@@ -69,13 +69,13 @@ class ListScreen(Screen):
 
     def __init__(
         self,
-        dev: Device,
+        table: Table,
         title: str,
         items: Callable[[], Sequence[Item]] | Sequence[Item],
         on_back: Callable[[], None] | None = None,
         hint: str = "ok pick  back",
     ) -> None:
-        super().__init__(dev)
+        super().__init__(table)
         self.title = title
         self._items = items
         self.on_back = on_back
@@ -100,7 +100,7 @@ class ListScreen(Screen):
         elif press.button == "ok" or (is_seat(press) and press.long):
             items[self.index].pick()
         elif press.button == "back":
-            (self.on_back or self.dev.pop)()
+            (self.on_back or self.table.pop)()
 
     def frame(self) -> Frame:
         items = self.items()
@@ -120,18 +120,18 @@ class ListScreen(Screen):
 class Confirm(Screen):
     """A yes/no question: ok (or a long seat press) says yes, back says no."""
 
-    def __init__(self, dev: Device, title: str, question: str, on_yes: Callable[[], None]) -> None:
-        super().__init__(dev)
+    def __init__(self, table: Table, title: str, question: str, on_yes: Callable[[], None]) -> None:
+        super().__init__(table)
         self.title = title
         self.question = question
         self.on_yes = on_yes
 
     def press(self, press: Press) -> None:
         if press.button == "ok" or (is_seat(press) and press.long):
-            self.dev.pop()
+            self.table.pop()
             self.on_yes()
         elif press.button == "back":
-            self.dev.pop()
+            self.table.pop()
 
     def frame(self) -> Frame:
         rows = footed([Row.of(line) for line in wrap(self.question)], Row.of("ok: yes    back: no", invert=True))
@@ -143,13 +143,13 @@ class Message(Screen):
 
     def __init__(
         self,
-        dev: Device,
+        table: Table,
         title: str,
         text: str,
         on_ok: Callable[[], None] | None = None,
         mood: str = "idle",
     ) -> None:
-        super().__init__(dev)
+        super().__init__(table)
         self.title = title
         self.text = text
         self.on_ok = on_ok

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from drivers.buttons import Press
-from firmware_host.runtime.render import Frame, Row, wrap
 from firmware_host.scale.calibration import (
     MEASURE_SECONDS,
     MIN_SAMPLES,
@@ -24,18 +23,18 @@ from firmware_host.scale.calibration import (
     CalibrationRun,
 )
 from firmware_host.ui.base import Screen, footed, is_seat
+from firmware_host.ui.render import Frame, Row, wrap
+from games import scale_kinds
 
 if TYPE_CHECKING:
-    from firmware_host.runtime.device import Device
+    from firmware_host.ui.table import CalibrationScale, Table
 
 TITLE = "Calibrate scale"
 
 
 def kind_labels() -> dict[str, str]:
-    """The Tonne pieces' names, loaded when calibrating (the device does not load a game to start)."""
-    from games.tonne.engine import KIND_LABELS
-
-    return KIND_LABELS
+    """The pieces to calibrate: those of every game that weighs its pieces (loaded when calibrating)."""
+    return scale_kinds()
 
 
 class CalibrateScreen(Screen):
@@ -45,16 +44,16 @@ class CalibrateScreen(Screen):
     uses_scale = True
     """Tells the scale service that this screen reads the scale itself."""
 
-    def __init__(self, dev: Device) -> None:
-        super().__init__(dev)
-        saved = dev.scale.calibration
+    def __init__(self, table: Table, scale: CalibrationScale) -> None:
+        super().__init__(table)
+        self.scale = scale
+        saved = scale.calibration
         weight = int(saved.weight_grams) if saved and int(saved.weight_grams) in WEIGHTS else 100
         self.weight = WEIGHTS.index(weight)
         self.run: CalibrationRun | None = None
         self.note = ""
         self._cancel: Callable[[], None] | None = None
-        has_scale = dev.hw is not None and dev.hw.scale is not None
-        self.phase = "weight" if has_scale else "none"
+        self.phase = "weight" if scale.present else "none"
 
     # -- buttons --------------------------------------------------------------------------------------
     def press(self, press: Press) -> None:
@@ -80,16 +79,15 @@ class CalibrateScreen(Screen):
             self._cancel()
             self._cancel = None
         if self.phase not in ("done", "none"):
-            self.dev.toast("Nothing saved")
-        self.dev.pop()
+            self.table.toast("Nothing saved")
+        self.table.pop()
 
     def _measure(self) -> None:
-        scale = self.dev.hw.scale if self.dev.hw else None
-        sps = getattr(scale, "sps", 10) or 10
+        sps = self.scale.sps() or 10
         count = max(MIN_SAMPLES, round(sps * MEASURE_SECONDS))
-        after = self.dev.loop.time() + SETTLE_SECONDS
+        after = self.table.now() + SETTLE_SECONDS
         self.phase, self.note = "measuring", ""
-        self._cancel = self.dev.scale.gather(count, after, self._measured, SETTLE_SECONDS + MEASURE_SECONDS + 3.0)
+        self._cancel = self.scale.gather(count, after, self._measured, SETTLE_SECONDS + MEASURE_SECONDS + 3.0)
 
     def _measured(self, samples: list[int] | None) -> None:
         self._cancel = None
@@ -97,21 +95,19 @@ class CalibrateScreen(Screen):
         assert run is not None
         self.phase = "step"
         if samples is None:
-            self.note = "No readings from the scale: " + (self.dev.scale.fault or "check the wiring")
-            self.dev.lights.signal("refused")
+            self.note = "No readings from the scale: " + (self.scale.fault or "check the wiring")
+            self.table.signal("refused")
         else:
             try:
                 self.note = run.take(samples)
             except CalibrationError as exc:
                 self.note = f"Refused: {exc}"
-                self.dev.lights.signal("refused")
+                self.table.signal("refused")
         if run.done:
-            calibration = run.result()
-            self.dev.store.write_doc("scale", calibration.to_json())
-            self.dev.scale.load()
+            self.scale.save(run.result())
             self.phase = "done"
-            self.dev.lights.signal("success")
-        self.dev.redraw()
+            self.table.signal("success")
+        self.table.redraw()
 
     # -- drawing -----------------------------------------------------------------------------------------
     def frame(self) -> Frame:
@@ -126,7 +122,7 @@ class CalibrateScreen(Screen):
             ]
             return self._rows(TITLE, rows, "ok: start  back: leave")
         if self.phase == "done":
-            cal = self.dev.scale.calibration
+            cal = self.scale.calibration
             assert cal is not None
             pieces = [f"{kind_labels().get(k, k).split()[0]} {g:.1f}" for k, g in cal.pieces.items()]
             rows = [Row.of(f"Saved: {cal.counts_per_gram:.1f} counts/g")]

@@ -9,7 +9,7 @@ system every game shares:
 - :class:`~games.core.prompts.Collect` — each player answers on their own button (short: change
   the answer, long: lock it in or unlock it). Answers given so far are journaled as a draft, so a
   power cut in the middle of a reveal loses nobody's pick. Every change of who has locked in goes
-  to :meth:`Device.answered <firmware_host.runtime.device.Device.answered>`, so the turn timer's shared
+  to the table's ``answered`` (:class:`~firmware_host.ui.table.GameTable`), so the turn timer's shared
   phase clock runs only while someone still owes an answer.
 - :class:`~games.core.prompts.Order` — players press their buttons in the order asked for;
   ``back`` takes the last press back. A menu option, or a Collect's answers (a tie among them),
@@ -20,6 +20,8 @@ system every game shares:
 A short ``back`` at the top of a prompt opens the game menu; a long ``back`` asks to undo. A long
 ``ok`` never picks in a game: it pauses or resumes the turn timer (the device handles it before any
 screen, see :meth:`Device.handle <firmware_host.runtime.device.Device.handle>`).
+
+The screen sees the table through :class:`~firmware_host.ui.table.GameTable` only.
 """
 
 from __future__ import annotations
@@ -27,12 +29,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
-from firmware_host.runtime.render import CONTENT_W, ROWS, Frame, Row, text_width, wrap
 from firmware_host.ui.base import Screen, footed, is_seat
+from firmware_host.ui.render import CONTENT_W, ROWS, Frame, Row, text_width, wrap
 from games.core import Collect, Menu, Order, Prompt, Task
 
 if TYPE_CHECKING:
-    from firmware_host.runtime.device import Device
+    from firmware_host.ui.table import GameTable
 
 
 def pairs(cells: list[str]) -> list[Row]:
@@ -46,8 +48,10 @@ def pairs(cells: list[str]) -> list[Row]:
 class GameScreen(Screen):
     """The screen of the game in play."""
 
-    def __init__(self, dev: Device) -> None:
-        super().__init__(dev)
+    table: GameTable
+
+    def __init__(self, table: GameTable) -> None:
+        super().__init__(table)
         self.prompt: Prompt | None = None
         self.path: list[Menu] = []
         self.trail: list[int] = []
@@ -62,21 +66,21 @@ class GameScreen(Screen):
     # -- state ----------------------------------------------------------------------------------
     @property
     def mood(self) -> str:  # type: ignore[override]
-        session = self.dev.session
+        session = self.table.session
         if session is None:
             return "idle"
         mood = self.prompt.mood if isinstance(self.prompt, Task) else session.view().mood
-        return self.dev.scale.tint(mood)
+        return self.table.tint(mood)
 
     def reset(self) -> None:
         """Start the prompt afresh (after every change of the game state)."""
         before = self.prompt
         pending = self._pending_answers()
-        session = self.dev.session
+        session = self.table.session
         self._show(session.prompt() if session else None)
         self.answers, self.locked, self.parent = {}, set(), None
         if isinstance(self.prompt, Collect) and session is not None:
-            self._restore(session.journal.draft())
+            self._restore(session.draft())
             if isinstance(before, Collect) and before.title == self.prompt.title:
                 self._keep(pending)
             if self.prompt.build is not None and self.locked >= set(self.prompt.players):
@@ -86,7 +90,7 @@ class GameScreen(Screen):
     def _locks_changed(self) -> None:
         """Tell the device who has locked in an answer (the turn timer's phase clock listens)."""
         players = self.prompt.players if isinstance(self.prompt, Collect) else ()
-        self.dev.answered(tuple(players), frozenset(self.locked))
+        self.table.answered(tuple(players), frozenset(self.locked))
 
     def _pending_answers(self) -> dict[str, str]:
         """Answers chosen but not locked in yet, in a Collect that hands over answers one by one.
@@ -129,12 +133,14 @@ class GameScreen(Screen):
         prompt = self.parent or self.prompt
         assert isinstance(prompt, Collect)
         answers = {p: prompt.values[p][i] for p, i in self.answers.items()}
-        self.dev.session.note("draft", {"answers": answers, "locked": sorted(self.locked)})
+        session = self.table.session
+        if session is not None:
+            session.save_draft(answers, sorted(self.locked))
 
     # -- buttons ----------------------------------------------------------------------------------
     def press(self, press: Press) -> None:
         if press.button == "back" and press.long:
-            self.dev.ask_undo()
+            self.table.ask_undo()
             return
         prompt = self.prompt
         if isinstance(prompt, Menu):
@@ -146,12 +152,12 @@ class GameScreen(Screen):
         elif isinstance(prompt, Task):
             self._press_task(prompt, press)
         elif press.button == "back":
-            self.dev.open_game_menu()
+            self.table.open_game_menu()
 
     def _press_menu(self, press: Press) -> None:
         menu = self.path[-1]
         n = len(menu.options)
-        acting = menu.player is None or self.dev.player_of(press.button) == menu.player
+        acting = menu.player is None or self.table.player_of(press.button) == menu.player
         if press.button == "next" or (is_seat(press) and acting and not press.long):
             self.index = (self.index + 1) % n
         elif press.button == "prev":
@@ -166,27 +172,27 @@ class GameScreen(Screen):
                 self.trail.append(self.index)
                 self.index = sub.default
             else:
-                self.dev.apply(option.action)
+                self.table.apply(option.action)
         elif press.button == "back":
             if len(self.path) > 1:
                 self.path.pop()
                 self.index = self.trail.pop()
             else:
-                self.dev.open_game_menu()
-        elif is_seat(press) and not acting and self.dev.player_of(press.button):
-            self.dev.toast(f"{menu.player}'s turn")
+                self.table.open_game_menu()
+        elif is_seat(press) and not acting and self.table.player_of(press.button):
+            self.table.toast(f"{menu.player}'s turn")
 
     def _press_collect(self, prompt: Collect, press: Press) -> None:
         if press.button == "back":
-            self.dev.open_game_menu()
+            self.table.open_game_menu()
             return
-        player = self.dev.player_of(press.button)
+        player = self.table.player_of(press.button)
         if player is None or player not in prompt.players:
             return
         values = prompt.values[player]
         if not press.long:
             if player in self.locked:
-                self.dev.toast(f"{player}: hold to unlock")
+                self.table.toast(f"{player}: hold to unlock")
                 return
             self.answers[player] = (self.answers.get(player, -1) + 1) % len(values)
             self._save_draft()
@@ -198,12 +204,12 @@ class GameScreen(Screen):
             self.locked.add(player)
             self._locks_changed()
             if prompt.each is not None:
-                if not self.dev.apply(prompt.each(player, values[self.answers[player]])):
+                if not self.table.apply(prompt.each(player, values[self.answers[player]])):
                     self.locked.discard(player)  # refused: the answer stays open
                     self._locks_changed()
                 return
         else:
-            self.dev.toast(f"{player}: tap to choose first")
+            self.table.toast(f"{player}: tap to choose first")
             return
         if prompt.build is not None and self.locked >= set(prompt.players):
             self._save_draft()
@@ -219,7 +225,7 @@ class GameScreen(Screen):
         if isinstance(result, Menu | Collect | Order | Task):
             self._show(result)
             self.parent = prompt
-        elif apply and not self.dev.apply(result):
+        elif apply and not self.table.apply(result):
             self.locked.clear()
             self._locks_changed()
             self._save_draft()
@@ -238,30 +244,30 @@ class GameScreen(Screen):
 
     def _press_task(self, prompt: Task, press: Press) -> None:
         if press.button == "ok" or (is_seat(press) and press.long):
-            self.dev.confirm_task(prompt.key)
+            self.table.confirm_task(prompt.key)
         elif press.button == "back":
-            self.dev.open_game_menu()
+            self.table.open_game_menu()
         elif is_seat(press):
-            self.dev.toast(f"ok: {prompt.confirm.lower()}")
+            self.table.toast(f"ok: {prompt.confirm.lower()}")
 
     def _press_order(self, prompt: Order, press: Press) -> None:
-        player = self.dev.player_of(press.button)
+        player = self.table.player_of(press.button)
         if press.button == "back":
             if self.order:
                 self.order.pop()
             elif self.parent is not None:
                 self._back_to_parent()
             else:
-                self.dev.open_game_menu()
+                self.table.open_game_menu()
         elif player in prompt.players and player not in self.order:
             self.order.append(player)
             if len(self.order) == len(prompt.players):
                 order, self.order = self.order, []
-                self.dev.apply(prompt.build(order))
+                self.table.apply(prompt.build(order))
 
     # -- drawing ------------------------------------------------------------------------------------
     def frame(self) -> Frame:
-        session = self.dev.session
+        session = self.table.session
         if session is None:
             return Frame("tablemate", (Row.of("No game"),))
         view = session.view()
@@ -278,7 +284,7 @@ class GameScreen(Screen):
             if isinstance(prompt, Menu) and view.lines and len(score_rows) >= ROWS - len(prompt_rows):
                 prompt_rows = prompt_rows[:-1]  # a full table: the game's first line before the hint
             body = body[: ROWS - len(prompt_rows)] + prompt_rows
-        return Frame(view.title, tuple(body[:ROWS]), self.dev.title_note(), self.dev.time_bar())
+        return Frame(view.title, tuple(body[:ROWS]), self.table.title_note(), self.table.time_bar())
 
     def _prompt_rows(self) -> list[Row]:
         prompt = self.prompt
@@ -288,7 +294,7 @@ class GameScreen(Screen):
             self.index %= n
             option = menu.options[self.index]
             label = option.label + (" >" if option.then is not None else "")
-            if self.dev.timers.clocks is not None:
+            if self.table.has_timer():
                 hint = "ok: pick  hold ok: pause"
             else:
                 hint = "ok: pick  back" if len(self.path) > 1 else "tap: next  ok: pick"
@@ -301,7 +307,7 @@ class GameScreen(Screen):
 
     def _task_rows(self, task: Task) -> list[Row]:
         lines = [line for text in task.lines for line in wrap(text)]
-        status = self.dev.scale.task_line(task)
+        status = self.table.task_line(task)
         if status:
             lines.append(status)
         rows = [Row.of(task.title), *(Row.of(line) for line in lines)]

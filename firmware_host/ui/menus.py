@@ -1,4 +1,10 @@
-"""The device's menus: main menu, new game, game menu, settings, history, self-test, game over."""
+"""The device's menus: main menu, new game, game menu, settings, history, self-test, game over.
+
+Each reaches the table through the door its constructor names (:mod:`firmware_host.ui.table`):
+the menus a :class:`~firmware_host.ui.table.MenuTable`, the self-test a
+:class:`~firmware_host.ui.table.SelfTestTable`; the history and the game's end see only the
+screen stack (:class:`~firmware_host.ui.table.Table`) and the entries they show.
+"""
 
 from __future__ import annotations
 
@@ -9,51 +15,54 @@ from typing import TYPE_CHECKING, Any
 from drivers.buttons import Press
 from drivers.tower import BLINK, DARK, ON, TowerState
 from firmware_host.core.config import BUTTONS, SEATS
-from firmware_host.runtime.render import ROWS, Frame, Row
 from firmware_host.timers.stats import clock_text
 from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, footed, is_seat
 from firmware_host.ui.calibrate import CalibrateScreen
-from firmware_host.ui.game import GameScreen
+from firmware_host.ui.render import ROWS, Frame, Row
 from firmware_host.ui.timer_menu import MODE_LABELS, timer_screen
-from games import ENGINES, TITLES, get_engine
+from games import TITLES, get_engine
 from games.core import Menu, Option
 
 if TYPE_CHECKING:
-    from firmware_host.runtime.device import Device
+    from firmware_host.ui.table import MenuTable, SelfTestTable, Table
 
 
 class MainMenu(ListScreen):
     """The menu the device boots into when no game is unfinished."""
 
-    def __init__(self, dev: Device) -> None:
-        super().__init__(dev, "tablemate", self._entries, on_back=lambda: None, hint="ok: pick")
+    table: MenuTable
+
+    def __init__(self, table: MenuTable) -> None:
+        super().__init__(table, "tablemate", self._entries, on_back=lambda: None, hint="ok: pick")
 
     def _entries(self) -> list[Item]:
-        dev = self.dev
+        table = self.table
         return [
-            Item("New game", lambda: dev.push(ChooseGame(dev))),
-            Item("History", lambda: dev.push(HistoryScreen(dev))),
-            Item("Settings", lambda: dev.push(SettingsScreen(dev))),
-            Item("Self-test", lambda: dev.push(SelfTest(dev))),
+            Item("New game", lambda: table.push(ChooseGame(table))),
+            Item("History", lambda: table.push(HistoryScreen(table, table.history()))),
+            Item("Settings", lambda: table.push(SettingsScreen(table))),
+            Item("Self-test", lambda: table.push(SelfTest(table))),
         ]
 
 
 class ChooseGame(ListScreen):
     """Step 1 of a new game: which game."""
 
-    def __init__(self, dev: Device) -> None:
-        items = [Item(TITLES[g], lambda g=g: dev.push(ChooseSeats(dev, g))) for g in TITLES if g in ENGINES]
-        super().__init__(dev, "New game", items)
+    def __init__(self, table: MenuTable) -> None:
+        items = [Item(TITLES[g], lambda g=g: table.push(ChooseSeats(table, g))) for g in TITLES]
+        super().__init__(table, "New game", items)
 
 
 class ChooseSeats(Screen):
     """Step 2: which seats play. Seat buttons toggle their seat; ok goes on."""
 
-    def __init__(self, dev: Device, game: str) -> None:
-        super().__init__(dev)
+    table: MenuTable
+
+    def __init__(self, table: MenuTable, game: str) -> None:
+        super().__init__(table)
         self.game = game
         self.engine = get_engine(game)
-        configured = dev.config["table"]["seats"]
+        configured = table.table_seats()
         self.seats: list[str] = [s for s in SEATS if s in configured]
 
     def _count_ok(self) -> bool:
@@ -69,17 +78,17 @@ class ChooseSeats(Screen):
         elif press.button == "ok":
             if self._count_ok():
                 if self.engine.rules_pick_start:  # the cards or a roll decide: nothing to ask
-                    after_start(self.dev, self.game, self.seats, self.seats[0])
+                    after_start(self.table, self.game, self.seats, self.seats[0])
                 else:
-                    self.dev.push(ChooseStart(self.dev, self.game, self.seats))
+                    self.table.push(ChooseStart(self.table, self.game, self.seats))
             else:
                 top = self.engine.max_players
-                self.dev.toast(f"{self.engine.min_players}-{top or 'any'} players")
+                self.table.toast(f"{self.engine.min_players}-{top or 'any'} players")
         elif press.button == "back":
-            self.dev.pop()
+            self.table.pop()
 
     def frame(self) -> Frame:
-        cells = [f"[{'x' if s in self.seats else ' '}] {self.dev.config.seat_name(s)}" for s in SEATS]
+        cells = [f"[{'x' if s in self.seats else ' '}] {self.table.seat_name(s)}" for s in SEATS]
         rows = [Row((cells[i], cells[i + 1])) for i in range(0, 6, 2)]
         rows += [Row.of(f"{len(self.seats)} players"), Row.of("seat btn: in/out"), Row.of("ok: next  back")]
         return Frame(TITLES[self.game], tuple(rows), "seats")
@@ -88,11 +97,13 @@ class ChooseSeats(Screen):
 class ChooseStart(ListScreen):
     """Step 3: who starts — at random, or a seat (its button picks it directly)."""
 
-    def __init__(self, dev: Device, game: str, seats: list[str]) -> None:
+    table: MenuTable
+
+    def __init__(self, table: MenuTable, game: str, seats: list[str]) -> None:
         self.game, self.seats = game, seats
         items = [Item("Random", lambda: self._go(None))]
-        items += [Item(dev.config.seat_name(s), lambda s=s: self._go(s)) for s in seats]
-        super().__init__(dev, "Who starts?", items)
+        items += [Item(table.seat_name(s), lambda s=s: self._go(s)) for s in seats]
+        super().__init__(table, "Who starts?", items)
 
     def press(self, press: Press) -> None:
         if is_seat(press):
@@ -102,33 +113,35 @@ class ChooseStart(ListScreen):
         super().press(press)
 
     def _go(self, seat: str | None) -> None:
-        after_start(self.dev, self.game, self.seats, seat)
+        after_start(self.table, self.game, self.seats, seat)
 
 
-def after_start(dev: Device, game: str, seats: list[str], start: str | None) -> None:
+def after_start(table: MenuTable, game: str, seats: list[str], start: str | None) -> None:
     """The step after who starts: the game's options if it has any, else the game itself."""
     specs = getattr(get_engine(game), "menu_options", ())
     if specs:
-        dev.push(ChooseOptions(dev, game, seats, start, specs))
+        table.push(ChooseOptions(table, game, seats, start, specs))
     else:
-        dev.start_game(game, seats, start, {})
+        table.start_game(game, seats, start, {})
 
 
 class ChooseOptions(ListScreen):
     """Step 4 (games that have options): each line cycles its choices; the last line starts."""
 
-    def __init__(self, dev: Device, game: str, seats: list[str], start: str | None, specs: Any) -> None:
+    table: MenuTable
+
+    def __init__(self, table: MenuTable, game: str, seats: list[str], start: str | None, specs: Any) -> None:
         self.game, self.seats, self.start, self.specs = game, seats, start, specs
-        preset = dev.config.games.get(game, {})
+        preset = table.game_options(game)
         self.values = {key: preset.get(key, choices[0][1]) for key, _, choices in specs}
-        super().__init__(dev, "Options", self._entries)
+        super().__init__(table, "Options", self._entries)
 
     def _entries(self) -> list[Item]:
         items = []
         for key, label, choices in self.specs:
             current = next((name for name, value in choices if value == self.values[key]), "?")
             items.append(Item(label, lambda k=key, c=choices: self._cycle(k, c), current))
-        items.append(Item("Start game", lambda: self.dev.start_game(self.game, self.seats, self.start, self.values)))
+        items.append(Item("Start game", lambda: self.table.start_game(self.game, self.seats, self.start, self.values)))
         return items
 
     def _cycle(self, key: str, choices: Any) -> None:
@@ -140,36 +153,35 @@ class ChooseOptions(ListScreen):
 class GameMenu(ListScreen):
     """The menu of a game in play (a short ``back`` at the top of a prompt)."""
 
-    def __init__(self, dev: Device) -> None:
-        super().__init__(dev, "Game menu", self._entries)
+    table: MenuTable
+
+    def __init__(self, table: MenuTable) -> None:
+        super().__init__(table, "Game menu", self._entries)
 
     def _entries(self) -> list[Item]:
-        dev = self.dev
-        items = [Item("Continue", dev.pop), Item("Undo last action", dev.ask_undo)]
-        session = dev.session
-        if session is not None:
-            items += [option_item(dev, option) for option in session.engine.anytime(session.state)]
+        table = self.table
+        items = [Item("Continue", table.pop), Item("Undo last action", table.ask_undo)]
+        items += [option_item(table, option) for option in table.anytime()]
         items += [
-            Item("Settings", lambda: dev.push(SettingsScreen(dev))),
-            Item("Self-test", lambda: dev.push(SelfTest(dev))),
+            Item("Settings", lambda: table.push(SettingsScreen(table))),
+            Item("Self-test", lambda: table.push(SelfTest(table))),
             Item("End game early", self._end),
         ]
         return items
 
     def _end(self) -> None:
         question = "End this game now? It goes to the history as ended early."
-        self.dev.push(Confirm(self.dev, "End game", question, self.dev.end_early))
+        self.table.push(Confirm(self.table, "End game", question, self.table.end_early))
 
 
-def option_item(dev: Device, option: Option) -> Item:
+def option_item(table: MenuTable, option: Option) -> Item:
     """A game-menu line for an engine option: its action, or a walk through its sub-menus."""
     if option.action is None:
-        return Item(option.label + " >", lambda: dev.push(OptionMenu(dev, option.submenu())))
+        return Item(option.label + " >", lambda: table.push(OptionMenu(table, option.submenu())))
 
     def pick(action: dict[str, Any] = option.action) -> None:
-        while len(dev.screens) > 1 and not isinstance(dev.screens[-1], GameScreen):
-            dev.pop()
-        dev.apply(action)
+        table.back_to_game()
+        table.apply(action)
 
     return Item(option.label, pick)
 
@@ -177,9 +189,9 @@ def option_item(dev: Device, option: Option) -> Item:
 class OptionMenu(ListScreen):
     """A sub-menu of an option the game offers at any time (a player, then a card…)."""
 
-    def __init__(self, dev: Device, menu: Menu | None) -> None:
+    def __init__(self, table: MenuTable, menu: Menu | None) -> None:
         options = menu.options if menu is not None else ()
-        super().__init__(dev, menu.title if menu else "", [option_item(dev, o) for o in options])
+        super().__init__(table, menu.title if menu else "", [option_item(table, o) for o in options])
 
 
 class GameOver(Screen):
@@ -187,8 +199,8 @@ class GameOver(Screen):
 
     mood = "over"
 
-    def __init__(self, dev: Device, entry: dict[str, Any], headline: Sequence[str] = ()) -> None:
-        super().__init__(dev)
+    def __init__(self, table: Table, entry: dict[str, Any], headline: Sequence[str] = ()) -> None:
+        super().__init__(table)
         self.entry = entry
         self.headline = list(headline)
         """The game's own last word (its final view), shown first when it has one."""
@@ -202,7 +214,7 @@ class GameOver(Screen):
 
     def press(self, press: Press) -> None:
         if press.button in ("ok", "back"):
-            self.dev.home()
+            self.table.home()
         elif press.button in ("next", "prev") and self.times:
             self.page = 1 - self.page
 
@@ -250,49 +262,55 @@ class SettingsScreen(ListScreen):
 
     LEVELS = (40, 100, 170, 255)
 
-    def __init__(self, dev: Device) -> None:
-        super().__init__(dev, "Settings", self._entries)
+    table: MenuTable
+
+    def __init__(self, table: MenuTable) -> None:
+        super().__init__(table, "Settings", self._entries)
 
     def _entries(self) -> list[Item]:
-        dev = self.dev
-        level = dev.settings["brightness"]
+        table = self.table
+        level = table.settings["brightness"]
         percent = f"{round(level / 255 * 100)}%"
+        game = table.session.base.game if table.session is not None else None
+        scale = table.scale
+        calibrated = "ok" if scale.calibration else "no"
         return [
             Item("Brightness", self._brighter, percent),
-            Item("Sound", self._toggle_sound, "on" if dev.settings["sound"] else "off"),
-            Item("Turn timer", lambda: dev.push(timer_screen(dev)), self._timer_note()),
-            Item("Timer beeps", self._timer_sound, dev.settings["timer_sound"]),
-            Item("Calibrate scale", lambda: dev.push(CalibrateScreen(dev)), "ok" if dev.scale.calibration else "no"),
+            Item("Sound", self._toggle_sound, "on" if table.settings["sound"] else "off"),
+            Item("Turn timer", lambda: table.push(timer_screen(table, table.timers, game)), self._timer_note()),
+            Item("Timer beeps", self._timer_sound, table.settings["timer_sound"]),
+            Item("Calibrate scale", lambda: table.push(CalibrateScreen(table, scale)), calibrated),
         ]
 
     def _timer_note(self) -> str:
-        session = self.dev.session
-        return MODE_LABELS[self.dev.timers.preset.mode] if session is not None else ""
+        session = self.table.session
+        return MODE_LABELS[self.table.timers.preset.mode] if session is not None else ""
 
     def _timer_sound(self) -> None:
         """All beeps, only the timeout's, or none (the buzzer is on/off only: no volume to set)."""
         choices = ("all", "timeout", "off")
-        now = self.dev.settings["timer_sound"]
-        self.dev.change_setting("timer_sound", choices[(choices.index(now) + 1) % 3] if now in choices else "all")
+        now = self.table.settings["timer_sound"]
+        self.table.change_setting("timer_sound", choices[(choices.index(now) + 1) % 3] if now in choices else "all")
 
     def _toggle_sound(self) -> None:
-        self.dev.change_setting("sound", not self.dev.settings["sound"])
+        self.table.change_setting("sound", not self.table.settings["sound"])
 
     def _brighter(self) -> None:
-        level = self.dev.settings["brightness"]
+        level = self.table.settings["brightness"]
         higher = [v for v in self.LEVELS if v > level]
-        self.dev.change_setting("brightness", higher[0] if higher else self.LEVELS[0])
+        self.table.change_setting("brightness", higher[0] if higher else self.LEVELS[0])
 
 
 class HistoryScreen(ListScreen):
     """Finished games, newest first."""
 
-    def __init__(self, dev: Device) -> None:
-        self.dev = dev  # _entries reads the store before the base class keeps dev
-        super().__init__(dev, "History", self._entries())  # read once, not on every press
+    def __init__(self, table: Table, history: Sequence[dict[str, Any]]) -> None:
+        """``history``: the finished games, oldest first (read once, not on every press)."""
+        super().__init__(table, "History", self._entries(history))
 
-    def _entries(self) -> list[Item]:
-        items = [history_item(e) for e in reversed(self.dev.store.history()[-50:])]
+    @staticmethod
+    def _entries(history: Sequence[dict[str, Any]]) -> list[Item]:
+        items = [history_item(e) for e in reversed(history[-50:])]
         return items or [Item("No games yet", lambda: None)]
 
 
@@ -332,25 +350,27 @@ class SelfTest(Screen):
     REFRESH = 0.5
     """Seconds between redraws while shown: the scale and the tower change without a press."""
 
-    def __init__(self, dev: Device) -> None:
-        super().__init__(dev)
+    table: SelfTestTable
+
+    def __init__(self, table: SelfTestTable) -> None:
+        super().__init__(table)
         self.seen: dict[str, str] = {}
 
     def shown(self) -> None:
         self._refresh()
 
     def _refresh(self) -> None:
-        if self.dev.screens and self.dev.screens[-1] is self:
-            self.dev.redraw()  # sent only if the picture changed
-            self.dev.loop.call_later(self.REFRESH, self._refresh)
+        if self.table.on_top(self):
+            self.table.redraw()  # sent only if the picture changed
+            self.table.call_later(self.REFRESH, self._refresh)
 
     def press(self, press: Press) -> None:
         if press.button == "back" and press.long:
-            self.dev.pop()
+            self.table.pop()
             return
         self.seen[press.button] = "L" if press.long else "s"
         if press.button == "ok":
-            self.dev.lights.play([(s, 0.6) for s in TEST_STEPS])
+            self.table.tower_test([(s, 0.6) for s in TEST_STEPS])
 
     def frame(self) -> Frame:
         cells = [f"{b}{self.seen.get(b, '')}" for b in BUTTONS]
@@ -359,9 +379,7 @@ class SelfTest(Screen):
         rows = [
             Row.of(pressed),
             Row.of(nav),
-            Row.of(self.dev.scale_line()),
-            Row.of(f"Tower {self.dev.lights.showing.describe()}"),
-            Row.of(f"Display {self.dev.display.status}"),
+            *(Row.of(line) for line in self.table.parts()),
             Row.of("ok: tower test  hold back"),
         ]
         return Frame("Self-test", tuple(rows))

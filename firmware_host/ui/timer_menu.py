@@ -14,10 +14,10 @@ from firmware_host.timers.clocks import MODES
 from firmware_host.timers.presets import DEFAULT_SECONDS, allows_hard
 from firmware_host.timers.stats import clock_text
 from firmware_host.ui.base import Item, ListScreen
-from games import ENGINES, TITLES
+from games import TITLES
 
 if TYPE_CHECKING:
-    from firmware_host.runtime.device import Device
+    from firmware_host.ui.table import Table, TimerPresets
 
 MODE_LABELS = {"off": "off", "turn": "per turn", "hourglass": "hourglass", "bank": "bank", "countup": "count-up"}
 TIME_LABELS = {"turn": "Turn time", "hourglass": "Sand each", "bank": "Bank each", "countup": "Par time"}
@@ -43,28 +43,30 @@ def next_value(choices: tuple[Any, ...], value: Any) -> Any:
 class TimerGames(ListScreen):
     """Which game's timer to set (outside a game)."""
 
-    def __init__(self, dev: Device) -> None:
-        super().__init__(dev, "Turn timer", self._entries)
+    def __init__(self, table: Table, timers: TimerPresets) -> None:
+        self.timers = timers
+        super().__init__(table, "Turn timer", self._entries)
 
     def _entries(self) -> list[Item]:
-        timers = self.dev.timers
+        table, timers = self.table, self.timers
         return [
-            Item(TITLES[g], lambda g=g: self.dev.push(TimerPreset(self.dev, g)), MODE_LABELS[timers.preset_for(g).mode])
+            Item(
+                TITLES[g], lambda g=g: table.push(TimerPreset(table, timers, g)), MODE_LABELS[timers.preset_for(g).mode]
+            )
             for g in TITLES
-            if g in ENGINES
         ]
 
 
 class TimerPreset(ListScreen):
     """One game's timer: mode, time, bonus, warning, simultaneous choices, timeout."""
 
-    def __init__(self, dev: Device, game: str) -> None:
+    def __init__(self, table: Table, timers: TimerPresets, game: str) -> None:
         self.game = game
-        timers = dev.timers
+        self.timers = timers
         in_play = timers.session is not None and timers.session.base.game == game
         # the game in play runs the preset in its journal, which the config may since have changed
         self.preset = self.saved = timers.preset if in_play else timers.preset_for(game)
-        super().__init__(dev, f"Timer {TITLES.get(game, game)}", self._entries, on_back=self._leave)
+        super().__init__(table, f"Timer {TITLES.get(game, game)}", self._entries, on_back=self._leave)
 
     def _entries(self) -> list[Item]:
         p = self.preset
@@ -109,23 +111,23 @@ class TimerPreset(ListScreen):
 
     def _timeout(self) -> None:
         if self.preset.timeout == "soft" and allows_hard(self.game) is False:
-            self.dev.toast(f"{TITLES.get(self.game, self.game)}: soft only")
+            self.table.toast(f"{TITLES.get(self.game, self.game)}: soft only")
             return
         self._set(timeout="hard" if self.preset.timeout == "soft" else "soft")
 
     def _forget(self) -> None:
-        self.preset = self.saved = self.dev.timers.forget_preset(self.game)
-        self.dev.toast("Config file's timer")
+        self.preset = self.saved = self.timers.forget_preset(self.game)
+        self.table.toast("Config file's timer")
 
     def _leave(self) -> None:
         if self.preset != self.saved:
-            self.dev.timers.set_preset(self.game, self.preset)
-            self.dev.toast("Timer saved")
-        self.dev.pop()
+            self.timers.set_preset(self.game, self.preset)
+            self.table.toast("Timer saved")
+        self.table.pop()
 
 
-def timer_screen(dev: Device) -> ListScreen:
-    """The screen of the settings' ``Turn timer`` line: the game in play's preset, else the list."""
-    if dev.session is not None:
-        return TimerPreset(dev, dev.session.base.game)
-    return TimerGames(dev)
+def timer_screen(table: Table, timers: TimerPresets, game: str | None) -> ListScreen:
+    """The screen of the settings' ``Turn timer`` line: ``game`` in play's preset, else the list."""
+    if game is not None:
+        return TimerPreset(table, timers, game)
+    return TimerGames(table, timers)

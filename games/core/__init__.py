@@ -16,6 +16,7 @@ from games.core.engine import (
 )
 from games.core.prompts import Action, Collect, Menu, Option, Order, Prompt, Task
 from games.core.rng import Rng
+from games.core.sensors import Piece, ScaleNow, ScaleUse
 
 __all__ = [
     "Action",
@@ -26,9 +27,12 @@ __all__ = [
     "Menu",
     "Option",
     "Order",
+    "Piece",
     "Prompt",
     "Refused",
     "Rng",
+    "ScaleNow",
+    "ScaleUse",
     "SetupError",
     "Task",
     "View",

@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from games.core.prompts import Action, Option, Prompt
 from games.core.rng import Rng
+from games.core.sensors import ScaleNow, ScaleUse
 
 
 class Refused(Exception):
@@ -94,6 +95,8 @@ class Engine(ABC, Generic[S]):
     ``{"type": "timeout", "players": [NAME, ...]}`` (those who had not answered) when a
     simultaneous choice's does. Without it, hard mode is refused (``docs/timers.md``).
     """
+    scale: ClassVar[ScaleUse | None] = None
+    """How the game uses the scale under its pieces, if it does (:mod:`games.core.sensors`)."""
 
     # -- making and changing states ---------------------------------------------------------
     def new(self, players: list[str], seed: int = 0, options: Mapping[str, Any] | None = None) -> S:
@@ -136,6 +139,10 @@ class Engine(ABC, Generic[S]):
         return new, effects
 
     # -- reading states -----------------------------------------------------------------------
+    def scale_now(self, state: S) -> ScaleNow | None:
+        """What the scale is for in ``state`` (games that declare :attr:`scale`); ``None``: nothing."""
+        return None
+
     def summary(self, state: S) -> dict[str, Any]:
         """The replay summary of the contract: common keys, then the game's own."""
         out: dict[str, Any] = {

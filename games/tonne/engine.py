@@ -25,9 +25,12 @@ from games.core import (
     Menu,
     Option,
     Order,
+    Piece,
     Prompt,
     Refused,
     Rng,
+    ScaleNow,
+    ScaleUse,
     SetupError,
     Task,
     View,
@@ -42,6 +45,8 @@ from games.core import (
 KINDS = ("milk", "can", "bottle", "apple")
 """The four kinds of piece, 10 of each."""
 KIND_LABELS = {"milk": "milk carton", "can": "can", "bottle": "bottle", "apple": "apple core"}
+PIECE_GRAMS = {"milk": 6.5, "can": 5.0, "bottle": 8.0, "apple": 4.0}
+"""About what one piece of each kind weighs (the simulated table's pieces)."""
 EACH_KIND = 10
 PIECES = EACH_KIND * len(KINDS)
 PREFILL_EACH = {2: 3, 3: 2, 4: 1, 5: 0}
@@ -106,6 +111,8 @@ class Tonne(Engine[TonneState]):
     max_players = 5
     option_keys = frozenset({"mice"})
     rules_pick_start = True
+    scale = ScaleUse(tuple(Piece(k, KIND_LABELS[k], PIECE_GRAMS[k]) for k in KINDS))
+    """The scale under the bin counts placed pieces (``place``) and sees a fall (``fall``)."""
 
     def setup(self, players: list[str], rng: Rng, options: dict[str, Any]) -> TonneState:
         if "mice" in options:
@@ -266,6 +273,11 @@ class Tonne(Engine[TonneState]):
     def placing(self, s: TonneState) -> str | None:
         """The player whose pieces the bin is waiting for, if any."""
         return None if s.over else self._current(s)
+
+    def scale_now(self, s: TonneState) -> ScaleNow | None:
+        """The scale counts the current player's pieces; a re-filled bin holds the pre-fill."""
+        fill = {kind: PREFILL_EACH[len(s.players)] for kind in KINDS} if s.refill else None
+        return ScaleNow(self.placing(s), min(s.owed, s.supply), fill)
 
     def scores(self, s: TonneState) -> dict[str, int]:
         return {p: sum(s.chips[p]) for p in s.players}

@@ -49,6 +49,8 @@ SHIFT_EVERY = 60.0
 """Seconds between moves of the picture against burn-in."""
 SHIFTS = ((0, 0), (1, 0), (2, 0), (2, 1), (2, 2), (1, 2), (0, 2), (0, 1))
 TOAST_SECONDS = 2.5
+TOAST_CHARS = 160
+"""The longest toast: more than the bottom lines show, short enough to fit in a blink."""
 TOAST_QUEUE = 3
 """Toasts waiting behind the one showing, at most (older ones are dropped)."""
 
@@ -233,7 +235,7 @@ class Device:
 
     def _resume(self) -> None:
         try:
-            session = Session.resume(self.store, self.wall)
+            session = Session.resume(self.store, self.wall, self._mono)
         except (StoreError, ScriptError) as exc:
             log.error("cannot resume: %s", exc)
             self._shown_problems.add(str(exc))
@@ -329,6 +331,11 @@ class Device:
         self.refuse(message)
 
     # -- the one door in from other threads ---------------------------------------------------------
+    @staticmethod
+    def _mono() -> float:
+        """The loop's monotonic clock (virtual in the simulator): what game durations are measured on."""
+        return asyncio.get_running_loop().time()
+
     def post(self, fn: Callable[..., Any], *args: Any) -> None:
         """Run ``fn(*args)`` on the loop; the only way driver threads reach the device.
 
@@ -456,6 +463,7 @@ class Device:
                 meta={"seats": {s: names[s] for s in seats}},
                 watch=self._watch,
                 settle=not ended,
+                mono=self._mono,
             )
         except ScriptError as exc:
             self.refuse(str(exc))
@@ -633,6 +641,8 @@ class Device:
         One already showing finishes first (a few wait their turn; a repeat of one showing or
         waiting is not queued again), unless ``now``: a refusal or a fault answers at once.
         """
+        if len(text) > TOAST_CHARS:  # a refusal may quote a player's input: keep fitting it cheap
+            text = text[: TOAST_CHARS - 1] + "…"
         if text == self.toast_text() or any(text == t for t, _ in self._toasts):
             return
         if now:

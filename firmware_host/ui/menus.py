@@ -310,12 +310,24 @@ class HistoryScreen(ListScreen):
 
     @staticmethod
     def _entries(history: Sequence[dict[str, Any]]) -> list[Item]:
-        items = []
-        for e in reversed(history[-50:]):
-            day = time.strftime("%m-%d", time.localtime(e.get("started", 0)))
-            who = ",".join(e.get("winners") or []) or ("early" if e.get("reason") != "over" else "-")
-            items.append(Item(f"{day} {TITLES.get(e.get('game'), e.get('game'))[:9]}", lambda: None, who[:8]))
+        items = [history_item(e) for e in reversed(history[-50:])]
         return items or [Item("No games yet", lambda: None)]
+
+
+def history_item(entry: dict[str, Any]) -> Item:
+    """One finished game as a line of the History list; a wrongly typed field shows as ``?``
+    (the history file is read, not trusted)."""
+    started = entry.get("started")
+    try:
+        day = time.strftime("%m-%d", time.localtime(started)) if isinstance(started, int | float) else "?"
+    except (OverflowError, OSError, ValueError):
+        day = "?"
+    game = entry.get("game")
+    title = TITLES.get(game, game) if isinstance(game, str) else "?"
+    winners = entry.get("winners")
+    names = [w for w in winners if isinstance(w, str)] if isinstance(winners, list) else []
+    who = ",".join(names) or ("early" if entry.get("reason") != "over" else "-")
+    return Item(f"{day} {title[:9]}", lambda: None, who[:8])
 
 
 TEST_STEPS = (

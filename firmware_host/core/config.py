@@ -14,6 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from firmware_host.core.limits import (
+    MAX_FILE_BYTES,
+    MAX_NAME_CHARS,
+    InputError,
+    check_name,
+    check_tree,
+    one_line,
+    quote,
+)
 from firmware_host.timers.clocks import Preset
 
 DEFAULT_PATH = Path("/etc/tablemate/config.toml")
@@ -93,6 +102,11 @@ def _seat_list(v: Any) -> list[str]:
 def _names(v: Any) -> dict[str, str]:
     if not isinstance(v, dict) or not all(k in SEATS and isinstance(n, str) and n.strip() for k, n in v.items()):
         raise ValueError('a table of seat = "name", like { p1 = "Ann" }')
+    for seat, name in v.items():
+        try:
+            check_name(name)
+        except InputError:
+            raise ValueError(f"names of 1 to {MAX_NAME_CHARS} printable characters ({seat} is not)") from None
     if len({n.strip() for n in v.values()}) != len(v):
         raise ValueError("different names for different seats")
     return {k: n.strip() for k, n in v.items()}
@@ -207,18 +221,19 @@ def parse(data: dict[str, Any], where: str) -> Config:
             except PresetError as exc:
                 raise ConfigError(str(exc)) from None
         if section not in SCHEMA:
-            raise ConfigError(f"{where}: unknown section [{section}] (known: {', '.join([*SCHEMA, 'games'])})")
+            raise ConfigError(f"{where}: unknown section [{_key(section)}] (known: {', '.join([*SCHEMA, 'games'])})")
         if not isinstance(table, dict):
             raise ConfigError(f"{where}: [{section}] must be a table")
         for key, value in table.items():
             if key not in SCHEMA[section]:
                 known = ", ".join(SCHEMA[section])
-                raise ConfigError(f"{where}: [{section}] unknown key '{key}' (known: {known})")
+                raise ConfigError(f"{where}: [{section}] unknown key {quote(key)} (known: {known})")
             check, _ = SCHEMA[section][key]
             try:
                 config.sections[section][key] = check(value)
             except ValueError as exc:
-                raise ConfigError(f"{where}: [{section}] {key}: expected {exc}, got {value!r}") from None
+                got = one_line(repr(value), 60)
+                raise ConfigError(f"{where}: [{section}] {key}: expected {exc}, got {got}") from None
     _cross_checks(config, where)
     return config
 
@@ -232,15 +247,24 @@ def _parse_games(table: Any, where: str) -> dict[str, dict[str, Any]]:
         raise ConfigError(f"{where}: [games] must hold one table per game, like [games.bomb]")
     for game, options in table.items():
         if game not in ENGINES:
-            raise ConfigError(f"{where}: [games.{game}] unknown game (known: {', '.join(ENGINES)})")
+            raise ConfigError(f"{where}: [games.{_key(game)}] unknown game (known: {', '.join(ENGINES)})")
         if not isinstance(options, dict):
             raise ConfigError(f"{where}: [games.{game}] must be a table of game options")
         known = get_engine(game).option_keys
         for key in options:
             if key not in known:
                 names = ", ".join(sorted(known)) or "none"
-                raise ConfigError(f"{where}: [games.{game}] unknown option '{key}' (known: {names})")
+                raise ConfigError(f"{where}: [games.{game}] unknown option {quote(key)} (known: {names})")
+        try:
+            check_tree(options)
+        except InputError as exc:
+            raise ConfigError(f"{where}: [games.{game}]: {exc}") from None
     return {g: dict(o) for g, o in table.items()}
+
+
+def _key(name: str) -> str:
+    """A section or key name as a message shows it: escaped and cut when it is not a plain word."""
+    return name if name.isidentifier() and len(name) <= 40 else quote(name)
 
 
 def _cross_checks(config: Config, where: str) -> None:
@@ -275,13 +299,24 @@ def load(path: Path | str | None) -> Config:
         path = DEFAULT_PATH
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_FILE_BYTES:,} bytes")
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
+    except ValueError as exc:  # an integer past Python's int/str conversion limit
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    try:
+        check_tree(data)
+    except InputError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     return parse(data, str(path))

@@ -51,6 +51,8 @@ SHIFT_EVERY = 60.0
 SHIFTS = ((0, 0), (1, 0), (2, 0), (2, 1), (2, 2), (1, 2), (0, 2), (0, 1))
 TOAST_SECONDS = 2.5
 """How long a passing message (a refusal, a fault, a setting changed) stays on its line."""
+TOAST_CHARS = 160
+"""The longest message: more than its two lines show, short enough to fit in a blink."""
 EVENTS_KEPT = 40
 """Outcomes of the game in play kept for the game menu's "What happened" screen."""
 
@@ -240,7 +242,7 @@ class Device:
 
     def _resume(self) -> None:
         try:
-            session = Session.resume(self.store, self.wall)
+            session = Session.resume(self.store, self.wall, self._mono)
         except (StoreError, ScriptError) as exc:
             log.error("cannot resume: %s", exc)
             self._shown_problems.add(str(exc))
@@ -336,6 +338,11 @@ class Device:
         self.refuse(message)
 
     # -- the one door in from other threads ---------------------------------------------------------
+    @staticmethod
+    def _mono() -> float:
+        """The loop's monotonic clock (virtual in the simulator): what game durations are measured on."""
+        return asyncio.get_running_loop().time()
+
     def post(self, fn: Callable[..., Any], *args: Any) -> None:
         """Run ``fn(*args)`` on the loop; the only way driver threads reach the device.
 
@@ -471,6 +478,7 @@ class Device:
                 meta={"seats": {s: names[s] for s in seats}},
                 watch=self._watch,
                 settle=not ended,
+                mono=self._mono,
             )
         except ScriptError as exc:
             self.refuse(str(exc))
@@ -675,13 +683,15 @@ class Device:
         replaces. An outcome (``until_input``) stays until the next press; any other message
         goes after ``seconds``.
         """
+        if len(text) > TOAST_CHARS:  # a refusal may quote a player's input: keep fitting it cheap
+            text = text[: TOAST_CHARS - 1] + "…"
         loop = asyncio.get_running_loop()
         t = loop.time()
         showing = self.toast_text()
         if showing and not now and self._message_at == t:
             if text in showing.split(" · "):
                 return
-            text = f"{showing} · {text}"
+            text = f"{showing} · {text}"[:TOAST_CHARS]
             until_input = until_input or self._message_sticky
         self._message, self._message_at, self._message_sticky = text, t, until_input
         if self._message_handle is not None:

@@ -9,7 +9,7 @@ screen stack (:class:`~firmware_host.ui.table.Table`) and the entries they show.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
@@ -243,7 +243,7 @@ class OptionMenu(ListScreen):
 def result_rows(entry: dict[str, Any], headline: Sequence[str] = ()) -> list[Row]:
     """A finished game's result: who won (or why it ended), then the ranking, ties sharing a
     place; names are shortened so every score shows."""
-    winners = entry.get("winners") or []
+    winners = _winners(entry)
     if entry.get("reason") != "over":
         head = TEXT["ended_early"]
     elif headline:
@@ -252,7 +252,7 @@ def result_rows(entry: dict[str, Any], headline: Sequence[str] = ()) -> list[Row
         head = (TEXT["winner"] if len(winners) == 1 else TEXT["shared"]).format(", ".join(winners))
     else:
         head = TEXT["all_lost"]
-    ranking = sorted(entry.get("scores", {}).items(), key=lambda kv: -kv[1])
+    ranking = sorted(_scores(entry).items(), key=lambda kv: -kv[1])
     scores = [score for _, score in ranking]
     cells = [(f"{scores.index(score) + 1}.{name}", str(score)) for name, score in ranking]
     return [*text_rows(head, 1), *grid(cells, 2)]
@@ -371,13 +371,9 @@ class HistoryScreen(ListScreen):
         super().__init__(table, TEXT["history"], self._entries(history))
 
     def _entries(self, history: Sequence[dict[str, Any]]) -> list[Item]:
-        items = []
-        for e in reversed(history[-50:]):
-            day = time.strftime("%m-%d", time.localtime(e.get("started", 0)))
-            game = TITLES.get(e.get("game"), str(e.get("game")))
-            winners = names_note(e.get("winners") or [], NOTE_W)
-            who = winners or (TEXT["early"] if e.get("reason") != "over" else "-")
-            items.append(Item(f"{day} {game}", lambda e=e: self.table.push(HistoryEntry(self.table, e)), who))
+        items = [
+            history_item(e, lambda e=e: self.table.push(HistoryEntry(self.table, e))) for e in reversed(history[-50:])
+        ]
         return items or [Item(TEXT["no_games"], lambda: None)]
 
 
@@ -394,9 +390,45 @@ class HistoryEntry(Screen):
 
     def frame(self) -> Frame:
         e = self.entry
-        day = time.strftime("%m-%d %H:%M", time.localtime(e.get("started", 0)))
-        rows = [*result_rows(e), Row.of(day)]
-        return Frame(TITLES.get(e.get("game"), str(e.get("game"))), tuple(footed(rows, Row.of(TEXT["back"]))))
+        rows = [*result_rows(e), Row.of(_day(e, "%m-%d %H:%M"))]
+        return Frame(_title(e), tuple(footed(rows, Row.of(TEXT["back"]))))
+
+
+def history_item(entry: dict[str, Any], pick: Callable[[], None] = lambda: None) -> Item:
+    """One finished game as a line of the History list; a wrongly typed field shows as ``?``
+    (the history file is read, not trusted)."""
+    who = names_note(_winners(entry), NOTE_W) or (TEXT["early"] if entry.get("reason") != "over" else "-")
+    return Item(f"{_day(entry, '%m-%d')} {_title(entry)}", pick, who)
+
+
+def _day(entry: dict[str, Any], form: str) -> str:
+    started = entry.get("started")
+    try:
+        return time.strftime(form, time.localtime(started)) if isinstance(started, int | float) else "?"
+    except (OverflowError, OSError, ValueError):
+        return "?"
+
+
+def _title(entry: dict[str, Any]) -> str:
+    game = entry.get("game")
+    title = TITLES.get(game, game) if isinstance(game, str) else "?"
+    return title if title.isprintable() else "?"
+
+
+def _winners(entry: dict[str, Any]) -> list[str]:
+    winners = entry.get("winners")
+    return [w for w in winners if isinstance(w, str) and w.isprintable()] if isinstance(winners, list) else []
+
+
+def _scores(entry: dict[str, Any]) -> dict[str, float]:
+    scores = entry.get("scores")
+    if not isinstance(scores, dict):
+        return {}
+    return {
+        str(name): value
+        for name, value in scores.items()
+        if str(name).isprintable() and isinstance(value, int | float) and not isinstance(value, bool)
+    }
 
 
 TEST_STEPS = (

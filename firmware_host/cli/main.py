@@ -1,5 +1,5 @@
 """The ``tablemate`` command. Contracts of ``replay``, ``state``, ``sim`` and ``scale detect``
-are fixed by ``shared/contract.md``; every failure is one line on stderr, never a traceback.
+are fixed by ``docs/commands.md``; every failure is one line on stderr, never a traceback.
 
 Exit status: 0 fine, 2 bad input (script, config, state folder), 3 a replay action refused.
 """

@@ -1,4 +1,4 @@
-"""Replay SCRIPTs (``shared/contract.md``): a game's players, seed, options and actions.
+"""Replay SCRIPTs (``docs/commands.md``): a game's players, seed, options and actions.
 
 A SCRIPT is how a game travels: ``tablemate replay`` runs one, ``tablemate state`` prints the one
 that rebuilds the game on the device, and the journal is a SCRIPT written one action at a time.

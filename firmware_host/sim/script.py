@@ -1,6 +1,6 @@
 """``tablemate sim --script FILE``: the device on simulated hardware, fed by a script.
 
-One command a line (``shared/contract.md``)::
+One command a line (``docs/commands.md``)::
 
     start GAME NAME...      start a game with these players (seats p1, p2… in order)
     press BUTTON            a short press (p1..p6, prev, next, ok, back)

@@ -29,13 +29,14 @@ from firmware_host.core.session import Session
 from firmware_host.core.store import Store, StoreError
 from firmware_host.runtime import sdnotify
 from firmware_host.runtime.display_service import DisplayService
-from firmware_host.runtime.hardware import Hardware, build
+from firmware_host.runtime.hardware import Hardware, build, panel_size
 from firmware_host.runtime.lights import Lights
 from firmware_host.scale.service import ScaleService
 from firmware_host.timers.service import TimerService
 from firmware_host.ui.base import Confirm, Message, Screen, footed
 from firmware_host.ui.game import GameScreen
 from firmware_host.ui.menus import GameMenu, GameOver, MainMenu
+from firmware_host.ui.panel import to_panel
 from firmware_host.ui.render import Frame, Row, render
 from games.core import Action, Effect, Option, Refused, Task
 
@@ -82,6 +83,8 @@ class Device:
             b: PressDecoder(b, config["buttons"]["long_press"], config["buttons"]["debounce"]) for b in BUTTONS
         }
         self.hw: Hardware | None = None
+        self.panel_size = panel_size(config)
+        """The size of the panel's picture (rotation applied): what every frame is drawn to."""
         self.display = DisplayService(None)
         self.lights = Lights(None)
         self.tower_status = "ok"
@@ -589,7 +592,7 @@ class Device:
 
     def _draw(self) -> None:
         self._dirty = False
-        self.display.show(render(self.frame(), SHIFTS[self._shift]))
+        self.display.show(to_panel(render(self.frame(), SHIFTS[self._shift]), self.panel_size))
 
     async def flush(self) -> None:
         """Wait until the current frame is on the display."""

@@ -48,6 +48,9 @@ class Screen(Protocol):
 class Table(Protocol):
     """What every screen may do."""
 
+    panel_size: tuple[int, int]
+    """The panel's picture in pixels (width, height; rotation applied): room a layout may use."""
+
     def push(self, screen: Screen) -> None:
         """Show ``screen`` on top."""
         ...

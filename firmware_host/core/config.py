@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from drivers.panels import PANELS
+from firmware_host.core.i18n import LANGUAGES
 from firmware_host.timers.clocks import Preset
 
 DEFAULT_PATH = Path("/etc/tablemate/config.toml")
@@ -23,8 +24,6 @@ SEATS = ("p1", "p2", "p3", "p4", "p5", "p6")
 NAV = ("prev", "next", "ok", "back")
 BUTTONS = SEATS + NAV
 PANEL_KINDS = tuple(PANELS)
-LANGUAGES = ("en", "de")
-"""The languages of the screens (``[display] language`` and the settings menu)."""
 
 
 class ConfigError(ValueError):

@@ -24,6 +24,7 @@ from typing import Any
 from drivers.buttons import Press, PressDecoder
 from drivers.tower import TowerState
 from firmware_host.core.config import BUTTONS, Config
+from firmware_host.core.i18n import LANGUAGES, set_language
 from firmware_host.core.replay import Script, ScriptError
 from firmware_host.core.session import Session
 from firmware_host.core.store import Store, StoreError
@@ -77,8 +78,12 @@ class Device:
             "brightness": config["display"]["brightness"],
             "sound": config["tower"]["sound"],
             "timer_sound": config["timers"]["sound"],
+            "language": config["display"]["language"],
         }
         self.settings.update({k: v for k, v in self.saved_settings.items() if k in self.settings})
+        if self.settings["language"] not in LANGUAGES:  # a settings.json from elsewhere
+            self.settings["language"] = config["display"]["language"]
+        set_language(self.settings["language"])
         self.decoders = {
             b: PressDecoder(b, config["buttons"]["long_press"], config["buttons"]["debounce"]) for b in BUTTONS
         }
@@ -637,4 +642,6 @@ class Device:
             self.display.set_contrast(value)
         if key == "sound":
             self.lights.set_sound(value)
+        if key == "language":
+            set_language(value)
         self.redraw()

@@ -93,6 +93,8 @@ class GameInPlay(Protocol):
 
     base: Any
     """The game's start (``base.game``: its id, ``base.players``)."""
+    state: Any
+    """The game's state (read only: the Rules screen finds its place in the rules from it)."""
 
     def view(self) -> View:
         """What the game shows."""
@@ -230,7 +232,7 @@ class MenuTable(GameTable, SelfTestTable, Protocol):
     """What the menus may do besides."""
 
     settings: Mapping[str, Any]
-    """The settings in force (``brightness``, ``sound``, ``timer_sound``)."""
+    """The settings in force (``brightness``, ``sound``, ``timer_sound``, ``language``)."""
     timers: TimerPresets
     """The turn timer's presets."""
     scale: CalibrationScale

@@ -95,3 +95,28 @@ def test_an_unknown_panel_kind_names_the_kinds():
     with pytest.raises(configuration.ConfigError) as err:
         configuration.parse({"display": {"kind": "ssd1351"}}, "c.toml")
     assert '"ssd1322"' in str(err.value) and "[display] kind" in str(err.value)
+
+
+def test_a_broken_config_is_drawn_on_a_big_spi_panel_at_its_size(cli, tmp_path, monkeypatch):
+    """`tablemate run` with a broken file: the SSD1322 it names shows the error, 256 pixels wide."""
+    import drivers.panels
+
+    buses, devices = [], []
+    real_open = drivers.panels.open_panel
+
+    def capture(bus, wiring):
+        buses.append((bus, wiring.dc, wiring.reset))
+        return CapturingBus()
+
+    def open_and_keep(*args, **kwargs):
+        devices.append(real_open(*args, **kwargs))
+        return devices[-1]
+
+    monkeypatch.setattr(drivers.panels, "_serial", capture)
+    monkeypatch.setattr(drivers.panels, "open_panel", open_and_keep)
+    path = tmp_path / "config.toml"
+    path.write_text("[display]\nkind = 'ssd1322'\ndc = 22\n[buttons]\nokk = 3\n")
+    result = cli("run", "--config", path, "--state-dir", tmp_path / "state")
+    assert result.status == 2 and "[buttons] unknown key 'okk'" in result.err
+    assert buses == [("spi", 22, 15)]  # the bus and pins the file names, though the file is broken
+    assert devices[0].size == (256, 64) and type(devices[0]).__name__ == "ssd1322"

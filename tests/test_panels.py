@@ -120,3 +120,22 @@ def test_a_broken_config_is_drawn_on_a_big_spi_panel_at_its_size(cli, tmp_path, 
     assert result.status == 2 and "[buttons] unknown key 'okk'" in result.err
     assert buses == [("spi", 22, 15)]  # the bus and pins the file names, though the file is broken
     assert devices[0].size == (256, 64) and type(devices[0]).__name__ == "ssd1322"
+
+
+def test_a_rotation_that_makes_a_portrait_too_narrow_for_the_screens_is_refused():
+    """Before, rotation = 90 on a 128×64 panel stopped the display with an assertion in luma."""
+    with pytest.raises(configuration.ConfigError) as err:
+        configuration.parse({"display": {"rotation": 90}}, "c.toml")
+    assert str(err.value).startswith("c.toml: [display] rotation: 90 turns the 128×64 panel into a 64×128")
+    square = configuration.parse({"display": {"kind": "sh1107", "rotation": 270}}, "c.toml")
+    assert square["display"]["rotation"] == 270
+
+
+def test_a_square_panel_turned_a_quarter_draws_at_its_size(tmp_path):
+    config = configuration.parse({"display": {"kind": "ssd1327", "rotation": 90}}, "config.toml")
+
+    async def body(device):
+        await device.flush()
+        return device.display.status, device.display.shown.size
+
+    assert run_device(tmp_path, body, config) == ("ok", (128, 128))

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from drivers.panels import PANELS
+from drivers.panels import PANELS, display_size
 from firmware_host.core.i18n import LANGUAGES
 from firmware_host.timers.clocks import Preset
 
@@ -24,6 +24,8 @@ SEATS = ("p1", "p2", "p3", "p4", "p5", "p6")
 NAV = ("prev", "next", "ok", "back")
 BUTTONS = SEATS + NAV
 PANEL_KINDS = tuple(PANELS)
+LAYOUT_WIDTH = 128
+"""The narrowest picture the screens fit (their layout is 128×64)."""
 
 
 class ConfigError(ValueError):
@@ -273,6 +275,14 @@ def _cross_checks(config: Config, where: str) -> None:
             claim(config["scale"][k], f"[scale] {k}")
     d = config["display"]
     kind = d["kind"]
+    shown = PANELS[kind] if kind in PANELS else PANELS[d["sim_panel"]] if kind == "sim" else None
+    if shown is not None:
+        width, height = display_size(shown, d["rotation"])
+        if width < LAYOUT_WIDTH:
+            raise ConfigError(
+                f"{where}: [display] rotation: {d['rotation']} turns the {shown.width}×{shown.height} panel "
+                f"into a {width}×{height} portrait the screens do not fit; use 0 or 180"
+            )
     if kind in PANELS:
         panel = PANELS[kind]
         bus = panel.bus(d["interface"])

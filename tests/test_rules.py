@@ -9,8 +9,8 @@ import dataclasses
 import pytest
 
 from firmware_host.core.i18n import LANGUAGES, set_language
-from firmware_host.ui.render import CONTENT_W, ROWS, fit, text_width
-from firmware_host.ui.rules import RulesScreen, load_rules, paginate, section_for
+from firmware_host.ui.render import CONTENT_W, ROWS, fit, text_width, wrap
+from firmware_host.ui.rules import TEXT_ROWS, RulesScreen, load_rules, paginate, section_for
 from games import ENGINES, get_engine
 from tests.devicekit import presses, run_device, screen
 from tests.test_screens import StubTable, tap
@@ -166,3 +166,12 @@ def test_rules_from_the_game_menu_open_at_the_placing_in_german(tmp_path):
     assert "Regeln" in menu
     assert isinstance(top, RulesScreen) and top.section == "placing"
     assert text.splitlines()[0].startswith("Einlegen") and "Seite" in text
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("game", list(ENGINES))
+def test_every_paragraph_is_written_to_fit_one_page(game, lang):
+    """So a page never ends inside a paragraph: the texts are written for the panel."""
+    for section in load_rules(game, lang):
+        for paragraph in section.text.split("\n"):
+            assert 0 < len(wrap(paragraph)) <= TEXT_ROWS, (game, lang, section.key, paragraph)

@@ -73,13 +73,24 @@ def load_rules(game: str, lang: str) -> tuple[Section, ...]:
 
 
 def paginate(sections: tuple[Section, ...]) -> list[Page]:
-    """Every page of ``sections``: each section's text (a line a paragraph) wrapped to the panel,
-    cut every :data:`TEXT_ROWS` lines."""
+    """Every page of ``sections``. A section's text is a paragraph a line; each is wrapped to the
+    panel, and a page takes whole paragraphs while they fit in :data:`TEXT_ROWS` lines, so a
+    page never ends inside a paragraph (the texts are written so that every paragraph fits one
+    page; a longer one is cut every :data:`TEXT_ROWS` lines)."""
     pages = []
     for section in sections:
-        lines = wrap(section.text)
-        for start in range(0, len(lines), TEXT_ROWS):
-            pages.append(Page(section, tuple(lines[start : start + TEXT_ROWS])))
+        page: list[str] = []
+        for paragraph in section.text.split("\n"):
+            lines = wrap(paragraph)
+            if page and len(page) + len(lines) > TEXT_ROWS:
+                pages.append(Page(section, tuple(page)))
+                page = []
+            while len(lines) > TEXT_ROWS:
+                pages.append(Page(section, tuple(lines[:TEXT_ROWS])))
+                lines = lines[TEXT_ROWS:]
+            page += lines
+        if page:
+            pages.append(Page(section, tuple(page)))
     return pages
 
 

@@ -1,12 +1,14 @@
 #!/bin/sh
-# Install tablemate on a Raspberry Pi (Raspberry Pi OS Bookworm or Bullseye), from this checkout:
+# Install tablemate on a Raspberry Pi (Raspberry Pi OS Bookworm or newer: Python 3.11+), from this checkout:
 #
 #     sudo systemd/install.sh              # install or update; safe to run again
 #     sudo systemd/install.sh --uninstall  # stop and remove the service (keeps config and history)
 #     sudo systemd/install.sh --uninstall --purge   # remove everything, history included
 #
-# Makes /opt/tablemate/venv (seeing the system's python3-lgpio), installs the package into it,
-# then `tablemate install` does the rest: user, groups, config, I2C, unit, service.
+# Makes /opt/tablemate/venv (seeing the system's python3-lgpio), installs the package with its
+# `pi` extra into it -- gpiod (libgpiod v2, Blinka's pins: the HX711), Adafruit-Blinka, lgpio
+# (gpiozero's back end) -- then `tablemate install` does the rest: user, groups, config, I2C at
+# 400 kHz, unit, service. `tablemate doctor` then checks every part as the service sees it.
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 VENV=/opt/tablemate/venv
@@ -23,24 +25,20 @@ case "${1:-}" in
 esac
 
 if command -v apt-get >/dev/null 2>&1; then
+    # python3-lgpio: gpiozero's back end, from the Raspberry Pi OS archive (pip's lgpio is the
+    # fallback); gcc and python3-dev build gpiod where no wheel exists for this Pi (armv6l/armv7l).
     missing=""
-    for pkg in python3-venv python3-dev i2c-tools python3-lgpio; do
+    for pkg in python3-venv python3-dev gcc i2c-tools python3-lgpio; do
         dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
     done
     if [ -n "$missing" ]; then
         apt-get update
-        # python3-lgpio is not packaged on old releases: then pip's lgpio/RPi.GPIO is used.
-        apt-get install -y $missing || apt-get install -y python3-venv python3-dev i2c-tools
+        apt-get install -y $missing || apt-get install -y python3-venv python3-dev gcc i2c-tools
     fi
 fi
 
 [ -x "$VENV/bin/python" ] || python3 -m venv --system-site-packages "$VENV"
 "$VENV/bin/python" -m pip install --quiet --upgrade pip
-if "$VENV/bin/python" -c "import lgpio" 2>/dev/null; then
-    "$VENV/bin/python" -m pip install --quiet --upgrade "$SRC"
-elif grep -q bookworm /etc/os-release 2>/dev/null; then
-    "$VENV/bin/python" -m pip install --quiet --upgrade "$SRC[pi]"
-else
-    "$VENV/bin/python" -m pip install --quiet --upgrade "$SRC[pi-legacy]"
-fi
+# Every GPIO library the back ends need: the `pi` extra (gpiod, Adafruit-Blinka, lgpio).
+"$VENV/bin/python" -m pip install --quiet --upgrade "$SRC[pi]"
 exec "$VENV/bin/tablemate" install --source "$SRC"

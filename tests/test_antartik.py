@@ -422,8 +422,11 @@ def walk(option: Option) -> list[dict]:
 
 def test_the_window_is_one_button_per_player_each_answer_its_own_action():
     t = Table().draw("7")
-    prompt = E.prompt(t.state)
+    menu = E.prompt(t.state)
+    assert isinstance(menu, Menu) and menu.player == "Ann"  # the diver chooses while the others bet
+    prompt = menu.side
     assert isinstance(prompt, Collect) and prompt.players == ("Ben", "Cy") and prompt.each is not None
+    assert prompt.default == "pass"  # picking on the diver's menu passes for whoever did not bet
     assert prompt.values["Ben"] == ("pass", "3") and prompt.label("3") == "bet 3"
     assert prompt.each("Ben", "pass") == {"type": "pass", "player": "Ben"}
     assert prompt.each("Cy", "3") == {"type": "bet", "player": "Cy", "card": "3"}
@@ -445,7 +448,7 @@ def test_the_divers_menu():
     assert {a["card"] for a in entered} == set(t.state.pile)
     t.draw("7").answer()  # a named card: "Enter card" comes first from now on
     labels = [o.label for o in E.prompt(t.state).options]
-    assert labels == ["Enter card", "Draw", "Stop", "Referee 3R"]
+    assert labels == ["Enter card", "Stop", "Draw", "Referee 3R"]
     assert [o.label for o in E.prompt(t.state).options[3].submenu().options] == ["Sorted by hand", "Under the pile"]
 
 
@@ -462,7 +465,7 @@ def test_the_parachute_menu_answers_the_next_window_too():
     assert menu.player == "Ann" and E.view(t.state).active == ("Ann",)
     assert [o.label for o in menu.options] == ["Parachute 9P", "No: pass", "No: bet 3", "No: bet 8S", "No: bet 9P"]
     declined = E.apply(t.state, menu.options[1].action)[0]
-    assert isinstance(E.prompt(declined), Collect) and E.prompt(declined).players == ("Cy",)
+    assert E.prompt(declined).side.players == ("Cy",)
 
 
 def test_exchange_is_offered_any_time_as_player_then_card():
@@ -489,10 +492,11 @@ def test_random_play_keeps_every_card_and_every_offered_choice_is_accepted(cli, 
             anytime = [a for o in E.anytime(t.state) for a in walk(o)]
             if anytime and pick.random() < 0.05:
                 t.do(pick.choice(anytime))
-            elif isinstance(prompt, Collect):
-                p = pick.choice(prompt.players)
-                value = "pass" if pick.random() < 0.8 else pick.choice(prompt.values[p])
-                t.do(prompt.each(p, value))
+            elif isinstance(prompt, Menu) and prompt.side is not None:
+                side = prompt.side
+                p = pick.choice(side.players)
+                value = "pass" if pick.random() < 0.8 else pick.choice(side.values[p])
+                t.do(side.each(p, value))
             else:
                 options = list(prompt.options)
                 stop = [o for o in options if o.label == "Stop"]

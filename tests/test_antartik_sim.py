@@ -71,18 +71,26 @@ class Player:
             self.walk_to(index, len(menu.options), seat)
             option = menu.options[index]
             if option.action is not None:
+                self.pass_silent()
                 self.applied(option.action)
                 return
             menu = option.submenu()
 
+    def pass_silent(self) -> None:
+        """The diver's pick passes for everyone who has not answered out of turn."""
+        side = E.prompt(self.state).side
+        for p in side.players if side is not None else ():
+            self.applied(side.each(p, "pass"))
+
     # -- the moves --------------------------------------------------------------------------------
     def answer(self, prompt: Collect) -> None:
-        """The betting window: each player taps to their answer and holds to lock it in."""
+        """Bets out of turn while the diver's menu waits: a bettor taps to their card and holds
+        to lock it in; a pass is mostly left to the diver's pick (it passes for the silent)."""
         self.snap("window")
         values = {
             p: 0 if self.pick.random() < 0.85 else self.pick.randrange(len(prompt.values[p])) for p in prompt.players
         }
-        players = list(prompt.players)
+        players = [p for p in prompt.players if values[p] or self.pick.random() < 0.1]
         if len(players) >= 2:  # one player chooses, another answers first, then the first locks
             first, second = players[0], players[1]
             self.emit(*[f"press {SEAT[first]}"] * (values[first] + 1))
@@ -91,7 +99,7 @@ class Player:
             self.snap("window-answered")
             self.emit(f"hold {SEAT[first]} 1")
             self.applied(prompt.each(first, prompt.values[first][values[first]]))
-        else:
+        elif players:
             p = players[0]
             self.emit(*[f"press {SEAT[p]}"] * (values[p] + 1), f"hold {SEAT[p]} 1")
             self.applied(prompt.each(p, prompt.values[p][values[p]]))
@@ -163,12 +171,12 @@ class Player:
             if self.exchange():
                 continue
             prompt = E.prompt(self.state)
-            if isinstance(prompt, Collect):
-                self.answer(prompt)
-            elif E.chute_open(self.state):
+            if E.chute_open(self.state):
                 self.parachute(prompt)
             else:
-                self.dive(prompt)
+                if prompt.side is not None:
+                    self.answer(prompt.side)
+                self.dive(E.prompt(self.state))
             if not undone and self.count > 40 and not self.state.over:
                 undone = True
                 self.undo_once()
@@ -244,3 +252,24 @@ def test_a_hard_phase_timeout_on_the_device_passes_for_the_silent_players(tmp_pa
 
     actions = run_device(tmp_path, body, config)
     assert actions[-1] == {"type": "timeout", "players": ["Cy"]}
+
+
+def test_a_bet_being_chosen_holds_the_divers_pick_until_it_is_locked(tmp_path):
+    from tests.devicekit import presses, run_device, screen
+
+    async def body(dev):
+        dev.start_named("antartik", ["Ann", "Ben", "Cy"])
+        await presses(dev, "p2", "p2")  # Ben: pass?, bet 3?
+        shown = await screen(dev)
+        await presses(dev, "ok")  # Ann draws: not while Ben's bet is open
+        refused = list(dev.session.actions)
+        await presses(dev, "p2!", "ok")  # Ben bets; Ann draws, which passes for Cy
+        return shown, refused, list(dev.session.actions)
+
+    shown, refused, actions = run_device(tmp_path, body)
+    assert "Ben bet 3?" in shown and refused == []
+    assert actions == [
+        {"type": "bet", "player": "Ben", "card": "3"},
+        {"type": "pass", "player": "Cy"},
+        {"type": "draw"},
+    ]

@@ -96,12 +96,12 @@ def test_negative_scores_and_track_position_wrap_the_edge():
     assert summary["track"]["Ann"] == 16  # two cards anticlockwise on an 18-card edge
 
 
-def test_prompt_walks_kind_style_result_to_a_complete_action():
+def test_prompt_walks_jumper_and_style_then_result_to_a_complete_action():
     s = E.new(["Ann", "Ben", "Cy"])
     root = E.prompt(s)
     assert root.player == "Ann"
-    rascal = root.options[0].submenu()
-    special = rascal.options[1].submenu()
+    assert [o.label for o in root.options] == ["Rascal (3 left)", "Rascal special", "Diver (3 left)", "Diver special"]
+    special = root.options[1].submenu()
     assert special.title == "Ben picks target"  # the left neighbour picks a rascal's target
     labels = [o.label for o in special.options]
     assert labels[0] == "A on target +6"

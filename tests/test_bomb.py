@@ -379,10 +379,10 @@ def test_draws_stop_when_no_card_is_left():
 
 
 # -- prompts and view -------------------------------------------------------------------------------------
-def test_reveal_prompt_is_a_hidden_collect_without_safe():
+def test_reveal_prompt_records_the_cards_shown_by_holding_without_safe():
     s = E.new(P3)
     prompt = E.prompt(s)
-    assert isinstance(prompt, Collect) and prompt.hidden
+    assert isinstance(prompt, Collect) and prompt.counting and not prompt.hidden
     assert prompt.values["Ann"] == tuple(str(v) for v in range(10))
     assert prompt.build({"Ann": "1", "Ben": "2", "Cy": "3"}) == reveal(Ann="1", Ben="2", Cy="3")
     view = E.view(s)

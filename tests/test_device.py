@@ -52,7 +52,7 @@ def test_a_whole_arschbombe_game_on_the_buttons_ends_in_the_history(tmp_path):
     async def body(dev):
         dev.start_named("arschbombe", ["Ann", "Ben"])
         for _ in range(12):
-            await presses(dev, "ok", "ok", "ok")  # first jumper kind, normal, first result
+            await presses(dev, "ok", "ok")  # first jumper and style (rascal normal), first result
         return await screen(dev)
 
     final = run_device(tmp_path, body)
@@ -67,9 +67,9 @@ def test_seat_buttons_walk_and_pick_for_the_acting_player_only(tmp_path):
         dev.start_named("arschbombe", ["Ann", "Ben"])
         await presses(dev, "p2")  # Ben is not acting
         assert "Ann's turn" in await screen(dev)
-        await presses(dev, "p1")  # Ann: next option (Diver)
+        await presses(dev, "p1", "p1")  # Ann: past "Rascal special" to "Diver"
         assert "Diver" in await screen(dev)
-        await presses(dev, "p1!", "p1!", "p1!")  # hold: pick diver, normal, clean
+        await presses(dev, "p1!", "p1!")  # hold: pick diver (normal), clean
         return dev.session.summary
 
     summary = run_device(tmp_path, body)
@@ -79,11 +79,11 @@ def test_seat_buttons_walk_and_pick_for_the_acting_player_only(tmp_path):
 def test_back_steps_out_of_a_sub_menu_then_opens_the_game_menu(tmp_path):
     async def body(dev):
         dev.start_named("arschbombe", ["Ann", "Ben"])
-        await presses(dev, "next", "ok")  # into Diver
-        assert "Ann: diver" in await screen(dev)
+        await presses(dev, "next", "next", "ok")  # into Diver
+        assert "Ann: dive" in await screen(dev)
         await presses(dev, "back")
         text = await screen(dev)
-        assert "Diver" in text and "2/2" in text  # back where we were
+        assert "Diver" in text and "3/4" in text  # back where we were
         await presses(dev, "back")
         return await screen(dev)
 
@@ -108,7 +108,7 @@ def test_long_back_asks_then_undoes_the_last_action(tmp_path):
 def test_end_game_early_from_the_game_menu(tmp_path):
     async def body(dev):
         dev.start_named("arschbombe", ["Ann", "Ben"])
-        await presses(dev, "ok", "ok", "ok", "back")
+        await presses(dev, "ok", "ok", "back")
         for _ in range(4):
             await presses(dev, "next")
         assert "End game early" in await screen(dev)

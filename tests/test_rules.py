@@ -94,7 +94,9 @@ def phases():
 
     ant = get_engine("antartik")
     s = ant.new(["Ann", "Ben", "Cy"], 1, {})
-    yield "antartik", s, None, "bets"
+    yield "antartik", s, None, "dive"
+    bet, _ = ant.apply(s, {"type": "bet", "player": "Ben", "card": "3"})
+    yield "antartik", bet, None, "bets"
     for p in ("Ben", "Cy"):
         s, _ = ant.apply(s, {"type": "pass", "player": p})
     yield "antartik", s, None, "dive"

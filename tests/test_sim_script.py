@@ -19,7 +19,7 @@ def run_sim(cli, tmp_path, text: str, *extra: str):
 def test_a_scripted_session_plays_a_whole_arschbombe_game_from_the_buttons(cli, tmp_path):
     lines = ["# two players, every jump the first choice of each menu", "start arschbombe Ann Ben", "snap start"]
     for turn in range(12):
-        lines += ["press ok", "press ok", f"snap turn{turn:02d}-result", "press ok"]
+        lines += ["press ok", f"snap turn{turn:02d}-result", "press ok"]
     lines += ["wait 1", "snap final"]
     result = run_sim(cli, tmp_path, "\n".join(lines) + "\n")
     assert result.status == 0, result.err
@@ -88,7 +88,7 @@ def test_state_of_an_empty_folder_is_null(cli, tmp_path):
 
 
 def test_history_table_json_and_csv(cli, tmp_path):
-    lines = ["start arschbombe Ann Ben"] + ["press ok"] * 36
+    lines = ["start arschbombe Ann Ben"] + ["press ok"] * 24
     assert run_sim(cli, tmp_path, "\n".join(lines) + "\n").status == 0
     assert run_sim(cli, tmp_path, "start arschbombe Cy Dee\nwait 5\nstart arschbombe Eve Fay\n").status == 0
     state = tmp_path / "state"

@@ -15,7 +15,7 @@ from firmware_host.core.store import Store
 from firmware_host.runtime.device import Device
 from firmware_host.scale.service import FAULT_CLEAR_SECONDS, count_pieces, fill_tolerance
 from firmware_host.sim.script import ScriptRunner
-from firmware_host.ui.game import GameScreen
+from firmware_host.ui.game import COUNT_STEP, GameScreen
 from games.core import Menu, Order, Task
 
 PIECES = {"milk": 6.0, "can": 5.0, "bottle": 8.0, "apple": 4.0}
@@ -87,6 +87,11 @@ async def start_and_fill(device: Device, run: ScriptRunner, cards: dict[str, int
     await run.wait(SETTLE)
     if cards is not None:
         device.apply({"type": "reveal", "cards": cards})
+
+
+def held(index: int) -> float:
+    """Seconds to hold a seat button for the card at ``index`` of the cards a player has left."""
+    return (index + 0.5) * COUNT_STEP
 
 
 async def put(run: ScriptRunner, grams: float, settle: float = SETTLE) -> None:
@@ -215,12 +220,8 @@ def test_buttons_place_and_fall_without_a_scale(tmp_path):
         await run.start("tonne", ("Ann", "Ben"))
         seen["setup"] = screen(device).prompt
         await run.press("ok")  # "Bin filled" by hand
-        for _ in range(3):
-            await run.press("p1")
-        await run.hold("p1", 1.0)
-        for _ in range(5):
-            await run.press("p2")
-        await run.hold("p2", 1.0)
+        await run.hold("p1", held(2))  # Ann's card: a 3 (held to the third value)
+        await run.hold("p2", held(4))  # Ben's: a 5
         await run.press("ok")  # Ann: Placed
         await run.hold("p1", 1.0)  # Ann's own button held picks "Placed" too
         await run.press("p1")  # tap: next option, "Fell"
@@ -329,17 +330,15 @@ def test_a_tie_on_the_buttons_asks_the_order_then_reveals(tmp_path):
         await run.start("tonne", ("Ann", "Ben", "Cy"))
         await run.press("ok")
         for seat in ("p1", "p2", "p3"):
-            for _ in range(4):
-                await run.press(seat)
-            await run.hold(seat, 1.0)
+            await run.hold(seat, held(3))  # everyone a 4
         seen["order"] = screen(device).prompt
         await run.press("p2")
         await run.press("back")  # takes Ben's press back
         await run.press("back")  # back to the answers, unlocked
         seen["back"] = screen(device).prompt
-        await run.hold("p3", 1.0)
-        await run.hold("p2", 1.0)
-        await run.hold("p1", 1.0)
+        await run.hold("p3", held(3))
+        await run.hold("p2", held(3))
+        await run.hold("p1", held(3))
         await run.press("p3")
         await run.press("p1")
         await run.press("p2")
@@ -360,8 +359,7 @@ def test_a_mice_table_in_the_config_settles_ties_without_asking(tmp_path):
         await run.start("tonne", ("Ann", "Ben"))
         await run.press("ok")
         for seat in ("p1", "p2"):
-            await run.press(seat)
-            await run.hold(seat, 1.0)
+            await run.press(seat)  # a tap is the lowest card: a 1
         seen["summary"] = summary(device)
 
     run_device(tmp_path, body, scale="none")
@@ -373,8 +371,7 @@ def test_a_power_cut_while_settling_a_tie_comes_back_to_the_order(tmp_path):
         await run.start("tonne", ("Ann", "Ben"))
         await run.press("ok")
         for seat in ("p1", "p2"):
-            await run.press(seat)
-            await run.hold(seat, 1.0)
+            await run.press(seat)  # a tap is the lowest card: a 1
         assert isinstance(screen(device).prompt, Order)
 
     run_device(tmp_path, first, scale="none")
@@ -455,7 +452,7 @@ class TableScript:
     def reveal(self, ann: int, ben: int) -> None:
         for seat, value in (("p1", ann), ("p2", ben)):
             left = sorted(set(range(1, 11)) - self.played[seat])
-            self.lines += [f"press {seat}"] * (left.index(value) + 1) + [f"hold {seat} 1"]
+            self.lines.append(f"hold {seat} {held(left.index(value)):g}")
             self.played[seat].add(value)
         self.lines.append("wait 0.5")
 

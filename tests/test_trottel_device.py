@@ -75,7 +75,13 @@ press ok
 press next
 press ok
 snap 06-taxi
-# the taxi to the Schuettelbude (first target), where Cy invites Ben to a beer
+# the taxi to the Schuettelbude (by kind, nearest ahead first: five back from the first line),
+# where Cy invites Ben to a beer
+press prev
+press prev
+press prev
+press prev
+press prev
 press ok
 press next
 press ok

@@ -5,18 +5,28 @@ looks before it acts, so running it again changes nothing and says so:
 
 1. the ``tablemate`` system user, in the ``gpio``, ``i2c`` and ``dialout`` groups;
 2. ``/etc/tablemate/config.toml`` from ``hardware/config.toml`` (an existing one is kept);
-3. I2C on: ``dtparam=i2c_arm=on`` in the boot config, ``i2c-dev`` loaded at boot;
+3. I2C on at 400 kHz: ``dtparam=i2c_arm=on`` and ``dtparam=i2c_arm_baudrate=400000`` in the boot
+   config (under ``[all]``, so no model filter hides them), ``i2c-dev`` loaded at boot. A full
+   frame to the OLED takes ~93 ms of bus time at the default 100 kHz, ~23 ms at 400 kHz;
 4. the systemd unit, enabled and (re)started.
 
 ``--uninstall`` stops and removes the unit; the user, the configuration and the state folder
 (the history!) stay unless ``--purge`` is given. ``--root`` and ``--dry-run`` exist for tests and
 for looking before leaping.
+
+Every file is written atomically (:func:`write_atomic`): a power cut while the installer edits
+``config.txt`` leaves the old file or the new one, never half of one -- a Pi whose boot config is
+cut short may not boot.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import re
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +38,8 @@ CONFIG = "etc/tablemate/config.toml"
 MODULES = "etc/modules-load.d/tablemate.conf"
 BOOT_CONFIGS = ("boot/firmware/config.txt", "boot/config.txt")
 I2C_LINE = "dtparam=i2c_arm=on"
+I2C_BAUDRATE = 400_000
+BAUD_LINE = f"dtparam=i2c_arm_baudrate={I2C_BAUDRATE}"
 STATE = "var/lib/tablemate"
 VENV = "opt/tablemate"
 
@@ -45,6 +57,76 @@ def find_source(start: Path) -> Path | None:
         if (folder / "systemd" / "tablemate.service").is_file() and (folder / "hardware" / "config.toml").is_file():
             return folder
     return None
+
+
+def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Replace ``path`` with ``data``: a temporary file beside it, fsync, rename, fsync the folder.
+
+    Readers (and a Pi booting after a power cut) see the old content or the new, never a mix.
+    ``mode`` defaults to the old file's permissions (0644 for a new file).
+    """
+    folder = path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    if mode is None:
+        mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fchmod(f.fileno(), mode)
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    dir_fd = os.open(folder, os.O_RDONLY)
+    try:
+        with contextlib.suppress(OSError):  # some filesystems refuse to fsync a folder
+            os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+_SECTION = re.compile(r"^\s*\[([^\]]*)\]")
+_BAUD = re.compile(r"i2c_arm_baudrate=(\d+)")
+
+
+def boot_config_edit(text: str) -> tuple[str, list[str]]:
+    """The boot config with I2C on at 400 kHz, and what changed (nothing when already so).
+
+    A ``dtparam=...i2c_arm_baudrate=N`` with another N is rewritten in place; missing lines are
+    appended, after an ``[all]`` when the file ends inside a model filter such as ``[pi4]``.
+    """
+    lines = text.splitlines()
+    changes: list[str] = []
+    has_i2c = any(line.strip() == I2C_LINE or _is_param(line, "i2c_arm=on") for line in lines)
+    has_baud = False
+    for i, line in enumerate(lines):
+        match = _BAUD.search(line)
+        if not (line.strip().startswith("dtparam=") and match):
+            continue
+        has_baud = True
+        if int(match.group(1)) != I2C_BAUDRATE:
+            lines[i] = line[: match.start(1)] + str(I2C_BAUDRATE) + line[match.end(1) :]
+            changes.append(f"set the I2C bus to {I2C_BAUDRATE // 1000} kHz (was {int(match.group(1)) // 1000} kHz)")
+    add = ([] if has_i2c else [I2C_LINE]) + ([] if has_baud else [BAUD_LINE])
+    if add:
+        sections = [m.group(1).strip().lower() for m in map(_SECTION.match, lines) if m]
+        if sections and sections[-1] != "all":
+            add.insert(0, "[all]")
+        lines.extend(add)
+        if not has_i2c:
+            changes.append("enable I2C")
+        if not has_baud:
+            changes.append(f"set the I2C bus to {I2C_BAUDRATE // 1000} kHz")
+    return ("\n".join(lines) + "\n" if changes else text), changes
+
+
+def _is_param(line: str, param: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith("dtparam=") and param in stripped[len("dtparam=") :].split(",")
 
 
 @dataclass
@@ -90,23 +172,23 @@ class Installer:
         """The default configuration, unless one is there."""
         path = self.path(CONFIG)
         if not path.exists() and self.step(f"write /{CONFIG}"):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes((self.source / "hardware" / "config.toml").read_bytes())
+            write_atomic(path, (self.source / "hardware" / "config.toml").read_bytes(), 0o644)
 
     def ensure_i2c(self) -> None:
-        """I2C on in the boot config, and i2c-dev loaded at boot."""
+        """I2C on at 400 kHz in the boot config (rewritten atomically), and i2c-dev loaded at boot."""
         boot = next((self.path(b) for b in BOOT_CONFIGS if self.path(b).exists()), None)
         if boot is not None:
-            lines = boot.read_text(encoding="utf-8").splitlines()
             where = boot.relative_to(self.root)
-            if I2C_LINE not in (line.strip() for line in lines) and self.step(f"enable I2C in /{where}"):
-                boot.write_text("\n".join([*lines, I2C_LINE]) + "\n", encoding="utf-8")
+            text, changes = boot_config_edit(boot.read_text(encoding="utf-8"))
+            for change in changes:
+                self.step(f"{change} in /{where}")
+            if changes and not self.dry_run:
+                write_atomic(boot, text.encode("utf-8"))
         modules = self.path(MODULES)
         if not (modules.exists() and "i2c-dev" in modules.read_text(encoding="utf-8")) and self.step(
             "load i2c-dev at boot"
         ):
-            modules.parent.mkdir(parents=True, exist_ok=True)
-            modules.write_text("i2c-dev\n", encoding="utf-8")
+            write_atomic(modules, b"i2c-dev\n")
 
     def ensure_unit(self) -> bool:
         """The systemd unit; ``True`` when it changed."""
@@ -115,8 +197,7 @@ class Installer:
         if unit.exists() and unit.read_bytes() == want:
             return False
         if self.step(f"write /{UNIT}"):
-            unit.parent.mkdir(parents=True, exist_ok=True)
-            unit.write_bytes(want)
+            write_atomic(unit, want, 0o644)
         return True
 
     def ensure_service(self, unit_changed: bool) -> None:

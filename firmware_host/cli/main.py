@@ -7,24 +7,25 @@ Exit status: 0 fine, 2 bad input (script, config, state folder), 3 a replay acti
 from __future__ import annotations
 
 import argparse
-import asyncio
-import csv
-import io
 import json
-import logging
 import math
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from firmware_host.core import config as configuration
 from firmware_host.core.replay import Script, ScriptError, replay
-from firmware_host.core.store import Store, StoreError, default_state_dir
-from firmware_host.timers.stats import clock_text
 
+if TYPE_CHECKING:
+    from firmware_host.core import config as configuration
+    from firmware_host.core.store import Store
+
+# Each command imports what only it uses (asyncio, the config reader, the store, the drivers) in
+# its own function: `replay` loads no asyncio, `state` no drivers (tests/test_process.py).
 EXIT_OK, EXIT_BAD_INPUT, EXIT_REFUSED = 0, 2, 3
+DEFAULT_CONFIG = "/etc/tablemate/config.toml"
+"""``firmware_host.core.config.DEFAULT_PATH``, named here so the parser needs not load the config reader."""
 
 
 class Fail(Exception):
@@ -40,6 +41,8 @@ def _print_json(data: Any) -> None:
 
 
 def _store(args: argparse.Namespace, create: bool = True) -> Store:
+    from firmware_host.core.store import Store, StoreError
+
     try:
         return Store(args.state_dir, create=create)
     except StoreError as exc:
@@ -48,10 +51,14 @@ def _store(args: argparse.Namespace, create: bool = True) -> Store:
 
 def _state_root(args: argparse.Namespace) -> Path:
     """The state folder named by ``--state-dir``, else the default one."""
+    from firmware_host.core.store import default_state_dir
+
     return Path(args.state_dir) if args.state_dir else default_state_dir()
 
 
 def _config(args: argparse.Namespace) -> configuration.Config:
+    from firmware_host.core import config as configuration
+
     try:
         return configuration.load(args.config)
     except configuration.ConfigError as exc:
@@ -75,6 +82,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_state(args: argparse.Namespace) -> int:
     """Print the game the device would resume, and the SCRIPT that rebuilds it (read only)."""
     from firmware_host.core.session import Session
+    from firmware_host.core.store import StoreError
 
     root = _state_root(args)
     if args.state_dir is None and not root.exists():
@@ -98,6 +106,8 @@ HISTORY_FIELDS = ("date", "game", "duration", "players", "scores", "winners", "r
 
 def _time_used(entry: dict[str, Any]) -> str:
     """Each player's time on the turn timer (empty when no timer ran)."""
+    from firmware_host.timers.stats import clock_text
+
     timer = entry.get("timer")
     players = timer.get("players") if isinstance(timer, dict) else None
     if not isinstance(players, dict):
@@ -109,6 +119,8 @@ def _time_used(entry: dict[str, Any]) -> str:
 
 def history_rows(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
     """History entries as flat text fields for the table and CSV."""
+    from firmware_host.timers.stats import clock_text
+
     rows = []
     for e in entries:
         scores = e.get("scores", {})
@@ -136,6 +148,9 @@ def cmd_history(args: argparse.Namespace) -> int:
         return EXIT_OK
     rows = history_rows(entries)
     if args.csv:
+        import csv
+        import io
+
         out = io.StringIO()
         writer = csv.DictWriter(out, HISTORY_FIELDS, lineterminator="\n")
         writer.writeheader()
@@ -153,6 +168,8 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def _history(args: argparse.Namespace) -> list[dict[str, Any]]:
+    from firmware_host.core.store import StoreError
+
     try:
         return _store(args, create=False).history()
     except StoreError as exc:
@@ -162,6 +179,9 @@ def _history(args: argparse.Namespace) -> list[dict[str, Any]]:
 # -- the device ------------------------------------------------------------------------------------
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the device: real hardware, or simulated with ``--sim``."""
+    import asyncio
+    import logging
+
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         config = _config(args)
@@ -216,6 +236,20 @@ def cmd_bench_journal(args: argparse.Namespace) -> int:
         return bench_journal(root, args.count)
     except OSError as exc:
         raise Fail(f"state folder {root}: {exc.strerror or exc}") from None
+
+
+def cmd_bench_start(args: argparse.Namespace) -> int:
+    """Measure start → READY of the device beside a bare import of the same libraries."""
+    from firmware_host.cli.bench.start import main as bench_start
+
+    return bench_start(args.runs)
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Check each part as the service sees it; one line per part with its fix."""
+    from firmware_host.cli.doctor import main as doctor
+
+    return doctor(_config(args), args.state_dir)
 
 
 def cmd_install(args: argparse.Namespace) -> int:
@@ -319,7 +353,7 @@ def build_parser() -> argparse.ArgumentParser:
         )
 
     def config(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--config", metavar="FILE", help=f"configuration file (default {configuration.DEFAULT_PATH})")
+        p.add_argument("--config", metavar="FILE", help=f"configuration file (default {DEFAULT_CONFIG})")
 
     p = add("replay", cmd_replay, "run a recorded game SCRIPT.json through the engine")
     p.add_argument("script", metavar="SCRIPT.json")
@@ -354,6 +388,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--count", type=int, default=200, help="how many actions (default 200)")
     p.add_argument("--state-dir", metavar="DIR", help="the storage to measure (default: the state folder)")
     p.set_defaults(handler=cmd_bench_journal)
+    p = bench_sub.add_parser("start", help="start → READY of `run --sim` beside a bare import of its libraries")
+    p.add_argument("--runs", type=int, default=7, help="starts to take the median of (default 7)")
+    p.set_defaults(handler=cmd_bench_start)
 
     p = add("install", cmd_install, "set the Pi up to boot into tablemate (idempotent)")
     p.add_argument("--uninstall", action="store_true", help="stop and remove the service")
@@ -361,6 +398,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", metavar="DIR", help="the tablemate checkout (default: found from here)")
     p.add_argument("--root", metavar="DIR", default="/", help=argparse.SUPPRESS)
     p.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
+
+    p = add("doctor", cmd_doctor, "check each part as the service sees it; one line per part with its fix")
+    config(p)
+    state_dir(p)
 
     p = add("calibrate", cmd_calibrate, "calibrate the load cell: empty bin, a known weight, one piece of each kind")
     p.add_argument("--sim", action="store_true", help="on the simulated scale (it puts each load on itself)")

@@ -220,8 +220,24 @@ class Device:
         press = self.decoders[button].edge(pressed, t)
         if pressed:
             self._wake()
+            self._down(button)
         if press is not None:
             self.handle(press)
+
+    def _down(self, button: str) -> None:
+        """Tell the screen on top that a button went down (a held seat counting its answer)."""
+        down = getattr(self.screens[-1], "button_down", None) if self.screens else None
+        if down is None:
+            return
+        try:
+            down(button)
+        except Exception:
+            log.exception("button %s down failed", button)
+
+    def held_for(self, button: str) -> float | None:
+        """How long ``button`` has been held down now, or ``None`` when it is up."""
+        since = self.decoders[button].pressed_at
+        return None if since is None else self.loop.time() - since
 
     def handle(self, press: Press) -> None:
         """One finished press, to the screen on top. A bug in a screen never stops the device.

@@ -1,8 +1,14 @@
 """``tablemate sim``: the device in a terminal, with the keyboard as its buttons.
 
 The very runtime of the Pi runs on simulated drivers (gpiozero mock pins, luma's dummy display,
-the simulated tower and scale). The OLED is drawn with half-block characters (two pixels per
-character cell), or quarter blocks in a narrow terminal; the tower shows in a status line.
+the simulated tower and scale). The OLED is drawn in the finest form the terminal holds with the
+status line and the keys below it: half blocks (1×2 pixels a character, 128×32 characters) in a
+big terminal, quarter blocks (2×2, 64×32) in a tall one, braille dots (2×4, 64×16) in a standard
+80×24 one. A resize (SIGWINCH) redraws at once.
+
+The simulated scale comes calibrated: when the state folder has no ``scale.json`` the simulator
+writes one that matches the simulated cell, with every kind of piece weighing
+:data:`SIM_PIECE_GRAMS`, so ``+`` and ``-`` put one piece in or take one out and the game counts it.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ import asyncio
 import logging
 import os
 import shutil
+import signal
 import sys
 import termios
 import time
@@ -25,6 +32,9 @@ from firmware_host.runtime.device import Device
 
 SHORT_KEYS = {"1": "p1", "2": "p2", "3": "p3", "4": "p4", "5": "p5", "6": "p6"}
 LONG_KEYS = {"q": "p1", "w": "p2", "e": "p3", "r": "p4", "t": "p5", "y": "p6"}
+DOWN_KEYS = {"Q": "p1", "W": "p2", "E": "p3", "R": "p4", "T": "p5", "Y": "p6"}
+"""Shifted: the seat goes down and stays down until the same key again (a hold of any length:
+the count of a card being recorded goes up while it is down)."""
 NAV_KEYS = {
     "\x1b[D": ("prev", False),
     ",": ("prev", False),
@@ -39,31 +49,79 @@ NAV_KEYS = {
     "b": ("back", False),
     "B": ("back", True),
 }
-SCALE_KEYS = {"+": 5.0, "=": 5.0, "-": -5.0, "]": 50.0, "[": -50.0}
+SIM_PIECE_GRAMS = 5.0
+"""What one piece of any kind weighs on the simulated scale (its calibration says so)."""
+SCALE_KEYS = {"+": 1, "=": 1, "-": -1, "]": 10, "[": -10}
+"""Key → pieces put in (negative: taken out)."""
 
 KEYMAP = (
-    "seats: 1-6 tap, q w e r t y hold  |  prev: , or <-  next: . or ->  ok: Enter/space, o hold (pause)",
-    "back: Backspace/b, B hold (undo)  |  scale: + - (5 g)  ] [ (50 g)  0 empty  |  x quit",
+    "seat 1-6 tap, q-y hold, Q-Y down/up  prev , <-  next . ->  ok Enter, o hold",
+    "back b, B hold (undo)  scale + - one piece, ] [ ten, 0 empty  x quit",
 )
+"""The keys, each line at most 80 characters."""
 
 HALF = {(0, 0): " ", (1, 0): "▀", (0, 1): "▄", (1, 1): "█"}
 QUAD = " ▘▝▀▖▌▞▛▗▚▐▜▄▙▟█"
+BRAILLE_BITS = (
+    (0, 0, 0x01),
+    (0, 1, 0x02),
+    (0, 2, 0x04),
+    (1, 0, 0x08),
+    (1, 1, 0x10),
+    (1, 2, 0x20),
+    (0, 3, 0x40),
+    (1, 3, 0x80),
+)
+"""(dx, dy, bit) of each dot of a braille character (Unicode's dot numbering)."""
+BELOW = 2 + len(KEYMAP)
+"""Lines under the panel: a blank, the status line, the keys."""
 
 
-def frame_text(image: Image.Image, columns: int) -> list[str]:
-    """The picture as block characters: half blocks when ``columns`` allows 128, else quarters."""
+def sim_calibration(kinds: list[str]) -> dict[str, Any]:
+    """A ``scale.json`` that fits the simulated cell, each kind of piece :data:`SIM_PIECE_GRAMS`."""
+    from drivers.scale.sim import DEFAULT_COUNTS_PER_GRAM, DEFAULT_OFFSET
+
+    return {
+        "counts_per_gram": DEFAULT_COUNTS_PER_GRAM,
+        "offset": DEFAULT_OFFSET,
+        "noise": 150.0,
+        "pieces": {k: SIM_PIECE_GRAMS for k in kinds},
+        "weight_grams": 100,
+    }
+
+
+def drawing(size: tuple[int, int], columns: int, rows: int) -> str:
+    """Which drawing fits ``columns`` × ``rows`` with the lines below it: half, quarter or braille."""
+    w, h = size
+    if columns >= w and rows >= h // 2 + BELOW:
+        return "half"
+    if columns >= w // 2 and rows >= h // 2 + BELOW:
+        return "quarter"
+    return "braille"
+
+
+def frame_text(image: Image.Image, columns: int, rows: int = 10_000) -> list[str]:
+    """The picture as characters: the finest drawing that leaves room below it in the terminal."""
     px = image.convert("1").load()
     w, h = image.size
+    kind = drawing(image.size, columns, rows)
     lines = []
-    if columns >= w + 2:
+    if kind == "half":
         for y in range(0, h, 2):
             lines.append("".join(HALF[(px[x, y] > 0, px[x, y + 1] > 0)] for x in range(w)))
-    else:
+    elif kind == "quarter":
         for y in range(0, h, 2):
             row = []
             for x in range(0, w, 2):
                 bits = (px[x, y] > 0) | (px[x + 1, y] > 0) << 1 | (px[x, y + 1] > 0) << 2 | (px[x + 1, y + 1] > 0) << 3
                 row.append(QUAD[bits])
+            lines.append("".join(row))
+    else:
+        for y in range(0, h, 4):
+            row = []
+            for x in range(0, w, 2):
+                bits = sum(b for dx, dy, b in BRAILLE_BITS if y + dy < h and px[x + dx, y + dy] > 0)
+                row.append(chr(0x2800 + bits))
             lines.append("".join(row))
     return lines
 
@@ -75,6 +133,7 @@ class Terminal:
         self.device = device
         self._pending = ""
         self._last: Any = None
+        self._down: set[str] = set()
 
     def key(self, data: str) -> None:
         """Handle the characters one read gave."""
@@ -103,10 +162,12 @@ class Terminal:
             self._press(SHORT_KEYS[key], False)
         elif key in LONG_KEYS:
             self._press(LONG_KEYS[key], True)
+        elif key in DOWN_KEYS:
+            self._toggle(DOWN_KEYS[key])
         elif key in NAV_KEYS:
             self._press(*NAV_KEYS[key])
         elif key in SCALE_KEYS and dev.hw and dev.hw.scale is not None:
-            dev.hw.scale.grams += SCALE_KEYS[key]
+            dev.hw.scale.grams = max(0.0, dev.hw.scale.grams + SCALE_KEYS[key] * SIM_PIECE_GRAMS)
         elif key == "0" and dev.hw and dev.hw.scale is not None:
             dev.hw.scale.grams = 0.0
 
@@ -118,28 +179,48 @@ class Terminal:
         hold = self.device.config["buttons"]["long_press"] + 0.1 if long else 0.08
         asyncio.get_running_loop().call_later(hold, buttons.release, button)
 
-    def draw(self, force: bool = False) -> None:
-        """Redraw when the picture or the status changed."""
+    def status(self) -> str:
+        """The status line: tower, display, the scale's load in pieces."""
         dev = self.device
-        image = dev.display.shown
         scale = dev.hw.scale if dev.hw else None
         grams = getattr(scale, "grams", None)
-        status = f"tower {dev.lights.showing.describe():14}  display {dev.display.status:8}"
+        status = f"tower {dev.lights.showing.describe()}  display {dev.display.status}"
         if grams is not None:
-            status += f"  scale {grams:+.0f} g"
+            pieces = grams / SIM_PIECE_GRAMS
+            status += f"  bin {pieces:.0f} pcs" if pieces == round(pieces) else f"  bin {grams:+.1f} g"
         if dev.dimmed:
             status += "  (dimmed)"
+        return status
+
+    def lines(self, columns: int, rows: int) -> list[str]:
+        """Everything the terminal shows, for a terminal of ``columns`` × ``rows``."""
+        image = self.device.display.shown
+        panel = frame_text(image, columns, rows) if image is not None else []
+        return [line[:columns] for line in (*panel, "", self.status(), *KEYMAP)][:rows]
+
+    def _toggle(self, button: str) -> None:
+        buttons = self.device.hw.buttons if self.device.hw else None
+        if buttons is None:
+            return
+        if button in self._down:
+            self._down.discard(button)
+            buttons.release(button)
+        else:
+            self._down.add(button)
+            buttons.press(button)
+
+    def draw(self, force: bool = False) -> None:
+        """Redraw when the picture or the status changed (or ``force``, after a resize)."""
+        image = self.device.display.shown
+        status = self.status()
         key = (id(image), status)
         if key == self._last and not force:
             return
         self._last = key
-        columns = shutil.get_terminal_size((80, 24)).columns
-        out = ["\x1b[H"]
-        if image is not None:
-            out += [line + "\x1b[K\n" for line in frame_text(image, columns)]
-        out += ["\x1b[K\n", status + "\x1b[K\n"]
-        out += [line[:columns] + "\x1b[K\n" for line in KEYMAP]
-        out.append("\x1b[J")
+        columns, rows = shutil.get_terminal_size((80, 24))
+        out = ["\x1b[2J" if force else "", "\x1b[H"]
+        out.append("\x1b[K\r\n".join(self.lines(columns, rows)))
+        out.append("\x1b[K\x1b[J")
         sys.stdout.write("".join(out))
         sys.stdout.flush()
 
@@ -153,10 +234,16 @@ def run_terminal(config: Config, store: Store, seed: int | None = None) -> int:
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
 
+    if not store.read_doc("scale"):  # the simulated cell comes calibrated: + and - count pieces
+        from firmware_host.ui.calibrate import kind_labels
+
+        store.write_doc("scale", sim_calibration(list(kind_labels())))
+
     async def main() -> None:
         loop = asyncio.get_running_loop()
         device = Device(config.with_sim(), store, seed=seed, wall=time.time)
         term = Terminal(device)
+        loop.add_signal_handler(signal.SIGWINCH, lambda: term.draw(force=True))
         task = asyncio.create_task(device.run())
         ready = asyncio.create_task(device.ready.wait())
         await asyncio.wait([task, ready], return_when=asyncio.FIRST_COMPLETED)
@@ -171,6 +258,7 @@ def run_terminal(config: Config, store: Store, seed: int | None = None) -> int:
                 await asyncio.wait([task], timeout=0.05)
         finally:
             loop.remove_reader(fd)
+            loop.remove_signal_handler(signal.SIGWINCH)
             device.stop("Stopped")
             await task
             term.draw(force=True)

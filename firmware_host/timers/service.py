@@ -354,6 +354,8 @@ class TimerService:
         session = self.session
         assert session is not None
         prompt = session.prompt()
+        if isinstance(prompt, Menu) and prompt.side is not None:
+            prompt = prompt.side  # answers out of turn still owed: their phase clock runs first
         if isinstance(prompt, Collect):
             return ("phase", *prompt.players), prompt.each is not None
         if isinstance(prompt, Menu) and prompt.player is not None:

@@ -11,6 +11,9 @@ system every game shares:
   power cut in the middle of a reveal loses nobody's pick. Every change of who has locked in goes
   to the table's ``answered`` (:class:`~firmware_host.ui.table.GameTable`), so the turn timer's shared
   phase clock runs only while someone still owes an answer.
+  A Collect that is ``counting`` (cards already revealed on the table) takes one press an
+  answer instead: a held seat button counts up through that player's values, one every
+  :data:`COUNT_STEP` seconds, shown as it counts; letting go locks the value showing.
 - :class:`~games.core.prompts.Order` — players press their buttons in the order asked for;
   ``back`` takes the last press back. A menu option, or a Collect's answers (a tie among them),
   may lead to an Order; ``back`` before the first press returns to that menu or those answers.
@@ -29,12 +32,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
+from firmware_host.core.config import SEATS
 from firmware_host.ui.base import Screen, footed, is_seat
 from firmware_host.ui.render import CONTENT_W, ROWS, Frame, Row, text_width, wrap
 from games.core import Collect, Menu, Order, Prompt, Task
 
 if TYPE_CHECKING:
     from firmware_host.ui.table import GameTable
+
+
+COUNT_STEP = 0.5
+"""Seconds a held seat button stays on each value while it counts (a counting Collect)."""
+COUNT_TICK = 0.1
+"""How often the screen is redrawn while a seat button counts."""
 
 
 def pairs(cells: list[str]) -> list[Row]:
@@ -74,22 +84,43 @@ class GameScreen(Screen):
 
     def reset(self) -> None:
         """Start the prompt afresh (after every change of the game state)."""
-        before = self.prompt
+        before, before_collect = self.prompt, self._collect()
+        side = isinstance(before, Menu) and len(self.path) == 1 and self.path[0].side is not None
+        place = (self.index, self._labels()) if side else None
         pending = self._pending_answers()
         session = self.table.session
         self._show(session.prompt() if session else None)
         self.answers, self.locked, self.parent = {}, set(), None
-        if isinstance(self.prompt, Collect) and session is not None:
+        if place is not None and isinstance(self.prompt, Menu) and place[1] == self._labels():
+            self.index = place[0]  # an answer out of turn came in: the chooser's highlight stays
+        collect = self._collect()
+        if collect is not None and session is not None:
             self._restore(session.draft())
-            if isinstance(before, Collect) and before.title == self.prompt.title:
+            if before_collect is not None and before_collect.title == collect.title:
                 self._keep(pending)
-            if self.prompt.build is not None and self.locked >= set(self.prompt.players):
-                self._answered(self.prompt, apply=False)  # power cut while settling a tie
+            if collect is self.prompt and collect.build is not None and self.locked >= set(collect.players):
+                self._answered(collect, apply=False)  # power cut while settling a tie
         self._locks_changed()
+
+    def _labels(self) -> tuple[str | None, ...]:
+        """The menu showing, as far as the chooser can tell: who, the title, the lines."""
+        if not self.path:
+            return ()
+        menu = self.path[-1]
+        return (menu.player, menu.title, *(o.label for o in menu.options))
+
+    def _collect(self) -> Collect | None:
+        """The answers being collected: the prompt itself, or the ones riding along a menu."""
+        if isinstance(self.prompt, Collect):
+            return self.prompt
+        if isinstance(self.prompt, Menu) and self.path:
+            return self.path[0].side
+        return None
 
     def _locks_changed(self) -> None:
         """Tell the device who has locked in an answer (the turn timer's phase clock listens)."""
-        players = self.prompt.players if isinstance(self.prompt, Collect) else ()
+        collect = self._collect()
+        players = collect.players if collect is not None else ()
         self.table.answered(tuple(players), frozenset(self.locked))
 
     def _pending_answers(self) -> dict[str, str]:
@@ -98,14 +129,14 @@ class GameScreen(Screen):
         Another player's locked answer changes the game state mid-prompt; the players still
         choosing keep what they had chosen.
         """
-        prompt = self.prompt
-        if not isinstance(prompt, Collect) or prompt.each is None:
+        prompt = self._collect()
+        if prompt is None or prompt.each is None:
             return {}
         return {p: prompt.values[p][i] for p, i in self.answers.items() if p not in self.locked}
 
     def _keep(self, pending: dict[str, str]) -> None:
-        prompt = self.prompt
-        assert isinstance(prompt, Collect)
+        prompt = self._collect()
+        assert prompt is not None
         for player, value in pending.items():
             values = prompt.values.get(player, ())
             if player in prompt.players and value in values and player not in self.answers:
@@ -119,8 +150,8 @@ class GameScreen(Screen):
         self.order = []
 
     def _restore(self, draft: dict[str, Any] | None) -> None:
-        prompt = self.prompt
-        assert isinstance(prompt, Collect)
+        prompt = self._collect()
+        assert prompt is not None
         if not draft:
             return
         for player, value in draft.get("answers", {}).items():
@@ -130,14 +161,38 @@ class GameScreen(Screen):
         self.locked = {p for p in draft.get("locked", []) if p in self.answers}
 
     def _save_draft(self) -> None:
-        prompt = self.parent or self.prompt
-        assert isinstance(prompt, Collect)
+        prompt = self.parent if isinstance(self.parent, Collect) else self._collect()
+        assert prompt is not None
         answers = {p: prompt.values[p][i] for p, i in self.answers.items()}
         session = self.table.session
         if session is not None:
             session.save_draft(answers, sorted(self.locked))
 
     # -- buttons ----------------------------------------------------------------------------------
+    def button_down(self, button: str) -> None:
+        """A button went down: a seat counting its answer shows the count while it is held."""
+        prompt = self.prompt
+        if isinstance(prompt, Collect) and prompt.counting and self.table.player_of(button) in prompt.players:
+            self.table.call_later(COUNT_TICK, self._tick)
+
+    def _tick(self) -> None:
+        if self.table.on_top(self) and self._counting():
+            self.table.redraw()
+            self.table.call_later(COUNT_TICK, self._tick)
+
+    def _counting(self) -> dict[str, int]:
+        """Players whose button is held in a counting Collect → the index their count shows."""
+        prompt = self.prompt
+        if not isinstance(prompt, Collect) or not prompt.counting:
+            return {}
+        shown = {}
+        for button in SEATS:
+            player = self.table.player_of(button)
+            held = self.table.held_for(button) if player in prompt.players else None
+            if held is not None:
+                shown[player] = int(held / COUNT_STEP) % len(prompt.values[player])
+        return shown
+
     def press(self, press: Press) -> None:
         if press.button == "back" and press.long:
             self.table.ask_undo()
@@ -157,6 +212,10 @@ class GameScreen(Screen):
     def _press_menu(self, press: Press) -> None:
         menu = self.path[-1]
         n = len(menu.options)
+        side = self.path[0].side
+        if side is not None and is_seat(press) and self.table.player_of(press.button) in side.players:
+            self._press_collect(side, press)  # an answer out of turn (a bet) while the menu waits
+            return
         acting = menu.player is None or self.table.player_of(press.button) == menu.player
         if press.button == "next" or (is_seat(press) and acting and not press.long):
             self.index = (self.index + 1) % n
@@ -171,6 +230,8 @@ class GameScreen(Screen):
                 self.path.append(sub)
                 self.trail.append(self.index)
                 self.index = sub.default
+            elif side is not None:
+                self._pick_with_side(side, option.action)
             else:
                 self.table.apply(option.action)
         elif press.button == "back":
@@ -182,6 +243,20 @@ class GameScreen(Screen):
         elif is_seat(press) and not acting and self.table.player_of(press.button):
             self.table.toast(f"{menu.player}'s turn")
 
+    def _pick_with_side(self, side: Collect, action: dict) -> None:
+        """The chooser picked: everyone who has not answered out of turn gives the default answer
+        (each its own journaled action, as a script would have it), then the pick."""
+        assert side.each is not None and side.default is not None
+        choosing = [p for p in side.players if p not in self.locked and p in self.answers]
+        undecided = [p for p in choosing if side.values[p][self.answers[p]] != side.default]
+        if undecided:
+            self.table.toast(f"{undecided[0]}: hold to lock, or tap to {side.label(side.default)}")
+            return
+        for player in [p for p in side.players if p not in self.locked]:
+            if not self.table.apply(side.each(player, side.default)):
+                return
+        self.table.apply(action)
+
     def _press_collect(self, prompt: Collect, press: Press) -> None:
         if press.button == "back":
             self.table.open_game_menu()
@@ -190,14 +265,23 @@ class GameScreen(Screen):
         if player is None or player not in prompt.players:
             return
         values = prompt.values[player]
-        if not press.long:
+        if prompt.counting:  # how long it was held is the answer; letting go locks it
+            self.answers[player] = int(press.duration / COUNT_STEP) % len(values)
+            self.locked.add(player)
+            self._locks_changed()
+            if prompt.each is not None:
+                if not self.table.apply(prompt.each(player, values[self.answers[player]])):
+                    self.locked.discard(player)
+                    self._locks_changed()
+                return
+        elif not press.long:
             if player in self.locked:
                 self.table.toast(f"{player}: hold to unlock")
                 return
             self.answers[player] = (self.answers.get(player, -1) + 1) % len(values)
             self._save_draft()
             return
-        if player in self.locked:
+        elif player in self.locked:
             self.locked.discard(player)
             self._locks_changed()
         elif player in self.answers:
@@ -298,6 +382,10 @@ class GameScreen(Screen):
                 hint = "ok: pick  hold ok: pause"
             else:
                 hint = "ok: pick  back" if len(self.path) > 1 else "tap: next  ok: pick"
+            side = self.path[0].side
+            choosing = [p for p in self.answers if p not in self.locked] if side is not None else []
+            if side is not None and choosing:  # a bet being chosen out of turn: hold to lock it
+                hint = " ".join(f"{p} {side.label(side.values[p][self.answers[p]])}?" for p in choosing) + " hold"
             return [Row.of(menu.title), Row.of(label, f"{self.index + 1}/{n}", invert=True), Row.of(hint)]
         if isinstance(prompt, Order):
             left = [p for p in prompt.players if p not in self.order]
@@ -315,8 +403,11 @@ class GameScreen(Screen):
 
     def _collect_rows(self, prompt: Collect) -> list[Row]:
         cells = []
+        counting = self._counting()
         for p in prompt.players:
-            if p in self.locked:
+            if p in counting:
+                cells.append(f"{p} {prompt.label(prompt.values[p][counting[p]])}<")
+            elif p in self.locked:
                 shown = "ok" if prompt.hidden else prompt.label(prompt.values[p][self.answers[p]])
                 cells.append(f"{p} [{shown}]")
             elif p in self.answers:
@@ -324,4 +415,5 @@ class GameScreen(Screen):
             else:
                 cells.append(f"{p} ...")
         rows = [Row.of(prompt.title), *pairs(cells)]
-        return [*rows[: ROWS - 1], Row.of("tap: change  hold: lock")]
+        hint = "hold, let go at yours" if prompt.counting else "tap: change  hold: lock"
+        return [*rows[: ROWS - 1], Row.of(hint)]

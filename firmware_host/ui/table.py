@@ -143,6 +143,11 @@ class GameTable(Table, Protocol):
         """Of a simultaneous choice's ``players``, ``locked`` have answered (the turn timer listens)."""
         ...
 
+    def held_for(self, button: str) -> float | None:
+        """How long ``button`` has been held down now, or ``None`` when it is up (a card being
+        recorded by holding counts up while its seat is down)."""
+        ...
+
     def title_note(self) -> str:
         """Marks for the title bar (degraded parts, the turn timer's clock)."""
         ...

@@ -18,6 +18,7 @@ A turn, as this engine walks it:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 from collections import Counter
@@ -404,10 +405,11 @@ class Antartik(Engine[AntartikState]):
             return None
         if self.chute_open(s):
             return self._chute_menu(s)
+        menu = self._diver_menu(s)
         waiting = self.waiting(s)
-        if waiting:
-            return self._betting(s, waiting)
-        return self._diver_menu(s)
+        if waiting:  # the others bet on their buttons while the diver chooses; the rest pass
+            return dataclasses.replace(menu, side=self._betting(s, waiting))
+        return menu
 
     def _betting(self, s: AntartikState, waiting: list[str]) -> Collect:
         values = {p: (PASS, *by_number(s.face_up[p])) for p in waiting}
@@ -419,7 +421,7 @@ class Antartik(Engine[AntartikState]):
             return {"type": "bet", "player": player, "card": value}
 
         title = f"Bet on {self.diver(s)}? {' '.join(s.dive)}".rstrip()
-        return Collect(title, tuple(waiting), values, each=each, labels=labels)
+        return Collect(title, tuple(waiting), values, each=each, labels=labels, default=PASS)
 
     def _chute_menu(self, s: AntartikState) -> Menu:
         who = s.chute
@@ -438,10 +440,10 @@ class Antartik(Engine[AntartikState]):
         draw = Option("Continue: draw" if start else "Draw", action={"type": "draw"})
         enter = Option("Enter card", then=lambda: self._card_menu(s, diver, "Card turned", {"type": "draw"}, "card"))
         options = [enter, draw] if s.physical else [draw, enter]
+        if s.turned:  # the diver's other everyday choice, one press from the first line
+            options.insert(1, Option("Stop", action={"type": "stop"}))
         if start:
             options.append(Option("New dive", action={"type": "new_dive"}))
-        if s.turned:
-            options.append(Option("Stop", action={"type": "stop"}))
         if not s.bets:
             for card in by_number([c for c in s.face_up[diver] + s.face_down[diver] if is_referee(c)]):
                 options.append(Option(f"Referee {card}", then=lambda card=card: self._referee_menu(s, diver, card)))

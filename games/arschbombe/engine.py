@@ -147,6 +147,7 @@ class Arschbombe(Engine[ArschbombeState]):
         return s.players[(s.current + 1) % len(s.players)]
 
     def prompt(self, s: ArschbombeState) -> Menu | None:
+        """Two steps a jump: the jumper and its style in one list, then where it landed."""
         if s.over:
             return None
         player = s.players[s.current]
@@ -155,12 +156,9 @@ class Arschbombe(Engine[ArschbombeState]):
         for jumper in JUMPERS:
             n = s.left[player][jumper]
             if n:
-                styles = tuple(
-                    Option(style, then=self._result_menu(s, jumper, special, ordinal))
-                    for style, special in (("Normal", False), ("Special", True))
-                )
-                label = f"{jumper.capitalize()} ({n} left)"
-                kinds.append(Option(label, then=Menu(f"{player}: {jumper}", styles, player)))
+                for special in (False, True):
+                    label = f"{jumper.capitalize()} {'special' if special else f'({n} left)'}"
+                    kinds.append(Option(label, then=self._result_menu(s, jumper, special, ordinal)))
         return Menu(f"{player}: jump {ordinal}/6", tuple(kinds), player)
 
     def _result_menu(self, s: ArschbombeState, jumper: str, special: bool, ordinal: int) -> Menu:

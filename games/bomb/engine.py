@@ -381,12 +381,12 @@ class Bomb(Engine[BombState]):
             return None
         if phase == "reveal":
             alive = tuple(self.alive(s))
-            return Collect(
-                s.notice or "Pick a card (no SAFE)",
+            return Collect(  # the cards are revealed on the table; each player holds to theirs
+                s.notice or "Cards shown? (no SAFE)",
                 alive,
                 {p: VALUES for p in alive},
-                hidden=True,
                 build=lambda answers: {"type": "reveal", "cards": dict(answers)},
+                counting=True,
             )
         if phase == "claim":
             p, n = s.claim, s.claim_cards

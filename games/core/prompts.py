@@ -10,7 +10,8 @@ Three shapes cover every game:
   sub-menus, so a multi-part move (jumper kind, then normal or special, then the result) is a
   short walk down a tree that ends in one complete action.
 - :class:`Collect` — several players answer at once, each on their own button: secret card
-  values in a reveal, bets or passes. Either all answers become one action (``build``) or each
+  values in a reveal, bets or passes. A Collect may also ride along a Menu (``Menu.side``):
+  others answer out of turn while one player chooses. Either all answers become one action (``build``) or each
   answer is its own action (``each``).
 - :class:`Order` — players press their buttons in the order that settles a tie.
 
@@ -53,21 +54,31 @@ class Option:
 
 @dataclass(frozen=True)
 class Menu:
-    """One player (``player``; ``None`` for anyone at the table) picks one option."""
+    """One player (``player``; ``None`` for anyone at the table) picks one option.
+
+    ``side`` is a :class:`Collect` open at the same time, for answers out of turn (bets on the
+    diver's next decision): its players answer on their own buttons while ``player`` chooses,
+    each answer handed over at once (``side.each``); picking an option first hands over
+    ``side.default`` for everyone who has not answered, then the option's action. So when nobody
+    bets, the whole table's decision is the chooser's one press.
+    """
 
     title: str
     options: tuple[Option, ...]
     player: str | None = None
     default: int = 0
+    side: Collect | None = None
 
 
 @dataclass(frozen=True)
 class Collect:
     """Every player in ``players`` answers with one of their ``values`` on their own button.
 
-    ``hidden`` keeps answers off the screen until everyone has confirmed. When all have
-    answered, ``build`` turns the answers into one action, or into a follow-up prompt (an
-    :class:`Order` settling a tie among the answers) whose answer makes that action; with
+    ``hidden`` keeps answers off the screen until everyone has confirmed. ``default`` is the
+    answer of a player who has not answered when the table moves on (a pass; see
+    :attr:`Menu.side`). When all have answered, ``build`` turns the answers into one action, or
+    into a follow-up prompt (an :class:`Order` settling a tie among the answers) whose answer
+    makes that action; with
     ``each`` instead, every confirmed answer is handed over at once as its own action.
     """
 
@@ -78,6 +89,11 @@ class Collect:
     build: Callable[[dict[str, str]], Action | Prompt] | None = None
     each: Callable[[str, str], Action] | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
+    default: str | None = None
+    counting: bool = False
+    """Answers are entered by holding: a player's held button counts up through their values
+    (shown as it counts) and letting go locks the one showing. One press an answer, whatever
+    the value: for cards already revealed on the table (Bomb, Ab in die Tonne)."""
 
     def label(self, value: str) -> str:
         """How ``value`` reads on screen."""

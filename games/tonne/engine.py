@@ -326,7 +326,7 @@ class Tonne(Engine[TonneState]):
                 return reveal
             return Order("Tie: fewer mice first", tuple(tied), lambda order: {**reveal, "order": order})
 
-        return Collect(f"Round {s.round}: cards", tuple(s.players), values, build=build)
+        return Collect(f"Round {s.round}: cards", tuple(s.players), values, build=build, counting=True)
 
     def _place_prompt(self, s: TonneState) -> Menu:
         player = s.queue[0]

@@ -31,6 +31,7 @@ from games.trottel.board import (
     DEFAULT_BOARD,
     DEFAULT_CASINO,
     DRINKS,
+    KINDS,
     SHORT,
     board_error,
     casino_error,
@@ -511,12 +512,7 @@ class Trottel(Engine[TrottelState]):
             )
             return Menu(f"{p}: invite whom?", guests, p)
         if s.pending == "taxi":
-            targets = tuple(
-                Option(field_label(s.board, i), action={"type": "taxi", "to": i})
-                for i, kind in enumerate(s.board)
-                if kind != "taxi"
-            )
-            return Menu(f"{p}: taxi to?", targets, p)
+            return Menu(f"{p}: taxi to?", self._taxi_targets(s, p), p)
         if s.pending == "casino":
             return Menu(f"{p}: Spielothek", self._dice_options(p, "casino"), p)
         options = self._dice_options(p, "roll")
@@ -524,6 +520,24 @@ class Trottel(Engine[TrottelState]):
             players = list(s.players)
             options += (Option("Cap roll: enter", then=lambda: self._cap_dice_menu(players, {})),)
         return Menu(f"{p}: roll", options, p)
+
+    def _taxi_targets(self, s: TrottelState, p: str) -> tuple[Option, ...]:
+        """Where a taxi can go, by kind of field, nearest ahead first (``prev`` walks back from the
+        far end): a kind on one field is one line, a kind on several opens its fields."""
+        n = len(s.board)
+        ahead = [(s.positions[p] + step) % n for step in range(1, n + 1)]
+        fields: dict[str, list[int]] = {}
+        for i in ahead:
+            if s.board[i] != "taxi":
+                fields.setdefault(s.board[i], []).append(i)
+        options = []
+        for kind, places in fields.items():
+            rides = tuple(Option(field_label(s.board, i), action={"type": "taxi", "to": i}) for i in places)
+            if len(rides) == 1:
+                options.append(rides[0])
+            else:
+                options.append(Option(f"{KINDS[kind]} ({len(rides)})", then=Menu(f"{p}: taxi to?", rides, p)))
+        return tuple(options)
 
     def _dice_options(self, p: str, kind: str) -> tuple[Option, ...]:
         """Roll (seeded) or enter physical dice, for a ``roll`` or ``casino`` action."""

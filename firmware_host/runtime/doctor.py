@@ -1,0 +1,463 @@
+"""Checks of each part as the service sees it: one line per part, with the fix when it fails.
+
+``tablemate doctor`` prints them; :func:`selftest_lines` gives the same checks in the short form
+the device's Self-test screen can show. Each check is a plain function of the configuration and
+a :class:`System` -- the filesystem root (``/dev``, ``/sys``, ``/etc``, ``/boot``) and the few
+probes that touch hardware -- so the tests run every check against a fake tree in a temporary
+folder, and this machine (no Pi) gets every missing part named with its fix.
+
+A check never raises: what it cannot find is a failure line, what it cannot look at from here
+(a pin the running service holds) a ``skip`` line, which does not fail the doctor.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import grp
+import io
+import os
+import pwd
+import shutil
+import stat
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from firmware_host.core.config import Config
+
+SERVICE_USER = "tablemate"
+SERVICE_GROUPS = ("gpio", "i2c", "dialout")
+UNIT = "etc/systemd/system/tablemate.service"
+BOOT_CONFIGS = ("boot/firmware/config.txt", "boot/config.txt")
+WANT_I2C_HZ = 400_000
+MIN_FREE_MB = 50
+SLOW_FSYNC_MS = 100.0
+REINSTALL = "sudo systemd/install.sh"
+
+OK, FAIL, SKIP = "ok", "FAIL", "skip"
+
+
+@dataclass(frozen=True)
+class Result:
+    """One part: its name, ``ok``/``FAIL``/``skip``, what was found, and the fix when it failed."""
+
+    part: str
+    status: str
+    found: str
+    fix: str = ""
+
+    @property
+    def failed(self) -> bool:
+        """True when this part stops the device working as configured."""
+        return self.status == FAIL
+
+    def line(self) -> str:
+        """``part: status: found -- fix: ...``, on one line."""
+        text = f"{self.part:<9} {self.status:<4}  {self.found}"
+        return f"{text} -- fix: {self.fix}" if self.fix else text
+
+
+def _user_groups(user: str) -> set[str] | None:
+    """The groups of ``user`` from the system's databases, or ``None`` when there is no such user."""
+    try:
+        entry = pwd.getpwnam(user)
+    except KeyError:
+        return None
+    names = {g.gr_name for g in grp.getgrall() if user in g.gr_mem}
+    with contextlib.suppress(KeyError):
+        names.add(grp.getgrgid(entry.pw_gid).gr_name)
+    return names
+
+
+def _group_name(gid: int) -> str:
+    try:
+        return grp.getgrgid(gid).gr_name
+    except KeyError:
+        return str(gid)
+
+
+def _i2c_answers(port: int, address: int) -> bool:
+    """An SMBus quick write to ``address`` (what ``i2cdetect`` does): True when a device ACKs."""
+    from smbus2 import SMBus
+
+    with SMBus(port) as bus:
+        try:
+            bus.write_quick(address)
+        except OSError:
+            return False
+    return True
+
+
+def _dout_falls(pin: int, seconds: float) -> str:
+    """Watch the HX711's DOUT through libgpiod v2: ``low`` (a conversion was ready), ``high``
+    (never ready: no power, no chip or a broken wire) or ``busy`` (the service holds the pin)."""
+    import gpiod
+    from gpiod.line import Direction
+
+    for path in sorted(Path("/dev").glob("gpiochip*")):
+        with contextlib.suppress(OSError):
+            with gpiod.Chip(str(path)) as chip:
+                if chip.get_info().label not in ("pinctrl-bcm2835", "pinctrl-bcm2711", "pinctrl-rp1"):
+                    continue
+            try:
+                request = gpiod.request_lines(
+                    str(path),
+                    consumer="tablemate-doctor",
+                    config={pin: gpiod.LineSettings(direction=Direction.INPUT)},
+                )
+            except OSError as exc:
+                if exc.errno == 16:  # EBUSY
+                    return "busy"
+                raise
+            with request:
+                end = time.monotonic() + seconds
+                while time.monotonic() < end:
+                    if request.get_value(pin) == gpiod.line.Value.INACTIVE:
+                        return "low"
+                    time.sleep(0.005)
+            return "high"
+    raise OSError("no Raspberry Pi GPIO controller among /dev/gpiochip*")
+
+
+def _gpiozero_factory() -> str:
+    """The pin factory gpiozero picks by itself (its name), trying them as a script would.
+
+    lgpio makes its notification pipes in the working directory when imported; the service runs
+    in a folder it may write (its unit's ``WorkingDirectory``, checked by :func:`check_unit`), a
+    person running the doctor may not (``sudo -u tablemate`` from a home folder), so lgpio is
+    imported from a temporary folder here, as the service imports it from its own.
+    """
+    from gpiozero import Device
+
+    if "lgpio" not in sys.modules and "LG_WD" not in os.environ:
+        folder = tempfile.mkdtemp(prefix="tablemate-doctor-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        os.environ["LG_WD"], here = folder, os.getcwd()
+        os.chdir(folder)
+        try:
+            with contextlib.suppress(Exception):
+                import lgpio  # noqa: F401 - makes its pipe now, in ``folder``
+        finally:
+            os.chdir(here)
+            del os.environ["LG_WD"]  # read by lgpio's C side at import; nobody else needs it
+    with warnings.catch_warnings(record=True) as fallbacks:
+        warnings.simplefilter("always")
+        factory = Device._default_pin_factory()
+    try:
+        name = type(factory).__name__
+    finally:
+        with contextlib.suppress(Exception):
+            factory.close()
+    tried = [str(w.message) for w in fallbacks]
+    return name + (f" (after: {'; '.join(tried)})" if tried else "")
+
+
+def _blinka_pins() -> str:
+    """The board Blinka detected and the module that drives its pins."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        import board
+    board_id = getattr(board, "board_id", None)
+    pin = getattr(board, "D4", None)
+    if pin is None:
+        raise RuntimeError(f"no Raspberry Pi pins (board {board_id or 'not detected'})")
+    return f"{board_id} via {type(pin).__module__}"
+
+
+def _fsync_ms(folder: Path, count: int = 5) -> float:
+    """Median time to write and fsync a small file in ``folder``, in milliseconds."""
+    times = []
+    fd, name = tempfile.mkstemp(prefix=".doctor-", dir=folder)
+    try:
+        for _ in range(count):
+            t0 = time.perf_counter()
+            os.write(fd, b'{"probe": 1}\n')
+            os.fsync(fd)
+            times.append((time.perf_counter() - t0) * 1000)
+    finally:
+        os.close(fd)
+        os.unlink(name)
+    return statistics.median(times)
+
+
+@dataclass
+class System:
+    """What the checks look at. Defaults are this machine; tests give a fake tree and probes."""
+
+    root: Path = Path("/")
+    state_dir: Path = Path("/var/lib/tablemate")
+    user: str = SERVICE_USER
+    user_groups: Callable[[str], set[str] | None] = _user_groups
+    group_name: Callable[[int], str] = _group_name
+    i2c_answers: Callable[[int, int], bool] = _i2c_answers
+    dout_falls: Callable[[int, float], str] = _dout_falls
+    gpiozero_factory: Callable[[], str] = _gpiozero_factory
+    blinka_pins: Callable[[], str] = _blinka_pins
+    fsync_ms: Callable[[Path], float] = _fsync_ms
+    disk_free: Callable[[Path], int] = field(default=lambda p: shutil.disk_usage(p).free)
+
+    def path(self, absolute: str) -> Path:
+        """``absolute`` (``/dev/i2c-1``) under :attr:`root`."""
+        return self.root / absolute.lstrip("/")
+
+
+def _reason(exc: BaseException) -> str:
+    text = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _device_access(system: System, path: Path, group: str, groups: set[str]) -> str | None:
+    """Why the service cannot read and write the device node ``path``, or ``None`` when it can."""
+    st = path.stat()
+    owner_group = system.group_name(st.st_gid)
+    if st.st_mode & stat.S_IROTH and st.st_mode & stat.S_IWOTH:
+        return None
+    if owner_group in groups and st.st_mode & stat.S_IRGRP and st.st_mode & stat.S_IWGRP:
+        return None
+    return f"{path.name} belongs to group {owner_group} (mode {stat.S_IMODE(st.st_mode):o}); the service has {group}"
+
+
+# -- the checks ------------------------------------------------------------------------------------
+def check_user(config: Config, system: System) -> Result:
+    """The service's user exists and is in the gpio, i2c and dialout groups."""
+    groups = system.user_groups(system.user)
+    if groups is None:
+        return Result("user", FAIL, f"no user {system.user}", f"{REINSTALL} (creates the user and its groups)")
+    missing = [g for g in SERVICE_GROUPS if g not in groups]
+    if missing:
+        return Result(
+            "user",
+            FAIL,
+            f"{system.user} is not in {', '.join(missing)}",
+            f"sudo usermod -aG {','.join(missing)} {system.user}",
+        )
+    return Result("user", OK, f"{system.user} in {', '.join(SERVICE_GROUPS)}")
+
+
+def check_unit(config: Config, system: System) -> Result:
+    """The installed unit runs in a folder it may write, with lgpio's LG_WD pointing there."""
+    unit = system.path(UNIT)
+    try:
+        text = unit.read_text(encoding="utf-8")
+    except OSError:
+        return Result("service", FAIL, f"no unit /{UNIT}", REINSTALL)
+    settings = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and not line.lstrip().startswith("#"):
+            settings.setdefault(key.strip(), value.strip())
+    cwd = settings.get("WorkingDirectory")
+    if not cwd or f"LG_WD={cwd}" not in text:
+        return Result(
+            "service",
+            FAIL,
+            "unit sets no writable WorkingDirectory with LG_WD: lgpio cannot make its pipes",
+            f"{REINSTALL} (installs the current unit)",
+        )
+    return Result("service", OK, f"unit runs in {cwd} (LG_WD too)")
+
+
+def check_gpiochips(config: Config, system: System) -> Result:
+    """``/dev/gpiochip*`` exist and the service's groups may use them."""
+    chips = sorted(p for p in system.path("/dev").glob("gpiochip*") if p.name[8:].isdigit())
+    if not chips:
+        return Result("gpio", FAIL, "no /dev/gpiochip*: not a Raspberry Pi, or no GPIO driver", "run on the Pi")
+    groups = set(SERVICE_GROUPS)
+    for chip in chips:
+        problem = _device_access(system, chip, "gpio", groups)
+        if problem:
+            return Result("gpio", FAIL, problem, "sudo chgrp gpio /dev/gpiochip* && sudo chmod g+rw /dev/gpiochip*")
+    return Result("gpio", OK, " ".join(p.name for p in chips))
+
+
+def check_gpio_backends(config: Config, system: System) -> Result:
+    """Which back end gpiozero (buttons, GPIO tower) and Blinka (HX711) pick."""
+    needs_zero = config["buttons"]["backend"] == "gpio" or config["tower"]["backend"] == "gpio"
+    needs_blinka = config["scale"]["backend"] == "hx711"
+    found, failed = [], []
+    for needed, name, probe in (
+        (needs_zero, "gpiozero", system.gpiozero_factory),
+        (needs_blinka, "Blinka", system.blinka_pins),
+    ):
+        if not needed:
+            continue
+        try:
+            found.append(f"{name}: {probe()}")
+        except Exception as exc:
+            failed.append(f"{name}: {_reason(exc)}")
+    if failed:
+        return Result(
+            "backends", FAIL, "; ".join(failed + found), f"{REINSTALL} (pi extra: gpiod, Adafruit-Blinka, lgpio)"
+        )
+    if not found:
+        return Result("backends", SKIP, "no GPIO part configured")
+    return Result("backends", OK, "; ".join(found))
+
+
+def _i2c_hz(system: System, port: int) -> int | None:
+    """The bus speed the kernel's device tree gives ``/dev/i2c-<port>``, or ``None``."""
+    for base in (f"/sys/class/i2c-dev/i2c-{port}/device/of_node", f"/sys/class/i2c-adapter/i2c-{port}/of_node"):
+        with contextlib.suppress(OSError):
+            raw = system.path(base + "/clock-frequency").read_bytes()
+            if len(raw) == 4:
+                return int.from_bytes(raw, "big")
+    return None
+
+
+def check_i2c(config: Config, system: System) -> Result:
+    """``/dev/i2c-<port>`` exists, the service may use it, the panel answers, the bus is fast."""
+    d = config["display"]
+    if d["kind"] not in ("ssd1306", "sh1106"):
+        return Result("display", SKIP, f"display kind {d['kind']}: no I2C panel")
+    port, address = d["i2c_port"], d["address"]
+    dev = system.path(f"/dev/i2c-{port}")
+    if not dev.exists():
+        return Result("display", FAIL, f"no /dev/i2c-{port}", f"{REINSTALL} (I2C on, i2c-dev), then reboot")
+    problem = _device_access(system, dev, "i2c", set(SERVICE_GROUPS))
+    if problem:
+        return Result("display", FAIL, problem, "sudo chgrp i2c /dev/i2c-* && sudo chmod g+rw /dev/i2c-*")
+    try:
+        answers = system.i2c_answers(port, address)
+    except Exception as exc:
+        return Result("display", FAIL, f"/dev/i2c-{port}: {_reason(exc)}", "sudo -u tablemate tablemate doctor")
+    if not answers:
+        return Result(
+            "display",
+            FAIL,
+            f"nothing answers at 0x{address:02X} on /dev/i2c-{port}",
+            f"check the panel's wiring (SDA GPIO 2, SCL GPIO 3, 3.3 V); `i2cdetect -y {port}` shows its address",
+        )
+    return Result("display", OK, f"{d['kind']} answers at 0x{address:02X} on /dev/i2c-{port}")
+
+
+def check_i2c_speed(config: Config, system: System) -> Result:
+    """The I2C bus runs at 400 kHz (a full frame: ~23 ms, against ~93 ms at 100 kHz)."""
+    if config["display"]["kind"] not in ("ssd1306", "sh1106"):
+        return Result("i2c speed", SKIP, "no I2C panel")
+    port = config["display"]["i2c_port"]
+    hz = _i2c_hz(system, port)
+    fix = f"{REINSTALL} (sets dtparam=i2c_arm_baudrate=400000), then reboot"
+    if hz is None:
+        return Result("i2c speed", FAIL, f"bus speed of i2c-{port} unknown (no device tree node)", fix)
+    if hz < WANT_I2C_HZ:
+        return Result("i2c speed", FAIL, f"i2c-{port} at {hz // 1000} kHz", fix)
+    return Result("i2c speed", OK, f"i2c-{port} at {hz // 1000} kHz")
+
+
+def check_tower(config: Config, system: System) -> Result:
+    """The USB tower's serial port is there and the dialout group may use it."""
+    t = config["tower"]
+    if t["backend"] != "serial":
+        return Result("tower", SKIP, f"tower backend {t['backend']}")
+    port = system.path(t["port"])
+    if not port.exists():
+        return Result(
+            "tower",
+            FAIL,
+            f"no {t['port']}",
+            "plug the tower in; `ls /dev/serial/by-id/` names it: set [tower] port to that path",
+        )
+    problem = _device_access(system, port, "dialout", set(SERVICE_GROUPS))
+    if problem:
+        return Result("tower", FAIL, problem, f"sudo usermod -aG {system.group_name(port.stat().st_gid)} tablemate")
+    return Result("tower", OK, f"{t['port']} ({port.resolve().name})")
+
+
+def check_hx711(config: Config, system: System) -> Result:
+    """The HX711's DOUT falls within a few conversion periods (the chip is powered and wired)."""
+    s = config["scale"]
+    if s["backend"] != "hx711":
+        return Result("scale", SKIP, f"scale backend {s['backend']}")
+    try:
+        level = system.dout_falls(s["data"], 5.0 / s["sps"] + 0.1)
+    except Exception as exc:
+        return Result(
+            "scale",
+            FAIL,
+            f"cannot read DOUT (GPIO {s['data']}): {_reason(exc)}",
+            f"{REINSTALL} (pi extra: gpiod) and run on the Pi",
+        )
+    if level == "busy":
+        return Result("scale", SKIP, f"GPIO {s['data']} held by the running service (sudo systemctl stop tablemate)")
+    if level != "low":
+        return Result(
+            "scale",
+            FAIL,
+            f"DOUT (GPIO {s['data']}) never falls: no conversion ready",
+            f"check the HX711's VCC/GND and DOUT wire, and PD_SCK (GPIO {s['clock']}) is not held high",
+        )
+    return Result("scale", OK, f"DOUT (GPIO {s['data']}) answers")
+
+
+def check_state(config: Config, system: System) -> Result:
+    """The state folder is writable, has room, and fsync is quick enough for one per action."""
+    folder = system.state_dir
+    if not folder.is_dir():
+        return Result("state", FAIL, f"no state folder {folder}", f"{REINSTALL} (StateDirectory= makes it)")
+    try:
+        free_mb = system.disk_free(folder) / 1e6
+        ms = system.fsync_ms(folder)
+    except OSError as exc:
+        return Result(
+            "state",
+            FAIL,
+            f"{folder}: {_reason(exc)}",
+            "run as the service: sudo -u tablemate /opt/tablemate/venv/bin/tablemate doctor",
+        )
+    found = f"{folder}: {free_mb:,.0f} MB free, fsync {ms:.1f} ms"
+    if free_mb < MIN_FREE_MB:
+        return Result("state", FAIL, found, "free space on the SD card (`sudo apt clean`, old logs)")
+    if ms > SLOW_FSYNC_MS:
+        return Result("state", FAIL, found, "a faster SD card (A1/A2 class); every action waits for one fsync")
+    return Result("state", OK, found)
+
+
+CHECKS: tuple[Callable[[Config, System], Result], ...] = (
+    check_user,
+    check_unit,
+    check_gpiochips,
+    check_gpio_backends,
+    check_i2c,
+    check_i2c_speed,
+    check_tower,
+    check_hx711,
+    check_state,
+)
+
+
+def run_checks(config: Config, system: System | None = None, checks: Iterable[Any] = CHECKS) -> list[Result]:
+    """Every check, in order; a check that raises anyway becomes a failure line."""
+    system = system or System()
+    results = []
+    for check in checks:
+        try:
+            results.append(check(config, system))
+        except Exception as exc:
+            name = check.__name__.removeprefix("check_")
+            results.append(Result(name, FAIL, f"check failed: {_reason(exc)}", "report this"))
+    return results
+
+
+SELFTEST_CHECKS: tuple[Callable[[Config, System], Result], ...] = (
+    check_user,
+    check_unit,
+    check_gpiochips,
+    check_i2c_speed,
+    check_tower,
+    check_state,
+)
+"""The checks the running device can make of itself: none opens a pin or the I2C bus it holds
+(the Self-test screen shows the buttons, the scale and the panel live instead)."""
+
+
+def selftest_lines(config: Config, system: System | None = None, checks: Iterable[Any] = SELFTEST_CHECKS) -> list[str]:
+    """Short lines for the Self-test screen: ``part ok`` or ``part FAIL``, failures first."""
+    results = run_checks(config, system, checks)
+    results.sort(key=lambda r: not r.failed)
+    return [f"{r.part} {r.status}" for r in results]

@@ -1,0 +1,57 @@
+"""Lazy start-up: a command loads only what it uses (measured with `python -X importtime`)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from firmware_host.cli import main as cli_main
+from firmware_host.core import config
+from tests.conftest import ROOT
+
+HEAVY = ("asyncio", "gpiozero", "PIL", "luma", "serial", "adafruit_hx711", "board", "tomllib")
+PROBE = """
+import contextlib, io, json, sys
+from firmware_host.cli.main import main
+with contextlib.redirect_stdout(io.StringIO()):
+    main(sys.argv[1:])
+heavy = {heavy!r}
+print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set(heavy))))
+"""
+
+
+def loaded_by(*args: str) -> list[str]:
+    code = PROBE.format(heavy=HEAVY)
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT, check=True, timeout=60
+    ).stdout
+    return json.loads(out.splitlines()[-1])
+
+
+def test_replay_and_state_load_no_event_loop_no_driver_and_no_config_reader(tmp_path):
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"game": "bomb", "players": ["Ann", "Ben"], "seed": 1, "actions": []}))
+    assert loaded_by("replay", str(script)) == []
+    assert loaded_by("state", "--state-dir", str(tmp_path / "state")) == []
+
+
+def test_the_parsers_default_config_path_is_the_config_readers():
+    assert str(config.DEFAULT_PATH) == cli_main.DEFAULT_CONFIG
+
+
+def test_bench_start_baseline_takes_every_library_the_device_loaded_and_none_of_ours():
+    from firmware_host.cli.bench.start import _libraries
+
+    importtime = "\n".join(
+        [
+            "import time: self [us] | cumulative | imported package",
+            "import time:       266 |     116968 |   asyncio",
+            "import time:       100 |        100 |   firmware_host.runtime.device",
+            "import time:       100 |        100 |   __editable___tablemate_0_1_0_finder",
+            "import time:       100 |        100 |     gpiozero.pins.mock",
+            "import time:       100 |        100 |     games.core",
+            "import time:       100 |        100 |     gpiozero.pins.mock",
+        ]
+    )
+    assert _libraries(importtime) == ["asyncio", "gpiozero.pins.mock"]

@@ -21,17 +21,15 @@ drivers (SSD1322, SSD1327) have a monochrome path that lights a pixel at full br
 picture is converted on the way. SPI goes through ``luma.core.interface.serial.spi`` (spidev plus
 a GPIO for DC and one for RES); its default pins (DC 24, RES 25) are the scale's, so the config
 file names others (``dc``, ``reset``).
+
+Reading the table costs nothing: luma is imported only when a panel is opened, so the config
+file can be checked without it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-
-from luma.core.device import dummy
-from luma.core.interface.serial import noop
-
-from drivers import display as small_panels
 
 
 @dataclass(frozen=True)
@@ -106,11 +104,16 @@ def open_panel(
     """
     rotate = rotation // 90
     if simulate:
+        from luma.core.device import dummy
+        from luma.core.interface.serial import noop
+
         device = dummy(width=panel.width, height=panel.height, rotate=rotate, mode="1", serial_interface=noop())
         device.persist = True
         return device
     bus = panel.bus(wiring.interface)
     if panel.kind in ("ssd1306", "sh1106") and bus == "i2c" and serial_interface is None:
+        from drivers import display as small_panels
+
         return small_panels.open_display(panel.kind, wiring.i2c_port, wiring.address, rotation)
     from luma.oled import device as oled
 

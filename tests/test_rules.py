@@ -177,3 +177,14 @@ def test_every_paragraph_is_written_to_fit_one_page(game, lang):
     for section in load_rules(game, lang):
         for paragraph in section.text.split("\n"):
             assert 0 < len(wrap(paragraph)) <= TEXT_ROWS, (game, lang, section.key, paragraph)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_game_without_rules_says_so_instead_of_failing(lang):
+    set_language(lang)
+    rules = RulesScreen(StubTable(), "nosuchgame", "anything")
+    frame = rules.frame()
+    assert frame.title_right == "1/1" and not overflows(frame)
+    text = " ".join(row.cells[0] for row in frame.rows[:-1]).split()
+    said = {"en": "No rules for this game yet.", "de": "Für dieses Spiel gibt es noch keine Regeln."}
+    assert " ".join(text) == said[lang]

@@ -13,6 +13,7 @@ where to open come from the caller (:func:`rules_for`).
 from __future__ import annotations
 
 import importlib
+import logging
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -27,6 +28,8 @@ from games.core import Task
 
 if TYPE_CHECKING:
     from firmware_host.ui.table import GameTable, Table
+
+log = logging.getLogger(__name__)
 
 TEXT_ROWS = ROWS - 1
 """Lines of rules on a page; the last row is the hint."""
@@ -125,7 +128,11 @@ class RulesScreen(Screen):
                 key = self._pages[self.page].section.key
                 place = (key, sum(1 for p in self._pages[: self.page] if p.section.key == key))
             self._lang = language()
-            self._pages = paginate(load_rules(self.game, self._lang))
+            try:
+                self._pages = paginate(load_rules(self.game, self._lang))
+            except RulesError as exc:  # a game without its rules file: say so, never crash
+                log.warning("%s", exc)
+                self._pages = paginate((Section("", _("Rules"), _("No rules for this game yet.")),))
             if place is not None:
                 same = [i for i, p in enumerate(self._pages) if p.section.key == place[0]]
                 self.page = same[min(place[1], len(same) - 1)] if same else 0

@@ -7,9 +7,12 @@ Prints, one figure a line:
 
 - what Blinka's ``microcontroller.delay_us(1)`` really takes here (``time.sleep``);
 - reads per second at 80 SPS on virtual time: adafruit's ``read()`` against ours;
+- DOUT checks a sample besides the 24 data bits on virtual time, polling and waiting for the
+  edge (each poll is a wake-up of the reader thread);
 - in real time, a reader thread against a simulated chip on ``time.perf_counter``, at 10 and
-  80 SPS: samples per second delivered, the reader thread's CPU use, slow pulses dropped and the
-  longest clock-high pulse;
+  80 SPS, polling DOUT and waiting for its falling edge (as on libgpiod): samples per second
+  delivered, conversions the chip made that were never read, the reader thread's CPU use, slow
+  pulses dropped and the longest clock-high pulse;
 - in real time, DOUT stuck high and stuck low: the time to the fault and the reader's CPU use,
   and adafruit's bare ``is_busy`` loop for comparison;
 - the simulator's cost: CPU microseconds per simulated sample on virtual time.
@@ -76,9 +79,21 @@ def virtual_reads_per_second() -> tuple[float, float]:
     return theirs, 80 / (clock() - start)
 
 
-def real_reader(rate: int, seconds: float, stuck: str | None = None) -> dict[str, Any]:
-    """A reader thread against a chip on the real clock."""
-    chip = real_time_chip(rate, LoadModel(grams=100.0))
+def dout_checks(rate: int, edges: bool) -> float:
+    """DOUT reads a sample besides the 24 data bits, over 10 s of virtual time."""
+    clock = VirtualClock()
+    chip = HX711Chip(clock, rate=rate, load=LoadModel(noise_counts=150), edges=edges)
+    hx = HX711(chip.data_pin, chip.clock_pin, sps=rate, timing=clock)
+    scale = HX711Scale(hx, clock=clock)
+    scale.prepare(lambda t, raw: None, lambda reason: None)
+    while clock() < 10.0:
+        scale.step()
+    return (chip.dout_reads - 24 * hx.stats.reads) / hx.stats.reads
+
+
+def real_reader(rate: int, seconds: float, stuck: str | None = None, edges: bool = False) -> dict[str, Any]:
+    """A reader thread against a chip on the real clock (``edges``: DOUT's fall ends the wait)."""
+    chip = real_time_chip(rate, LoadModel(grams=100.0), edges=edges)
     hx = HX711(chip.data_pin, chip.clock_pin, sps=rate, timing=RealTiming())
     scale = HX711Scale(hx, clock=time.monotonic)
     samples: list[float] = []
@@ -96,6 +111,8 @@ def real_reader(rate: int, seconds: float, stuck: str | None = None) -> dict[str
         "cpu": scale.cpu_seconds / wall,
         "faults": faults,
         "stats": hx.stats,
+        "lost": chip.lost,
+        "conversions": chip.conversions,
     }
 
 
@@ -155,11 +172,19 @@ def main() -> int:
     print(f"blinka delay_us(1) = time.sleep(1e-6): {delay_us_figures()}")
     theirs, ours = virtual_reads_per_second()
     print(f"80 SPS chip, virtual time: adafruit read() {theirs:.1f}/s, ours {ours:.1f}/s")
-    for rate in (10, 80):
-        r = real_reader(rate, s)
+    checks = {(r, e): dout_checks(r, e) for r in (10, 80) for e in (False, True)}
+    print(
+        "DOUT checks a sample besides the data bits, 10 / 80 SPS: polling "
+        f"{checks[10, False]:.1f} / {checks[80, False]:.1f}, waiting for the edge {checks[10, True]:.1f} / "
+        f"{checks[80, True]:.1f}"
+    )
+    for rate, edges in ((10, False), (80, False), (10, True), (80, True)):
+        r = real_reader(rate, s, edges=edges)
         st = r["stats"]
+        how = "waiting for DOUT's edge" if edges else "polling DOUT"
         print(
-            f"real time, {rate} SPS, {s:g} s: {r['sps']:.2f} samples/s once settled, "
+            f"real time, {rate} SPS, {how}, {s:g} s: {r['sps']:.2f} samples/s once settled, "
+            f"conversions missed {r['lost']} of {r['conversions']}, "
             f"reader CPU {r['cpu'] * 100:.2f} % of a core, "
             f"slow pulses dropped {st.slow} of {st.reads} reads, longest clock-high {st.longest_high * 1e6:.1f} µs, "
             f"faults {r['faults']}"

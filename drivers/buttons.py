@@ -1,10 +1,15 @@
 """The ten buttons: one per seat (p1..p6) and prev/next/ok/back.
 
-Each is a gpiozero :class:`~gpiozero.Button` (internal pull-up, pressed pulls the pin low). We do
-not use gpiozero's ``bounce_time`` (its mock pins ignore it) nor ``when_held`` (it fires from a
-background thread, and a long press would also fire pressed). Instead every edge is stamped with
-an injected clock and handed on; :class:`PressDecoder` debounces the edge stream and decides short
-or long on release, from those timestamps alone, so tests control time exactly.
+Each is a gpiozero :class:`~gpiozero.DigitalInputDevice` (internal pull-up, pressed pulls the pin
+low), not a :class:`~gpiozero.Button`: a ``Button`` starts a ``HoldThread`` that wakes every 0.1 s
+for ``when_held``, which we never use (a long press would also fire pressed). Every edge is
+stamped and handed on; :class:`PressDecoder` debounces the edge stream and decides short or long
+on release, from those timestamps alone, so tests control time exactly.
+
+The stamp is the injected clock read when the edge arrives, except on a pin factory that says its
+edges carry the kernel's ``CLOCK_MONOTONIC`` time (``monotonic_ticks``, our libgpiod factory in
+:mod:`drivers.gpio`): there the kernel's own timestamp is used, and the factory's kernel debounce
+(``kernel_debounce``) gets the debounce time too, so contact bounce never wakes the process.
 
 Real and simulated panels are the same class: the simulated one runs on gpiozero's
 ``MockFactory`` pins and is pressed with :meth:`ButtonPanel.press` / :meth:`ButtonPanel.release`.
@@ -15,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from gpiozero import Button
+from gpiozero import DigitalInputDevice
 from gpiozero.pins.mock import MockFactory
 
 EdgeHandler = Callable[[str, bool, float], None]
@@ -75,11 +80,38 @@ class PressDecoder:
         return Press(self.button, duration >= self.long_press, t, duration)
 
 
-class ButtonPanel:
-    """gpiozero Buttons for the named pins; every edge goes to ``on_edge`` with a timestamp.
+class Switch(DigitalInputDevice):
+    """A push button on a pulled-up pin, as a gpiozero input device with no thread of its own.
 
-    ``pin_factory=None`` uses gpiozero's default (the real pins); pass ``MockFactory()`` (or use
-    :meth:`simulated`) for the simulator and tests.
+    ``on_edge(pressed, ticks)`` is called for every change, with the pin factory's ticks of the
+    moment it happened (the kernel's timestamp on factories that have one).
+    """
+
+    def __init__(
+        self,
+        pin: int,
+        on_edge: Callable[[bool, float], None],
+        *,
+        bounce_time: float | None = None,
+        pin_factory: object | None = None,
+    ) -> None:
+        self._on_edge: Callable[[bool, float], None] | None = None
+        super().__init__(pin, pull_up=True, bounce_time=bounce_time, pin_factory=pin_factory)
+        self._on_edge = on_edge
+
+    def _fire_events(self, ticks: float, new_active: bool) -> None:
+        changed = self._last_active is not None and self._last_active != new_active
+        super()._fire_events(ticks, new_active)
+        if changed and self._on_edge is not None:
+            self._on_edge(new_active, ticks)
+
+
+class ButtonPanel:
+    """gpiozero input devices for the named pins; every edge goes to ``on_edge`` with a timestamp.
+
+    ``pin_factory=None`` uses gpiozero's default (the real pins); :func:`drivers.gpio.pin_factory`
+    picks the best one for the Pi; pass ``MockFactory()`` (or use :meth:`simulated`) for the
+    simulator and tests. ``debounce`` goes to the factory's kernel debounce where it has one.
     """
 
     def __init__(
@@ -88,16 +120,16 @@ class ButtonPanel:
         on_edge: EdgeHandler,
         clock: Callable[[], float],
         pin_factory: object | None = None,
+        debounce: float | None = None,
     ) -> None:
         self._on_edge = on_edge
         self._clock = clock
-        self.buttons: dict[str, Button] = {}
+        self._kernel_stamps = bool(getattr(pin_factory, "monotonic_ticks", False))
+        bounce = debounce if getattr(pin_factory, "kernel_debounce", False) else None
+        self.buttons: dict[str, Switch] = {}
         try:
             for name, pin in pins.items():
-                button = Button(pin, pull_up=True, pin_factory=pin_factory)
-                button.when_pressed = self._handler(name, True)
-                button.when_released = self._handler(name, False)
-                self.buttons[name] = button
+                self.buttons[name] = Switch(pin, self._handler(name), bounce_time=bounce, pin_factory=pin_factory)
         except Exception:
             self.close()
             raise
@@ -107,9 +139,9 @@ class ButtonPanel:
         """A panel on gpiozero mock pins, pressed from code."""
         return cls(pins, on_edge, clock, MockFactory())
 
-    def _handler(self, name: str, pressed: bool) -> Callable[[], None]:
-        def handler() -> None:
-            self._on_edge(name, pressed, self._clock())
+    def _handler(self, name: str) -> Callable[[bool, float], None]:
+        def handler(pressed: bool, ticks: float) -> None:
+            self._on_edge(name, pressed, ticks if self._kernel_stamps else self._clock())
 
         return handler
 

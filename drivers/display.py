@@ -1,9 +1,9 @@
 """The 128×64 OLED: luma.oled's ``ssd1306`` or ``sh1106`` on I2C, or luma's ``dummy`` device.
 
 Opening is all this module does; keeping the panel alive through I2C errors, drawing only what
-changed and dimming are the display service's job (:mod:`firmware_host.runtime.display_service`). Both real drivers
-send the whole 1 KiB frame on every ``display()`` (about 23 ms at 400 kHz), so callers must not
-draw more often than that.
+changed and dimming are the display service's job (:mod:`firmware_host.runtime.display_service`).
+The real panels use luma's drivers with a ``display()`` that sends only the changed rectangle
+(:mod:`drivers.oled`); a whole frame is 1 KiB, about 23 ms at 400 kHz.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from typing import Any
 import luma.core.error
 from luma.core.device import dummy
 from luma.core.interface.serial import noop
+
+import drivers.luma_threads  # noqa: F401 - before luma.oled (imported below): no idle luma threads
 
 WIDTH, HEIGHT = 128, 64
 
@@ -38,10 +40,12 @@ def open_display(
         device = dummy(width=WIDTH, height=HEIGHT, rotate=rotate, mode="1", serial_interface=noop())
     elif kind in ("ssd1306", "sh1106"):
         from luma.core.interface.serial import i2c
-        from luma.oled import device as oled
+
+        from drivers.oled import SH1106, SSD1306
 
         serial = serial_interface or i2c(port=port, address=address)
-        device = getattr(oled, kind)(serial, width=WIDTH, height=HEIGHT, rotate=rotate)
+        driver = SSD1306 if kind == "ssd1306" else SH1106
+        device = driver(serial, width=WIDTH, height=HEIGHT, rotate=rotate)
     else:
         raise ValueError(f"unknown display kind {kind!r}")
     device.persist = True

@@ -1,9 +1,10 @@
 """The panels the device can drive: each ``[display] kind`` → luma.oled class, size, mode and bus.
 
 One table (:data:`PANELS`) says what each kind is; :func:`open_panel` opens one, real or as luma's
-own ``dummy`` device of the same size. The small 128×64 panels (``ssd1306``, ``sh1106``) on I2C
-open through :func:`drivers.display.open_display`, so whatever that module does for them (partial
-updates) applies; the bigger ones open here:
+own ``dummy`` device of the same size. The small 128×64 panels (``ssd1306``, ``sh1106``) open
+through :func:`drivers.display.open_display` on either bus, so they get that module's drivers
+(:mod:`drivers.oled`: only the changed rectangle is sent); the bigger ones open here on luma's
+own classes:
 
 =========  ===============  ========  =====================================================
 kind       panel            pixels    bus
@@ -22,14 +23,16 @@ picture is converted on the way. SPI goes through ``luma.core.interface.serial.s
 a GPIO for DC and one for RES); its default pins (DC 24, RES 25) are the scale's, so the config
 file names others (``dc``, ``reset``).
 
-Reading the table costs nothing: luma is imported only when a panel is opened, so the config
-file can be checked without it.
+Reading the table costs little: luma's drivers are imported only when a panel is opened, so the
+config file can be checked without them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+import drivers.luma_threads  # noqa: F401 - before luma.oled is ever imported: no idle luma threads
 
 
 @dataclass(frozen=True)
@@ -111,11 +114,12 @@ def open_panel(
         device.persist = True
         return device
     bus = panel.bus(wiring.interface)
-    if panel.kind in ("ssd1306", "sh1106") and bus == "i2c" and serial_interface is None:
+    if panel.kind in ("ssd1306", "sh1106"):  # the small panels' own module: partial updates
         from drivers import display as small_panels
 
-        return small_panels.open_display(panel.kind, wiring.i2c_port, wiring.address, rotation)
-    from luma.oled import device as oled
+        serial = serial_interface or (_serial(bus, wiring) if bus == "spi" else None)
+        return small_panels.open_display(panel.kind, wiring.i2c_port, wiring.address, rotation, serial)
+    from luma.oled import device as oled  # after drivers.luma_threads (imported above): no idle threads
 
     serial = serial_interface or _serial(bus, wiring)
     extra = {"mode": "1"} if panel.driver in ("ssd1322", "ssd1327") else {}

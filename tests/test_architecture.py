@@ -16,8 +16,12 @@ HOST = ROOT / "firmware_host"
 ROOMS = ("timers", "core", "scale", "ui", "runtime", "sim", "cli")
 """The rooms of firmware_host/, lowest first: a room imports only the rooms before it."""
 
-BENCH_WORKLOAD = {"firmware_host/cli/bench/idle.py"}
-"""Modules allowed to name a game: the idle benchmark plays a fixed game as its workload."""
+BENCH_WORKLOAD = {
+    "firmware_host/cli/bench/idle.py",
+    "firmware_host/cli/bench/wakeups.py",
+    "firmware_host/cli/bench/pixels.py",
+}
+"""Modules allowed to name a game: the benchmarks play a fixed game as their workload."""
 
 
 def module_name(path: Path) -> str:

@@ -40,3 +40,15 @@ def test_panel_on_mock_pins_reports_edges_with_the_injected_clock():
         assert edges == [("p1", True, 10.0), ("p1", False, 11.5)]
         assert panel.buttons["p1"].pull_up  # wired to GND, pressed = low
     panel.close()  # closing twice is fine
+
+
+def test_the_panel_starts_no_thread_and_closes_at_once():
+    """gpiozero's Button starts a HoldThread each (ten threads waking every 0.1 s); ours none."""
+    import threading
+
+    before = {t.ident for t in threading.enumerate()}
+    pins = {"p1": 5, "p2": 6, "ok": 12, "back": 13}
+    with ButtonPanel.simulated(pins, lambda *e: None, lambda: 0.0) as panel:
+        assert {t.ident for t in threading.enumerate()} <= before
+        panel.press("ok")
+        panel.release("ok")

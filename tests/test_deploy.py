@@ -54,7 +54,7 @@ def requirement(extra: str, name: str) -> Requirement:
 
 def test_the_pi_extra_has_every_gpio_library_the_back_ends_need():
     gpiod = requirement("pi", "gpiod")  # Blinka 10's Pi pins: libgpiod v2 bindings
-    assert "2.1" in gpiod.specifier and "1.6.3" not in gpiod.specifier
+    assert "2.2" in gpiod.specifier and "1.6.3" not in gpiod.specifier
     assert "10.0.0" in requirement("pi", "Adafruit-Blinka").specifier  # board, digitalio
     assert requirement("pi", "lgpio")  # gpiozero's pin factory on Bookworm and the Pi 5
     for name in ("gpiod", "Adafruit-Blinka", "lgpio"):

@@ -351,3 +351,20 @@ def test_driver_threads_reach_the_device_through_post(tmp_path):
 
     seen, loop_thread = run_device(tmp_path, body)
     assert seen == [loop_thread, loop_thread]  # both ran on the loop
+
+
+def test_the_scale_is_read_only_while_a_screen_or_a_weighing_game_wants_it(tmp_path):
+    async def body(dev):
+        seen = [dev.scale.reading]  # main menu: powered down
+        await presses(dev, "next", "next", "next", "ok")  # Self-test shows the reading
+        await asyncio.sleep(1)
+        seen.append(dev.scale.reading)
+        await presses(dev, "back!")  # leave it
+        seen.append(dev.scale.reading)
+        dev.start_named("tonne", ["Ann", "Ben"])
+        seen.append(dev.scale.reading)
+        dev.end_early()
+        seen.append(dev.scale.reading)
+        return seen
+
+    assert run_device(tmp_path, body) == [False, True, False, True, False]

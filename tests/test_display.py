@@ -19,18 +19,23 @@ class CapturingBus:
 
     def __init__(self) -> None:
         self.commands: list[tuple[int, ...]] = []
+        self.sent: list[tuple[int, ...] | bytes] = []
+        """Commands and data in the order sent."""
         self.frames = 0
+        """Pixel data transfers."""
         self.fail = False
 
     def command(self, *cmd: int) -> None:
         if self.fail:
             raise OSError(errno.EREMOTEIO, "Remote I/O error")
         self.commands.append(cmd)
+        self.sent.append(cmd)
 
     def data(self, data: list[int]) -> None:
         if self.fail:
             raise OSError(errno.EREMOTEIO, "Remote I/O error")
         self.frames += 1
+        self.sent.append(bytes(data))
 
     def cleanup(self) -> None:
         pass
@@ -43,6 +48,7 @@ def opened_on(bus: CapturingBus):
         device = open_display("ssd1306", serial_interface=bus)
         bus.frames = 0
         bus.commands.clear()
+        bus.sent.clear()
         return device
 
     return opener
@@ -61,17 +67,18 @@ def test_only_changed_pictures_are_sent_and_contrast_only_when_it_changes(virtua
         service.set_contrast(200)
         service.show(picture("one"))
         await service.flush()
+        first = bus.frames
         service.show(picture("one"))
         await service.flush()
-        sent_once = bus.frames
+        sent_once = bus.frames == first > 0
         service.set_contrast(200)
         service.show(picture("two"))
         await service.flush()
         task.cancel()
-        return sent_once, service
+        return (sent_once, bus.frames > first), service
 
     sent_once, service = virtual(main)
-    assert sent_once == 1 and bus.frames == 2
+    assert sent_once == (True, True)  # the same picture again sends nothing; a new one does
     assert sum(1 for c in bus.commands if c[:1] == (0x81,)) == 1  # SSD1306 set-contrast, once
     assert service.status == OK
 
@@ -118,3 +125,109 @@ def test_no_display_configured_never_blocks(virtual):
         return service.status
 
     assert virtual(main) == "absent"
+
+
+def test_drawing_starts_no_luma_thread():
+    """luma.core.virtual starts four pool threads at import; they wait for a first task now."""
+    import subprocess
+    import sys
+
+    code = (
+        "import threading, firmware_host.ui.render, drivers.display\n"
+        "import luma.oled.device, luma.core.virtual as v\n"
+        "n = threading.active_count()\n"
+        "v.pool.add_task(print, 'used')\n"
+        "v.pool.wait_completion()\n"
+        "print(n, threading.active_count())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["used", "1", "5"]  # no thread until luma's pool is used; then luma's four
+
+
+COMMAND_ARGS = {0x81: 1, 0x21: 2, 0x22: 2}
+"""Argument bytes of the commands the drivers send after set-up (contrast, column and page window)."""
+
+
+class PanelMemory:
+    """The display RAM of an SSD1306 (horizontal addressing in a window) or an SH1106 (page
+    addressing), written by the commands and data a driver sent, as the datasheets describe."""
+
+    def __init__(self, width: int = 128, pages: int = 8, column_offset: int = 0) -> None:
+        self.ram = [bytearray(width) for _ in range(pages)]
+        self.width, self.pages, self.offset = width, pages, column_offset
+        self.window = (0, width - 1, 0, pages - 1)
+        self.col, self.page = 0, 0
+
+    def feed(self, sent: list) -> None:
+        for item in sent:
+            if isinstance(item, bytes):
+                for byte in item:
+                    self._write(byte)
+                continue
+            i = 0
+            while i < len(item):
+                c = item[i]
+                if c == 0x21:
+                    self.window = (item[i + 1], item[i + 2], self.window[2], self.window[3])
+                    self.col = item[i + 1]
+                elif c == 0x22:
+                    self.window = (self.window[0], self.window[1], item[i + 1], item[i + 2])
+                    self.page = item[i + 1]
+                elif 0xB0 <= c <= 0xB7:
+                    self.page, self.window = c - 0xB0, None
+                elif c <= 0x0F:
+                    self.col = (self.col & 0xF0) | c
+                elif c <= 0x1F:
+                    self.col = (self.col & 0x0F) | ((c & 0x0F) << 4)
+                i += 1 + COMMAND_ARGS.get(c, 0)
+
+    def _write(self, byte: int) -> None:
+        if self.window is None:  # SH1106: page addressing, the column counts up
+            self.ram[self.page][self.col - self.offset] = byte
+            self.col += 1
+            return
+        c0, c1, p0, p1 = self.window
+        self.ram[self.page][self.col] = byte
+        self.col += 1
+        if self.col > c1:
+            self.col = c0
+            self.page = p0 if self.page >= p1 else self.page + 1
+
+    def picture(self) -> bytes:
+        return b"".join(bytes(p) for p in self.ram)
+
+
+def luma_pages(image: Image.Image) -> bytes:
+    """The panel bytes luma's own ssd1306 driver sends for ``image`` (the reference packing)."""
+    from luma.oled.device import ssd1306
+
+    bus = CapturingBus()
+    ssd1306(bus).display(image)
+    return bus.sent[-1]
+
+
+def test_only_the_changed_window_is_sent_and_the_panel_shows_the_picture():
+    import pytest
+
+    for kind, offset in (("ssd1306", 0), ("sh1106", 2)):
+        bus = CapturingBus()
+        device = open_display(kind, serial_interface=bus)
+        panel = PanelMemory(column_offset=offset)  # blank, as luma's set-up leaves it (clear())
+        sizes = []
+        for text in ("New game", "History", "History", "Settings"):
+            bus.sent.clear()
+            image = render(Frame("Menu", (Row.of("New game"), Row.of(text, invert=True), Row.of("x"))))
+            device.display(image)
+            panel.feed(bus.sent)
+            assert panel.picture() == luma_pages(image), kind
+            sizes.append(sum(len(x) for x in bus.sent if isinstance(x, bytes)))
+        assert 0 < sizes[0] < 1024 and sizes[2] == 0 and 0 < sizes[3] <= 300, (kind, sizes)
+        bus.fail = True
+        with pytest.raises(OSError):
+            device.display(render(Frame("Menu", (Row.of("boom"),))))
+        bus.fail = False
+        bus.sent.clear()
+        device.display(image)  # after an I2C error the whole frame goes again
+        assert sum(len(x) for x in bus.sent if isinstance(x, bytes)) == 1024
+        panel.feed(bus.sent)
+        assert panel.picture() == luma_pages(image)

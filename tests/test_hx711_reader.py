@@ -166,6 +166,51 @@ def test_reader_thread_delivers_and_closes_twice() -> None:
     assert rig.chip.clock_pin.value is True  # powered down on close
 
 
+def test_a_paused_reader_powers_the_chip_down_and_reads_again_when_asked() -> None:
+    rig = Rig(80)
+    got = threading.Semaphore(0)
+    rig.scale.start(lambda t, raw: got.release(), lambda reason: None)
+    try:
+        for _ in range(10):
+            assert got.acquire(timeout=10.0)
+        rig.scale.stop()
+        for _ in range(10_000):  # the thread finishes its read, then sleeps
+            if rig.scale.asleep:
+                break
+            time.sleep(0.001)
+        assert rig.scale.asleep and rig.chip.clock_pin.value is True  # PD_SCK high: powered down
+        reads, settling = rig.hx.stats.reads, rig.hx.stats.settling
+        time.sleep(0.05)
+        assert rig.hx.stats.reads == reads  # nothing is read while paused
+        again = threading.Semaphore(0)
+        rig.scale.start(lambda t, raw: again.release(), lambda reason: None)
+        assert again.acquire(timeout=10.0)
+        assert rig.hx.stats.settling == settling + 4  # a woken chip settles before its readings count
+    finally:
+        rig.scale.close()
+    assert rig.chip.clock_pin.value is True
+
+
+def test_with_dout_edges_the_reader_waits_for_each_conversion_without_polling() -> None:
+    clock = VirtualClock()
+    polled = HX711Chip(clock, rate=80, load=LoadModel(grams=0.0, noise_counts=150))
+    edges_clock = VirtualClock()
+    edged = HX711Chip(edges_clock, rate=80, load=LoadModel(grams=0.0, noise_counts=150), edges=True)
+    counts = {}
+    for name, chip, c in (("poll", polled, clock), ("edge", edged, edges_clock)):
+        hx = HX711(chip.data_pin, chip.clock_pin, sps=80, timing=c)
+        scale = HX711Scale(hx, clock=c)
+        got: list[int] = []
+        scale.prepare(lambda t, raw, got=got: got.append(raw), lambda reason: None)
+        while c() < 10.0:
+            scale.step()
+        counts[name] = (len(got), chip.dout_reads / max(1, hx.stats.reads), chip.lost)
+    n, reads_a_sample, lost = counts["edge"]
+    assert n >= 790 and lost == 0  # every conversion of 10 s at 80 SPS, settling aside
+    # DOUT reads besides the 24 data bits: a check or two, not a poll loop
+    assert reads_a_sample - 24 <= 2 < counts["poll"][1] - 24, counts
+
+
 class BrokenPin:
     @property
     def value(self) -> bool:

@@ -100,7 +100,16 @@ def test_chip_faults_reach_the_simulator(virtual: Callable[..., Any]) -> None:
 
 
 def test_sim_script_grams_reach_the_device(tmp_path: Path) -> None:
-    commands = parse("wait 2\ngrams 25\nwait 2\n")
+    commands = parse("start tonne Ann Ben\nwait 2\ngrams 25\nwait 2\n")
     device = run_script(defaults(), Store(tmp_path / "state"), commands, None)
     assert device.scale.raw == pytest.approx(84_000 + 25 * 420, abs=800)
     assert device.scale.fault is None
+
+
+def test_the_scale_sleeps_in_the_menu_and_wakes_for_a_tonne_game(tmp_path: Path) -> None:
+    device = run_script(defaults(), Store(tmp_path / "state"), parse("wait 5\ngrams 25\nwait 2\n"), None)
+    assert device.scale.raw is None and not device.scale.reading  # nothing read in the menu
+    device.hw.scale.vclock.advance(1e-3)
+    assert not device.hw.scale.chip.powered  # PD_SCK held high: the chip is powered down
+    device = run_script(defaults(), Store(tmp_path / "s2"), parse("start tonne Ann Ben\nwait 2\n"), None)
+    assert device.scale.reading and device.scale.raw is not None

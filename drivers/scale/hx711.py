@@ -12,7 +12,9 @@ fields) and replaces what breaks on a Raspberry Pi (``hardware/hx711.md`` has th
 3. ``value |= 0xFF000000`` makes every negative reading about 4.29e9 in CPython → proper 24-bit
    two's complement;
 4. ``while self.is_busy: pass`` pins a core when DOUT never falls → :meth:`HX711.wait_ready`
-   sleeps to the expected conversion time, polls every millisecond and gives up at a timeout;
+   blocks in the kernel until DOUT's falling edge when the data pin can (``wait_for_low``, the
+   libgpiod lines of :mod:`drivers.gpio.hx711_lines`), else sleeps to the expected conversion
+   time and polls every millisecond; either way it gives up at a timeout;
 5. ``read()`` converts twice per reading → one conversion per reading, the gain already set by
    the previous read's pulse count.
 
@@ -140,10 +142,18 @@ class HX711(adafruit.HX711):
 
     def reset(self) -> None:
         """Power the chip down and up: channel A, gain 128, settling again."""
-        self.power_down(True)
+        self.sleep()
         self.timing.sleep(RESET_HIGH)
-        self.power_down(False)
+        self.wake()
         self.stats.resets += 1
+
+    def sleep(self) -> None:
+        """Power the chip down: PD_SCK high (the chip sleeps once it has been high 60 µs)."""
+        self.power_down(True)
+
+    def wake(self) -> None:
+        """Power the chip up (PD_SCK low): it starts over at channel A, gain 128, settling."""
+        self.power_down(False)
         self._chip_gain = self.CHAN_A_GAIN_128
         self._settle_left = SETTLE_CONVERSIONS
         self._last_ready = self.timing.now()
@@ -152,10 +162,17 @@ class HX711(adafruit.HX711):
     def wait_ready(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds for DOUT to fall, without spinning; False on timeout.
 
-        Sleeps until shortly before the next conversion is due, then polls every millisecond
-        (every 10 ms once a period overdue). ``timeout`` 0 checks once.
+        A data pin with ``wait_for_low(timeout)`` blocks until DOUT's falling edge (one wake-up a
+        conversion). Otherwise: sleep until shortly before the next conversion is due, then poll
+        every millisecond (every 10 ms once a period overdue). ``timeout`` 0 checks once.
         """
         timing = self.timing
+        wait_for_low = getattr(self._data_pin, "wait_for_low", None)
+        if wait_for_low is not None:
+            if not wait_for_low(timeout):
+                return False
+            self._last_ready = timing.now()
+            return True
         start = timing.now()
         deadline = start + timeout
         due = self._last_ready + self.period if self._last_ready is not None else start
@@ -273,6 +290,9 @@ class HX711Scale:
         """CPU time the reader thread has used (``time.thread_time``)."""
         self._pins = pins
         self._stop = threading.Event()
+        self._wanted = threading.Event()
+        self.asleep = False
+        """True while the reader is paused: the chip powered down, the thread blocked."""
         self._thread: threading.Thread | None = None
         self._closed = False
         self._slice = 2 * hx.period
@@ -289,12 +309,19 @@ class HX711Scale:
         self.watch.started(self.clock())
 
     def start(self, on_sample: SampleHandler, on_fault: FaultHandler) -> None:
-        """Start the reader thread."""
-        if self._closed or self._thread is not None:
+        """Start the reader thread, or wake it after :meth:`stop` (the chip powers up)."""
+        if self._closed:
             return
         self.prepare(on_sample, on_fault)
-        self._thread = threading.Thread(target=self._run, name="hx711", daemon=True)
-        self._thread.start()
+        self._wanted.set()
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="hx711", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Pause: the thread finishes the read in hand, powers the chip down and blocks (no
+        wake-ups) until :meth:`start`. Returns at once."""
+        self._wanted.clear()
 
     def step(self) -> None:
         """One attempt: wait a short while for a conversion, read it, pass it on."""
@@ -315,6 +342,16 @@ class HX711Scale:
         assert self.watch is not None
         try:
             while not self._stop.is_set():
+                if not self._wanted.is_set():
+                    self.hx.sleep()
+                    self.asleep = True
+                    self._wanted.wait()
+                    self.asleep = False
+                    if self._stop.is_set():
+                        break
+                    self.hx.wake()
+                    self.watch.started(self.clock())
+                    continue
                 self.step()
                 self.cpu_seconds = time.thread_time() - cpu0
         except Exception as exc:  # a GPIO error: report it, never die silently
@@ -329,6 +366,7 @@ class HX711Scale:
             return
         self._closed = True
         self._stop.set()
+        self._wanted.set()
         thread = self._thread
         if thread is not None:
             thread.join(timeout=2.0)
@@ -346,10 +384,32 @@ class HX711Unavailable(HX711Error):
     """The GPIO pins for the HX711 cannot be opened (no Blinka board, pin in use…)."""
 
 
+def _gpiod_lines(data: int, clock: int) -> Any:
+    """DOUT and PD_SCK as libgpiod lines, or ``None`` where libgpiod cannot give them."""
+    import glob
+
+    if not glob.glob("/dev/gpiochip*"):
+        return None
+    try:
+        from drivers.gpio.hx711_lines import HX711Lines
+
+        return HX711Lines(data, clock)
+    except ImportError:
+        return None
+    except Exception as exc:  # lines busy, no such chip…: Blinka may still manage
+        log.warning("HX711 through libgpiod unavailable (%s): trying Blinka", exc)
+        return None
+
+
 def open_hx711(
     data: int, clock: int, sps: int = 10, gain: int = 128, stamps: Callable[[], float] = time.monotonic
 ) -> HX711Scale:
-    """The HX711 on BCM GPIO ``data`` (DOUT) and ``clock`` (PD_SCK), through Blinka."""
+    """The HX711 on BCM GPIO ``data`` (DOUT) and ``clock`` (PD_SCK): through libgpiod v2 where
+    the ``gpiod`` package and a GPIO chip are present (the reader then waits for DOUT's falling
+    edge in the kernel), else through Blinka (the reader polls DOUT)."""
+    lines = _gpiod_lines(data, clock)
+    if lines is not None:
+        return HX711Scale(HX711(lines.data_pin, lines.clock_pin, sps=sps), gain, stamps, pins=(lines.data_pin,))
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             import board

@@ -153,6 +153,23 @@ class DataPin(_Pin):
         raise AttributeError("Not an output")
 
 
+class EdgeDataPin(DataPin):
+    """DOUT behind a GPIO library that reports its falling edge (libgpiod's edge events): the
+    wait blocks until the next conversion is ready instead of polling."""
+
+    def wait_for_low(self, timeout: float) -> bool:
+        """Block until DOUT is low or ``timeout`` seconds pass (as a thread blocked in the kernel)."""
+        chip = self._chip
+        if not self.value:
+            return True
+        if timeout <= 0:
+            return False
+        due = chip.next_conversion()
+        wait = timeout if due is None or chip.dout_stuck else min(timeout, due - chip.now() + 1e-6)
+        chip._block(wait)
+        return not self.value
+
+
 class ClockPin(_Pin):
     """The chip's PD_SCK, as the host's output pin."""
 
@@ -178,6 +195,7 @@ class HX711Chip:
         seed: int = 1,
         stall: Callable[[float], None] | None = None,
         pin_seconds: float = 0.0,
+        edges: bool = False,
     ) -> None:
         if rate not in (10, 80):
             raise ValueError("the HX711 converts at 10 or 80 samples per second (its RATE pin)")
@@ -190,7 +208,8 @@ class HX711Chip:
         self._stall = stall or getattr(self.now, "advance", None) or busy_wait(self.now)
         self.pin_seconds = pin_seconds
         """Time each pin access takes (models a slow GPIO library; 0 = instant)."""
-        self.data_pin = DataPin(self)
+        self.data_pin = EdgeDataPin(self) if edges else DataPin(self)
+        """DOUT; with ``edges`` it can wait for its falling edge (``wait_for_low``), as libgpiod can."""
         self.clock_pin = ClockPin(self)
         self._stuck: str | None = None
         self._queued: deque[tuple[str, int]] = deque()
@@ -270,6 +289,14 @@ class HX711Chip:
         return self._next_due if self._powered else None
 
     # -- the pins' side ---------------------------------------------------------------------------
+    def _block(self, seconds: float) -> None:
+        """The host waits ``seconds`` without using the CPU (virtual time moves; real time sleeps)."""
+        advance = getattr(self.now, "advance", None)
+        if advance is not None:
+            advance(seconds)
+        elif seconds > 0:
+            time.sleep(seconds)
+
     def _access(self) -> float:
         if self.pin_seconds:
             self._stall(self.pin_seconds)
@@ -369,6 +396,6 @@ class HX711Chip:
         self._unsettled = UNSETTLED
 
 
-def real_time_chip(rate: int = 10, load: LoadModel | None = None, seed: int = 1) -> HX711Chip:
+def real_time_chip(rate: int = 10, load: LoadModel | None = None, seed: int = 1, edges: bool = False) -> HX711Chip:
     """A simulated chip on the real high-resolution clock (for benchmarks and live demos)."""
-    return HX711Chip(time.perf_counter, rate=rate, load=load, seed=seed)
+    return HX711Chip(time.perf_counter, rate=rate, load=load, seed=seed, edges=edges)

@@ -52,6 +52,7 @@ class SimScale:
         self.pulses = GAIN_PULSES[gain]
         self.watch: FaultWatch | None = None
         self._handle: Any = None
+        self._asleep = False
 
     @property
     def grams(self) -> float:
@@ -77,11 +78,27 @@ class SimScale:
         self.chip.dout_stuck = "high" if value else None
 
     def start(self, on_sample: SampleHandler, on_fault: FaultHandler) -> None:
-        """Read the chip at each of its conversions, from now on."""
-        self.watch = FaultWatch(on_sample, on_fault)
+        """Read the chip at each of its conversions, from now on (powering it up if it sleeps)."""
+        if self._handle is not None:
+            self._handle.cancel()
         self._follow_loop()
+        if self._asleep:
+            self.hx.wake()
+            self._asleep = False
+        self.watch = FaultWatch(on_sample, on_fault)
         self.watch.started(self._clock())
         self._schedule()
+
+    def stop(self) -> None:
+        """Stop reading and power the chip down (no timer runs until :meth:`start`)."""
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+        self.watch = None
+        if not self._asleep:
+            self._follow_loop()
+            self.hx.sleep()
+            self._asleep = True
 
     def _follow_loop(self) -> None:
         """Bring the chip's clock up to the loop's (a read leaves it a few microseconds ahead)."""

@@ -197,7 +197,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     from firmware_host.runtime.device import Device
 
     device = Device(config, store, signals_on=True)
-    asyncio.run(device.run())
+
+    async def serve() -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        # the display's luma calls are the only work handed to threads: one worker does them in
+        # order (asyncio's default pool would start a thread per overlapping call, up to 6)
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(1, thread_name_prefix="display"))
+        await device.run()
+
+    asyncio.run(serve())
     return EXIT_OK
 
 
@@ -225,6 +234,20 @@ def cmd_bench_idle(args: argparse.Namespace) -> int:
     from firmware_host.cli.bench.idle import main as bench_idle
 
     return bench_idle(args.seconds)
+
+
+def cmd_bench_wakeups(args: argparse.Namespace) -> int:
+    """Count the idle device's wake-ups per second, per thread."""
+    from firmware_host.cli.bench.wakeups import main as bench_wakeups
+
+    return bench_wakeups(args.seconds)
+
+
+def cmd_bench_pixels(args: argparse.Namespace) -> int:
+    """Measure press-to-display latency and the I2C bytes of typical changes."""
+    from firmware_host.cli.bench.pixels import main as bench_pixels
+
+    return bench_pixels(args.presses)
 
 
 def cmd_bench_journal(args: argparse.Namespace) -> int:
@@ -384,6 +407,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = bench_sub.add_parser("idle", help="CPU and memory of `run --sim` while idle")
     p.add_argument("--seconds", type=float, default=30.0, help="how long to watch (default 30)")
     p.set_defaults(handler=cmd_bench_idle)
+    p = bench_sub.add_parser("wakeups", help="wake-ups per second and per thread of `run --sim` while idle")
+    p.add_argument("--seconds", type=float, default=20.0, help="how long to watch each state (default 20)")
+    p.set_defaults(handler=cmd_bench_wakeups)
+    p = bench_sub.add_parser("pixels", help="press-to-display latency and I2C bytes per change, beside bare luma")
+    p.add_argument("--presses", type=int, default=400, help="how many presses to time (default 400)")
+    p.set_defaults(handler=cmd_bench_pixels)
     p = bench_sub.add_parser("journal", help="time to make one action durable in the state folder")
     p.add_argument("--count", type=int, default=200, help="how many actions (default 200)")
     p.add_argument("--state-dir", metavar="DIR", help="the storage to measure (default: the state folder)")

@@ -113,14 +113,19 @@ class Device:
         self.loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self.hw = build(
-            self.config, self._edge_from_thread, self._tower_from_thread, self.loop.time, self.loop.call_later
+            self.config,
+            self._edge_from_thread,
+            self._tower_from_thread,
+            self.loop.time,
+            self.loop.call_later,
+            loop=self.loop,
         )
         self.display = DisplayService(self.hw.display_opener)
         self.lights = Lights(self.hw.tower, self.settings["sound"])
         self._tasks.append(asyncio.create_task(self.display.run(), name="display"))
         self.display.set_contrast(self.settings["brightness"])
         if self.hw.scale is not None:
-            self.hw.scale.start(self._scale_sample_from_thread, self._scale_fault_from_thread)
+            self.scale.attach(self.hw.scale, self._scale_sample_from_thread, self._scale_fault_from_thread)
         self.screens = [MainMenu(self)]
         self._resume()
         for problem in self.hw.problems:
@@ -613,6 +618,9 @@ class Device:
 
     def _draw(self) -> None:
         self._dirty = False
+        # every change of screens ends in a draw: the screens that read the scale want it now
+        reads = any(getattr(s, "reads_scale", False) or getattr(s, "uses_scale", False) for s in self.screens)
+        self.scale.want("screen", reads)
         self.display.show(to_panel(render(self.frame(), SHIFTS[self._shift]), self.panel_size))
 
     async def flush(self) -> None:

@@ -30,6 +30,10 @@ class Hardware:
     tower: Tower | None
     scale: Scale | None
     problems: list[str] = field(default_factory=list)
+    pin_factory: Any = None
+    """The gpiozero pin factory of the real pins (``None``: simulated, or gpiozero's choice)."""
+    gpio_backend: str = "sim"
+    """Which GPIO back end drives the pins (``gpiod``, ``lgpio``, …)."""
 
     def close(self) -> None:
         """Release every driver (the tower is closed by the lights service)."""
@@ -37,6 +41,8 @@ class Hardware:
             self.buttons.close()
         if self.scale is not None:
             self.scale.close()
+        if self.pin_factory is not None:
+            self.pin_factory.close()
 
 
 def build(
@@ -45,16 +51,24 @@ def build(
     on_tower_status: StatusHandler,
     clock: Callable[[], float],
     call_later: Callable[[float, Callable[[], None]], Any],
+    loop: Any = None,
 ) -> Hardware:
-    """Open every part the configuration names. Callbacks may come from driver threads."""
+    """Open every part the configuration names. Callbacks may come from driver threads (or, with
+    ``loop``, button edges are read on that event loop)."""
     problems: list[str] = []
     pins = {b: config["buttons"][b] for b in BUTTONS}
+    factory, backend = None, "sim"
+    if config["buttons"]["backend"] == "gpio" or config["tower"]["backend"] == "gpio":
+        from drivers.gpio import pin_factory
+
+        factory, backend = pin_factory(loop)
+        log.info("GPIO back end: %s", backend)
     buttons: ButtonPanel | None
     try:
         if config["buttons"]["backend"] == "sim":
             buttons = ButtonPanel.simulated(pins, on_edge, clock)
         else:
-            buttons = ButtonPanel(pins, on_edge, clock)
+            buttons = ButtonPanel(pins, on_edge, clock, factory, config["buttons"]["debounce"])
     except Exception as exc:  # gpiozero raises many kinds: no pin factory, pin in use…
         log.error("buttons unavailable: %s", exc)
         problems.append(f"buttons: {exc}")
@@ -68,9 +82,9 @@ def build(
         def opener() -> Any:
             return open_panel(panel, wiring, d["rotation"], simulate=d["kind"] == "sim")
 
-    tower = _tower(config, on_tower_status, problems)
+    tower = _tower(config, on_tower_status, problems, factory)
     scale = _scale(config, clock, call_later, problems)
-    return Hardware(buttons, opener, tower, scale, problems)
+    return Hardware(buttons, opener, tower, scale, problems, factory, backend)
 
 
 def display_panel(config: Config) -> Panel:
@@ -92,7 +106,7 @@ def panel_size(config: Config) -> tuple[int, int]:
     return display_size(display_panel(config), config["display"]["rotation"])
 
 
-def _tower(config: Config, on_status: StatusHandler, problems: list[str]) -> Tower | None:
+def _tower(config: Config, on_status: StatusHandler, problems: list[str], factory: Any = None) -> Tower | None:
     t = config["tower"]
     try:
         if t["backend"] == "serial":
@@ -102,7 +116,7 @@ def _tower(config: Config, on_status: StatusHandler, problems: list[str]) -> Tow
         if t["backend"] == "gpio":
             from drivers.tower.gpio import GpioTower
 
-            return GpioTower(t["red"], t["yellow"], t["green"], t["buzzer"], t["bar"])
+            return GpioTower(t["red"], t["yellow"], t["green"], t["buzzer"], t["bar"], pin_factory=factory)
         if t["backend"] == "sim":
             from drivers.tower.sim import SimTower
 

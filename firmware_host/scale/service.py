@@ -23,6 +23,9 @@ scale driver (or ``None``) and whether a screen reads the scale itself (calibrat
 - **Manual presses.** "Placed" pressed while the scale has a change it has not reported yet (the
   pile moving, or a new weight being confirmed) is a credit: the scale's own count of that settle
   is reduced by it, so a piece is not counted twice.
+- **Read only when needed.** The chip is read while someone asks for it (:meth:`ScaleService.want`:
+  a Tonne turn, the calibration and self-test screens) and powered down otherwise, so an idle
+  device never wakes for it. After a pause the detector starts afresh (re-zeroed).
 - **Faults** (from the driver, or the detector's ``fault`` events) show as the title bar's mark
   and on the self-test line; the buttons keep working throughout.
 """
@@ -190,7 +193,42 @@ class ScaleService:
         self._own = False
         self._shown = ""
         self._fault_at = 0.0
+        self._reader: Any = None
+        """The driver :meth:`attach` gave, started and stopped as the wants come and go."""
+        self._callbacks: tuple[Callable[[float, int], None], Callable[[str], None]] | None = None
+        self.wants: set[str] = set()
+        """Why the scale is being read now (empty: powered down)."""
+        self.reading = False
         self.load()
+
+    # -- reading only when needed -----------------------------------------------------------------
+    def attach(self, driver: Any, on_sample: Callable[[float, int], None], on_fault: Callable[[str], None]) -> None:
+        """Take the driver (powered down until someone wants it) and the callbacks it reports to."""
+        self._reader, self._callbacks = driver, (on_sample, on_fault)
+        self.reading = not self.wants  # a driver comes up powered: start it, or power it down
+        self._power()
+
+    def want(self, reason: str, on: bool = True) -> None:
+        """Ask for readings for ``reason`` (``on=False`` gives the ask back); the chip is read
+        while anyone asks and powered down otherwise."""
+        if on:
+            self.wants.add(reason)
+        else:
+            self.wants.discard(reason)
+        self._power()
+
+    def _power(self) -> None:
+        driver = self._reader
+        if driver is None or self._callbacks is None or bool(self.wants) == self.reading:
+            return
+        self.reading = bool(self.wants)
+        if self.reading:
+            self.rezero()  # the pile may have changed while nobody watched
+            self.recent.clear()
+            self.raw = None
+            driver.start(*self._callbacks)
+        else:
+            driver.stop()
 
     # -- calibration --------------------------------------------------------------------------------
     def load(self) -> None:
@@ -231,6 +269,8 @@ class ScaleService:
     # -- samples in -----------------------------------------------------------------------------------
     def sample(self, t: float, raw: int) -> None:
         """One raw sample from the driver (on the loop)."""
+        if not self.reading and self._reader is not None:
+            return  # taken just before the pause; the next reading starts afresh
         self.raw = raw
         if self.driver_fault is not None:
             self.driver_fault = None
@@ -327,6 +367,9 @@ class ScaleService:
         session = self.game = game
         self.use = session.engine.scale if session is not None else None
         now = session.engine.scale_now(session.state) if session is not None and self.use is not None else None
+        # the game declares when the scale is for something: read it then (Tonne: the whole game,
+        # card reveals too, so the detector keeps its level for the first piece of the next turn)
+        self.want("game", now is not None)
         if session is None or now is None:
             self._seen, self._placing, self._task, self._now = None, None, None, None
             return

@@ -5,3 +5,5 @@ door of :mod:`firmware_host.ui.table` (and, where it needs one, a small second d
 scale's calibration, the timer presets). Imports ``games``, ``drivers``, ``core``, ``scale``
 and ``timers``; never ``runtime`` (the device builds the screens, not the reverse).
 """
+
+import drivers.luma_threads  # noqa: F401 - before the font's luma import: no idle luma threads

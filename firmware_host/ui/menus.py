@@ -344,6 +344,8 @@ class SelfTest(Screen):
     mood = "test"
     raw_buttons = True
     """Every press comes here, a long ``ok`` too (it does not pause a game's timer)."""
+    reads_scale = True
+    """The scale is read while this screen is open (it shows the reading)."""
 
     REFRESH = 0.5
     """Seconds between redraws while shown: the scale and the tower change without a press."""

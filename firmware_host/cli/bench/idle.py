@@ -1,9 +1,10 @@
 """``tablemate bench idle``: what the device costs when nobody presses anything.
 
-Starts ``tablemate run --sim`` as a real process (simulated buttons, display, tower and scale
-sampling at 10 per second), waits for its ``READY=1``, then reads the kernel's accounting of the
-process over a quiet stretch: CPU time used (``/proc/PID/stat``) and resident memory
-(``/proc/PID/status``). Run it once in the main menu and once with a game in play.
+Starts ``tablemate run --sim`` as a real process (simulated buttons, display, tower and scale;
+the scale is powered down in the menu and in the Arschbombe game played), waits for its
+``READY=1``, then reads the kernel's accounting of the process over a quiet stretch: CPU time
+used (``/proc/PID/stat``) and resident memory (``/proc/PID/status``). Run it once in the main
+menu and once with a game in play.
 """
 
 from __future__ import annotations

@@ -202,7 +202,9 @@ class ScaleService:
         self.load()
 
     # -- reading only when needed -----------------------------------------------------------------
-    def attach(self, driver: Any, on_sample: Callable[[float, int], None], on_fault: Callable[[str], None]) -> None:
+    def attach(
+        self, driver: Any, on_sample: Callable[[float, int], None], on_fault: Callable[[str], None]
+    ) -> None:
         """Take the driver (powered down until someone wants it) and the callbacks it reports to."""
         self._reader, self._callbacks = driver, (on_sample, on_fault)
         self.reading = not self.wants  # a driver comes up powered: start it, or power it down

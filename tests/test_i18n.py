@@ -130,3 +130,16 @@ def test_replay_output_is_the_same_in_every_language(cli, write_script, game):
         outputs.append((result.status, result.out, result.err))
     assert outputs[0] == outputs[1]
     assert outputs[0][0] in (0, 3)
+
+
+def test_a_saved_language_that_is_not_known_falls_back_to_the_files(tmp_path):
+    from firmware_host.core.store import Store
+
+    Store(tmp_path).write_doc("settings", {"language": "fr"})
+    config = configuration.parse({"display": {"language": "de"}}, "config.toml")
+
+    async def body(dev):
+        return dev.settings["language"], await screen(dev)
+
+    language, text = run_device(tmp_path, body, config)
+    assert language == "de" and "Neues Spiel" in text

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from drivers.panels import PANELS, display_size
+from firmware_host.core.i18n import LANGUAGES
 from firmware_host.core.limits import (
     MAX_FILE_BYTES,
     MAX_NAME_CHARS,
@@ -32,6 +34,9 @@ TIMER_SOUNDS = ("all", "timeout", "off")
 """The turn timer's beeps: every warning, only the time-out, none."""
 NAV = ("prev", "next", "ok", "back")
 BUTTONS = SEATS + NAV
+PANEL_KINDS = tuple(PANELS)
+LAYOUT_WIDTH = 128
+"""The narrowest picture the screens fit (their layout is 128×64)."""
 
 
 class ConfigError(ValueError):
@@ -136,10 +141,16 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "debounce": (_num(0.0, 0.2, "seconds"), 0.03),
     },
     "display": {
-        "kind": (_choice("ssd1306", "sh1106", "sim", "none"), "ssd1306"),
+        "kind": (_choice(*PANEL_KINDS, "sim", "none"), "ssd1306"),
+        "sim_panel": (_choice(*PANEL_KINDS), "ssd1306"),
+        "interface": (_choice("auto", "i2c", "spi"), "auto"),
         "i2c_port": (_int(0, 10), 1),
         "address": (_int(0x03, 0x77, "an I2C address from 0x03 to 0x77, like 0x3C"), 0x3C),
+        "spi_device": (_int(0, 1, "0 (CE0, GPIO 8) or 1 (CE1, GPIO 7)"), 0),
+        "dc": (_pin, 23),
+        "reset": (_pin, 15),
         "rotation": (_one_of(0, 90, 180, 270), 0),
+        "language": (_choice(*LANGUAGES), "en"),
         "brightness": (_int(1, 255), 200),
         "dim_after": (_num(10, 3600, "seconds"), 180.0),
         "dim_brightness": (_int(0, 255), 10),
@@ -194,6 +205,8 @@ class Config:
         """The same configuration on simulated hardware (``run --sim``, ``sim``)."""
         sections = {k: dict(v) for k, v in self.sections.items()}
         sections["buttons"]["backend"] = "sim"
+        if sections["display"]["kind"] in PANELS:  # simulate the panel the file names, at its size
+            sections["display"]["sim_panel"] = sections["display"]["kind"]
         sections["display"]["kind"] = "sim"
         sections["tower"]["backend"] = "sim"
         sections["scale"]["backend"] = "sim"
@@ -286,6 +299,30 @@ def _cross_checks(config: Config, where: str) -> None:
     if config["scale"]["backend"] == "hx711":
         for k in ("data", "clock"):
             claim(config["scale"][k], f"[scale] {k}")
+    d = config["display"]
+    kind = d["kind"]
+    shown = PANELS[kind] if kind in PANELS else PANELS[d["sim_panel"]] if kind == "sim" else None
+    if shown is not None:
+        width, height = display_size(shown, d["rotation"])
+        if width < LAYOUT_WIDTH:
+            raise ConfigError(
+                f"{where}: [display] rotation: {d['rotation']} turns the {shown.width}×{shown.height} panel "
+                f"into a {width}×{height} portrait the screens do not fit; use 0 or 180"
+            )
+    if kind in PANELS:
+        panel = PANELS[kind]
+        bus = panel.bus(d["interface"])
+        if bus not in panel.buses:
+            raise ConfigError(
+                f"{where}: [display] interface: the {kind} panel has no {bus.upper()} bus; use "
+                + " or ".join(f'"{b}"' for b in panel.buses)
+            )
+        if bus == "spi":
+            for pin, what in ((10, "MOSI"), (11, "SCLK"), (8 - d["spi_device"], f"CE{d['spi_device']}")):
+                claim(pin, f"[display] SPI {what}")
+            claim(d["dc"], "[display] dc")
+            claim(d["reset"], "[display] reset")
+            return
     for pin in (2, 3):
         if pin in used:
             raise ConfigError(f"{where}: {used[pin]}: GPIO {pin} is the I2C bus of the display")

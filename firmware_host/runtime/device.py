@@ -28,19 +28,21 @@ from drivers.buttons import Press, PressDecoder
 from drivers.tower import TowerState
 from firmware_host.core.config import BUTTONS, TIMER_SOUNDS, Config
 from firmware_host.core.fsio import storage_message
+from firmware_host.core.i18n import LANGUAGES, set_language
 from firmware_host.core.replay import Script, ScriptError
 from firmware_host.core.session import Session
 from firmware_host.core.store import Store, StoreError
 from firmware_host.core.writer import Broken, ThreadWriter, Writer
 from firmware_host.runtime import sdnotify
 from firmware_host.runtime.display_service import DisplayService
-from firmware_host.runtime.hardware import Hardware, build
+from firmware_host.runtime.hardware import Hardware, build, panel_size
 from firmware_host.runtime.lights import Lights
 from firmware_host.scale.service import ScaleService
 from firmware_host.timers.service import TimerService
 from firmware_host.ui.base import Confirm, Message, Screen
 from firmware_host.ui.game import GameScreen
 from firmware_host.ui.menus import GameMenu, GameOver, MainMenu
+from firmware_host.ui.panel import to_panel
 from firmware_host.ui.render import Frame, Row, compose, render
 from games.core import Action, Effect, Option, Refused, Task
 
@@ -84,13 +86,17 @@ class Device:
             "brightness": config["display"]["brightness"],
             "sound": config["tower"]["sound"],
             "timer_sound": config["timers"]["sound"],
+            "language": config["display"]["language"],
         }
         self._take_settings()
         store.read_doc("scale", repair=True)  # a damaged calibration is kept aside and named
+        set_language(self.settings["language"])
         self.decoders = {
             b: PressDecoder(b, config["buttons"]["long_press"], config["buttons"]["debounce"]) for b in BUTTONS
         }
         self.hw: Hardware | None = None
+        self.panel_size = panel_size(config)
+        """The size of the panel's picture (rotation applied): what every frame is drawn to."""
         self.display = DisplayService(None)
         self.lights = Lights(None)
         self.tower_status = "ok"
@@ -132,6 +138,7 @@ class Device:
             "brightness": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255,
             "sound": lambda v: isinstance(v, bool),
             "timer_sound": lambda v: v in TIMER_SOUNDS,
+            "language": lambda v: v in LANGUAGES,
         }
         for key, ok in checks.items():
             if key not in self.saved_settings:
@@ -841,7 +848,7 @@ class Device:
         if self._inflight:  # what changed shows once it is durable
             self._draw_held = True
             return
-        self.display.show(render(self.frame(), SHIFTS[self._shift]))
+        self.display.show(to_panel(render(self.frame(), SHIFTS[self._shift]), self.panel_size))
 
     async def flush(self) -> None:
         """Wait until the current frame is on the display."""
@@ -892,4 +899,6 @@ class Device:
             self.display.set_contrast(value)
         if key == "sound":
             self.lights.set_sound(value)
+        if key == "language":
+            set_language(value)
         self.redraw()

@@ -123,7 +123,8 @@ class DisplayService:
                 self._contrast = level
             data = image.tobytes()
             if data != self._shown_bytes:
-                await asyncio.to_thread(self.device.display, image)
+                mode = getattr(self.device, "mode", image.mode)
+                await asyncio.to_thread(self.device.display, image if image.mode == mode else image.convert(mode))
                 self._shown_bytes = data
                 self.shown = image
                 self.frames_sent += 1

@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any
 from drivers.buttons import Press
 from drivers.tower import BLINK, DARK, ON, TowerState
 from firmware_host.core.config import BUTTONS, SEATS
+from firmware_host.core.i18n import LANGUAGES, NAMES, _
 from firmware_host.timers.stats import clock_text
 from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, apply_confirmed, footed, is_seat
 from firmware_host.ui.calibrate import CalibrateScreen
 from firmware_host.ui.layout import grid, names_note, text_rows
 from firmware_host.ui.render import CONTENT_W, ROWS, Frame, Row, text_width
+from firmware_host.ui.rules import rules_for
 from firmware_host.ui.timer_menu import MODE_LABELS, timer_screen
 from games import TITLES, get_engine
 from games.core import Menu, Option
@@ -39,10 +41,10 @@ class MainMenu(ListScreen):
     def _entries(self) -> list[Item]:
         table = self.table
         return [
-            Item("New game", lambda: table.push(ChooseGame(table))),
-            Item("History", lambda: table.push(HistoryScreen(table, table.history()))),
-            Item("Settings", lambda: table.push(SettingsScreen(table))),
-            Item("Self-test", lambda: table.push(SelfTest(table))),
+            Item(_("New game"), lambda: table.push(ChooseGame(table))),
+            Item(_("History"), lambda: table.push(HistoryScreen(table, table.history()))),
+            Item(_("Settings"), lambda: table.push(SettingsScreen(table))),
+            Item(_("Self-test"), lambda: table.push(SelfTest(table))),
         ]
 
 
@@ -179,9 +181,10 @@ class GameMenu(ListScreen):
         ]
         items += [option_item(table, option) for option in table.anytime()]
         items += [
-            Item(TEXT["settings"], lambda: table.push(SettingsScreen(table))),
-            Item(TEXT["self_test"], lambda: table.push(SelfTest(table))),
+            Item(_("Settings"), lambda: table.push(SettingsScreen(table))),
+            Item(_("Self-test"), lambda: table.push(SelfTest(table))),
             Item(TEXT["end_early"], self._end),
+            Item(_("Rules"), lambda: table.push(rules_for(table))),  # last: prev from the top lands here
         ]
         return items
 
@@ -337,8 +340,15 @@ class SettingsScreen(ListScreen):
             Item("Sound", self._toggle_sound, "on" if table.settings["sound"] else "off"),
             Item("Turn timer", lambda: table.push(timer_screen(table, table.timers, game)), self._timer_note()),
             Item("Timer beeps", self._timer_sound, table.settings["timer_sound"]),
+            Item(_("Language"), self._language, NAMES.get(table.settings.get("language", "en"), "?")),
             Item("Calibrate scale", lambda: table.push(CalibrateScreen(table, scale)), calibrated),
         ]
+
+    def _language(self) -> None:
+        """The next language; the device speaks it at once."""
+        now = self.table.settings.get("language", "en")
+        following = LANGUAGES[(LANGUAGES.index(now) + 1) % len(LANGUAGES)] if now in LANGUAGES else LANGUAGES[0]
+        self.table.change_setting("language", following)
 
     def _timer_note(self) -> str:
         session = self.table.session
@@ -368,7 +378,7 @@ class HistoryScreen(ListScreen):
 
     def __init__(self, table: Table, history: Sequence[dict[str, Any]]) -> None:
         """``history``: the finished games, oldest first (read once, not on every press)."""
-        super().__init__(table, TEXT["history"], self._entries(history))
+        super().__init__(table, _("History"), self._entries(history))
 
     def _entries(self, history: Sequence[dict[str, Any]]) -> list[Item]:
         items = [

@@ -285,3 +285,18 @@ def test_a_slow_bus_never_holds_the_loop_and_only_the_newest_picture_follows():
     for thread in writer:
         thread.join(5)
     assert not any(t.is_alive() for t in writer)  # the writer thread ends with the service
+
+
+def test_working_out_a_frame_touches_no_bus_only_sending_does():
+    for kind in ("ssd1306", "sh1106"):
+        bus = CapturingBus()
+        device = open_display(kind, serial_interface=bus)
+        bus.sent.clear()
+        bus.fail = True  # a dead bus: only I/O can notice
+        update = device.prepare(picture("one"))
+        assert bus.sent == [] and update.writes
+        bus.fail = False
+        device.send(update)
+        panel = PanelMemory(column_offset=2 if kind == "sh1106" else 0)
+        panel.feed(bus.sent)
+        assert panel.picture() == luma_pages(picture("one")), kind

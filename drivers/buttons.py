@@ -157,6 +157,12 @@ class ButtonPanel:
 
     def close(self) -> None:
         """Release the pins; safe to call twice."""
+        # Each button's hold thread polls its stop event every 0.1 s: tell them all first, then
+        # close (as gpiozero's own shutdown does), so ten buttons stop in 0.1 s, not 1 s.
+        for button in self.buttons.values():
+            thread = getattr(button, "_hold_thread", None)
+            if thread is not None:
+                thread.stopping.set()
         for button in self.buttons.values():
             button.close()
         self.buttons.clear()

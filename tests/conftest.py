@@ -12,9 +12,18 @@ from typing import Any
 import pytest
 
 from firmware_host.cli.main import main
+from firmware_host.core.i18n import set_language
 from firmware_host.runtime.vtime import run_virtual
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def english():
+    """Every test starts and ends in English (the language is process-wide, as on the device)."""
+    set_language("en")
+    yield
+    set_language("en")
 
 
 class Result:

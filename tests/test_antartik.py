@@ -1,4 +1,4 @@
-"""Antartik rules (shared/rules/antartik.md, docs/antartik.md), through the engine and replay."""
+"""Antartik rules (docs/antartik.md), through the engine and replay."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Arschbombe rules (shared/rules/arschbombe.md), through the engine and the replay contract."""
+"""Arschbombe rules (docs/arschbombe.md), through the engine and the replay contract."""
 
 from __future__ import annotations
 

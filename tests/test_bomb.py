@@ -1,4 +1,4 @@
-"""Bomb rules (shared/rules/bomb.md), through the engine, the prompts and the replay contract."""
+"""Bomb rules (docs/bomb.md), through the engine, the prompts and the replay contract."""
 
 from __future__ import annotations
 

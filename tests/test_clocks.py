@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from firmware_host.timers.clocks import RUNNING, TIMEOUT, WARNING, Clocks, Preset, seat_shares
@@ -59,17 +61,91 @@ def test_bronstein_flag_falls_during_the_turn_even_if_the_delay_would_give_time_
     c.run(10_000)
     assert c.level() == TIMEOUT
     c.end()
-    assert c.banks[ANN] == 5_000
+    assert c.banks[ANN] == 0  # the flag fell: nothing is given back for a turn lost on time
 
 
-def test_a_bank_goes_into_debt_in_overtime_and_increments_pay_it_back():
+def test_a_bank_goes_into_debt_in_overtime_and_turns_lost_on_time_earn_no_increment():
+    """FIDE clock rules: the increment is added only for a move made in time; once the flag has
+    fallen (a soft timeout plays on in overtime), turns earn nothing and the debt stays."""
     c = clocks(mode="bank", seconds=10, increment=2)
     turn(c, ANN, 13_000)
-    assert c.banks[ANN] == -1_000
+    assert c.banks[ANN] == -3_000  # no +2 s for the turn in which the flag fell
     c.begin(("turn", ANN))
     assert c.level() == TIMEOUT
     c.end()
-    assert c.banks[ANN] == 1_000
+    assert c.banks[ANN] == -3_000
+    turn(c, BEN, 9_999)  # in time, by a millisecond
+    assert c.banks[BEN] == 2_001
+
+
+def test_bronstein_gives_nothing_back_for_a_turn_lost_on_time():
+    c = clocks(mode="bank", seconds=4, delay=5)
+    turn(c, ANN, 4_500)
+    assert c.banks[ANN] == -500  # not 4 s back: the flag fell at 4 s
+
+
+def test_increment_and_delay_together_give_back_then_add():
+    """Shared Game Timer allows both: the delay's give-back, then the increment."""
+    c = clocks(mode="bank", seconds=60, increment=2, delay=3)
+    turn(c, ANN, 10_000)
+    assert c.banks[ANN] == 60_000 - 10_000 + 3_000 + 2_000
+    turn(c, ANN, 1_000)
+    assert c.banks[ANN] == 55_000 - 1_000 + 1_000 + 2_000
+
+
+def test_undo_takes_back_the_increments_of_the_undone_turns():
+    c = clocks(mode="bank", seconds=60, increment=5)
+    c.begin(("turn", ANN))
+    c.run(10_000)
+    c.end(at=1)  # Ann's action 1 ended her turn: +5 s
+    c.begin(("turn", BEN))
+    c.run(4_000)
+    c.end(at=1, bonus=False)  # an undo cut Ben's turn short: no bonus
+    c.revoke(0)  # ... back to no actions: Ann's bonus goes too
+    assert c.banks == {ANN: 50_000, BEN: 56_000}  # the time used stays spent
+    assert c.credits == []
+
+
+def test_revoke_mid_turn_keeps_the_running_bank_consistent():
+    c = clocks(mode="bank", seconds=60, increment=5)
+    turn_end = c.begin(("turn", ANN)), c.run(1_000), c.end(at=1)
+    assert turn_end[2] == 1_000
+    c.begin(("turn", ANN))
+    c.run(2_000)
+    c.revoke(0)
+    c.run(1_000)
+    assert c.banks[ANN] == 60_000 - 1_000 - 3_000
+
+
+def test_hourglass_snapshot_with_grace_never_gives_a_waiting_player_less_than_at_the_cut():
+    """Saved at 10 s into Ann's turn, cut at any moment up to 5 s later: resumed, Ben has at
+    least what he had at the cut, and Ann at least hers."""
+    c = clocks(mode="hourglass", seconds=60)
+    c.begin(("turn", ANN))
+    c.run(10_000)
+    snap = c.snapshot(grace=5_000)
+    for more in (0, 1, 2_500, 5_000):
+        at_cut = clocks(mode="hourglass", seconds=60)
+        at_cut.begin(("turn", ANN))
+        at_cut.run(10_000 + more)
+        resumed = clocks(mode="hourglass", seconds=60)
+        resumed.restore(json.loads(json.dumps(snap)))
+        assert resumed.banks[BEN] >= at_cut.banks[BEN] and resumed.banks[ANN] >= at_cut.banks[ANN]
+    assert resumed.banks == {ANN: 50_000, BEN: 75_000}
+    resumed.run(1_000)  # the given sand stays when the clock runs on
+    assert resumed.banks == {ANN: 49_000, BEN: 76_000}
+    again = clocks(mode="hourglass", seconds=60)
+    again.restore(json.loads(json.dumps(resumed.snapshot())))  # and survives a second cut
+    assert again.banks == resumed.banks
+
+
+def test_a_clean_snapshot_restores_the_hourglass_exactly():
+    c = clocks(mode="hourglass", seconds=60)
+    c.begin(("turn", ANN))
+    c.run(10_000)
+    resumed = clocks(mode="hourglass", seconds=60)
+    resumed.restore(c.snapshot())
+    assert resumed.banks == c.banks == {ANN: 50_000, BEN: 70_000}
 
 
 def test_hourglass_two_players_sand_flows_to_the_one_waiting():

@@ -101,9 +101,9 @@ def test_finished_game_goes_to_history_once_even_if_power_fails_while_filing(tmp
 def test_history_entry_has_date_duration_players_scores_winners(tmp_path):
     now = [100.0]
     store = Store(tmp_path)
-    session = Session.start(store, "arschbombe", ["Ann", "Ben"], seed=1, wall=lambda: now[0])
+    session = Session.start(store, "arschbombe", ["Ann", "Ben"], seed=1, wall=lambda: now[0], mono=lambda: now[0])
     session.apply(JUMP)
-    now[0] = 400.0
+    now[0] = 400.0  # durations come from the monotonic clock (mono), dates from the wall
     entry = session.finish("over")
     assert entry["duration_s"] == 300.0
     assert entry["players"] == ["Ann", "Ben"] and entry["scores"] == {"Ann": 3, "Ben": 0}

@@ -1,4 +1,4 @@
-"""`tablemate sim --script`, `state` and `history`, exactly as shared/contract.md has them."""
+"""`tablemate sim --script`, `state` and `history`, exactly as docs/commands.md has them."""
 
 from __future__ import annotations
 

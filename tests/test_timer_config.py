@@ -51,10 +51,6 @@ def test_every_game_is_off_by_default_and_modes_bring_their_own_time():
             {"arschbombe": {"mode": "turn", "increment": 5}},
             'increment: expected 0 unless mode = "bank" (mode is "turn"), got 5',
         ),
-        (
-            {"arschbombe": {"mode": "bank", "increment": 5, "delay": 2}},
-            "delay: expected 0 when increment is set (a Fischer increment or a Bronstein delay, not both), got 2",
-        ),
         ({"arschbombe": {"timeout": "fatal"}}, 'timeout: expected "soft" or "hard", got \'fatal\''),
         (
             {"arschbombe": {"timeout": "hard"}},

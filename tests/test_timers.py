@@ -47,7 +47,7 @@ def kind(state: TowerState) -> str:
     lights = (state.red, state.yellow, state.green)
     return {
         (OFF, OFF, ON): "green",
-        (OFF, BLINK, OFF): "yellow",
+        (OFF, BLINK, ON): "yellow",
         (BLINK, BLINK, OFF): "red",
         (OFF, ON, ON): "paused",
     }.get(lights, "other")
@@ -389,3 +389,40 @@ def test_emptying_and_refilling_the_bin_runs_nobodys_clock(tmp_path):
     )
     dev = sim(tmp_path, config, script)
     assert dev.timers.clocks.banks == {"Ann": 300_000, "Ben": 300_000}
+
+
+# -- checked against FIDE clock rules and Shared Game Timer ------------------------------------------------
+def test_undo_takes_back_the_increment_of_the_undone_turn_on_the_device(tmp_path):
+    config = '[timers.arschbombe]\nmode = "bank"\nseconds = 60\nincrement = 5\n'
+    # Ann thinks 10 s and jumps (+5 s), Ben thinks 4 s, the table undoes Ann's jump
+    dev = sim(tmp_path, config, f"start arschbombe Ann Ben\nwait 10\n{JUMP}\nwait 4\nhold back 1\npress ok\n")
+    assert dev.session is not None and dev.session.actions == []
+    banks = dev.timers.clocks.banks
+    assert banks["Ann"] <= 50_000  # her increment went with her jump (it was 55 s with it)
+    assert 54_800 <= banks["Ben"] <= 56_000  # Ben's cut-short turn earned none either
+    again = sim(tmp_path, config, "wait 1")  # the same after a restart
+    assert again.timers.clocks.banks["Ann"] <= 50_000 and again.timers.clocks.credits == []
+
+
+def test_an_hourglass_resumed_after_a_cut_gives_the_waiting_player_no_less_than_at_the_cut(tmp_path):
+    config = load_config(tmp_path, '[timers.arschbombe]\nmode = "hourglass"\nseconds = 100\n')
+    cut = tmp_path / "cut"
+    run_and_cut(tmp_path, config, "start arschbombe Ann Ben\nwait 12.5\n", cut)  # saved at 10 s
+    dev = run_script(config, Store(cut), parse("wait 60"), None, seed=1)  # resumed paused
+    banks = dev.timers.clocks.banks
+    assert banks["Ben"] >= 112_500  # what Ben had at the cut (the save alone gave 110 s)
+    assert banks["Ann"] >= 87_500
+
+
+def test_an_empty_hourglass_shows_zero_not_a_stuck_overtime(tmp_path):
+    dev = sim(tmp_path, '[timers.arschbombe]\nmode = "hourglass"\nseconds = 10\n', "start arschbombe Ann Ben\nwait 15")
+    assert dev.timers.clocks.banks["Ann"] == 0
+    assert dev.timers.title_text() == "0:00"
+
+
+def test_the_timer_lights_differ_from_every_mood_of_the_table():
+    from firmware_host.runtime.lights import MOODS, TIMER
+
+    assert TIMER["warning"] != MOODS["waiting"]  # the table's job (empty and refill the bin)
+    for level in ("warning", "timeout", "paused"):  # running is green: play on, like the playing mood
+        assert TIMER[level] not in MOODS.values(), level

@@ -1,4 +1,4 @@
-"""Ab in die Tonne rules (shared/rules/tonne.md, rulings in docs/tonne.md), engine and replay contract."""
+"""Ab in die Tonne rules (docs/tonne.md), engine and replay contract."""
 
 from __future__ import annotations
 

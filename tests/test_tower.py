@@ -146,3 +146,44 @@ def test_every_signal_differs_by_sound_or_rhythm_not_only_colour():
     shapes = {name: tuple((s.buzzer, round(d, 2)) for s, d in steps) for name, steps in SIGNALS.items()}
     assert len(set(shapes.values())) == len(shapes), "two signals differ only by colour"
     assert len({rhythm(s) for s in SIGNALS.values()}) == len(SIGNALS)
+
+
+def test_usb_tower_survives_termios_error_from_flush_and_resends_everything():
+    """Unplugged between write and drain: pyserial's flush() lets tcdrain's termios.error out,
+    which is not an OSError. The writer must report the loss, reopen and resend the whole state."""
+    import termios
+
+    statuses: list[str] = []
+    ports = []
+
+    class UnpluggedAtDrain:
+        def __init__(self, inner, fail):
+            self.inner, self.fail = inner, fail
+
+        def write(self, data):
+            return self.inner.write(data)
+
+        def flush(self):
+            if self.fail:
+                raise termios.error(5, "Input/output error")
+            self.inner.flush()
+
+        def close(self):
+            pass
+
+    def opener(_):
+        port = serial.serial_for_url("loop://", timeout=0.5)
+        ports.append(port)
+        return UnpluggedAtDrain(port, fail=len(ports) == 1)
+
+    tower = UsbTower("x", lambda s, d: statuses.append(s), opener, backoff=(0.001, 0.004))
+    tower.show(TowerState(yellow=BLINK))
+    wait_until(lambda: len(ports) == 2 and ports[1].in_waiting >= 4)
+    assert statuses == ["ok", "lost", "ok"]
+    assert tower._thread.is_alive()
+    resent = ports[1].read(ports[1].in_waiting)
+    assert 0x42 in resent and {0x21, 0x24, 0x28} <= set(resent)  # the whole state, not a diff
+    tower.show(TowerState(green=ON))
+    wait_until(lambda: ports[1].in_waiting >= 2)
+    assert set(ports[1].read(ports[1].in_waiting)) == {0x22, 0x14}
+    tower.close()

@@ -1,4 +1,4 @@
-"""Trottelmütze rules (shared/rules/trottel.md, rulings in docs/trottel.md) through `tablemate replay`."""
+"""Trottelmütze rules (docs/trottel.md) through `tablemate replay`."""
 
 from __future__ import annotations
 

@@ -17,11 +17,15 @@ state after every (re)connection, since the tower may have been power-cycled wit
 
 A writer thread owns the port: :meth:`UsbTower.show` only hands it the newest state. When the
 port fails (unplugged), the thread reports ``lost``, and reopens it with exponential backoff.
+An unplug between ``write`` and the drain in ``flush`` raises ``termios.error`` from
+``tcdrain``, which is neither ``OSError`` nor ``SerialException`` (pyserial does not wrap it):
+it is a port failure like the others, and nothing else may end the thread either.
 """
 
 from __future__ import annotations
 
 import contextlib
+import termios
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -34,6 +38,10 @@ BAUD = 9600
 
 MODE_BITS = {"on": 0x10, "off": 0x20, "blink": 0x40}
 ELEMENT_BITS = {"red": 0x01, "yellow": 0x02, "green": 0x04, "buzzer": 0x08}
+
+
+PORT_ERRORS: tuple[type[BaseException], ...] = (serial.SerialException, OSError, termios.error)
+"""What a failing port raises: pyserial's errors, the OS's, and ``tcdrain``'s ``termios.error``."""
 
 
 def command(element: str, mode: str) -> int:
@@ -103,13 +111,8 @@ class UsbTower:
             if not self.connected:
                 if stopping:
                     break
-                if self._connect():
-                    delay = self._backoff[0]
-                else:
-                    with self._changed:
-                        if not self._stop:
-                            self._changed.wait(delay)
-                    delay = min(delay * 2, self._backoff[1])
+                if not self._connect():
+                    delay = self._pause(delay)
                     continue
             try:
                 data = commands(self._shown, wanted)
@@ -117,17 +120,30 @@ class UsbTower:
                     self._serial.write(data)
                     self._serial.flush()
                 self._shown = wanted
-            except (serial.SerialException, OSError) as exc:
-                self._drop(str(exc))
+                delay = self._backoff[0]
+            except PORT_ERRORS as exc:
+                self._drop(str(exc) or type(exc).__name__)
+                delay = self._pause(delay)  # a port that opens but fails at once is not hammered
+                continue
+            except Exception as exc:  # the writer thread must outlive any port bug
+                self._drop(f"{type(exc).__name__}: {exc}")
+                delay = self._pause(delay)
                 continue
             if stopping:
                 break
         self._close_port()
 
+    def _pause(self, delay: float) -> float:
+        """Wait ``delay`` (a stop ends it early); the next, doubled, up to the backoff's limit."""
+        with self._changed:
+            if not self._stop:
+                self._changed.wait(delay)
+        return min(delay * 2, self._backoff[1])
+
     def _connect(self) -> bool:
         try:
             self._serial = self._opener(self.port)
-        except (serial.SerialException, OSError, ValueError) as exc:
+        except (*PORT_ERRORS, ValueError) as exc:
             self._serial = None
             self._report("lost", str(exc))
             return False
@@ -143,7 +159,7 @@ class UsbTower:
 
     def _close_port(self) -> None:
         if self._serial is not None:
-            with contextlib.suppress(serial.SerialException, OSError):
+            with contextlib.suppress(Exception):  # closing a dead port may raise anything
                 self._serial.close()
             self._serial = None
 

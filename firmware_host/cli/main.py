@@ -1,5 +1,5 @@
 """The ``tablemate`` command. Contracts of ``replay``, ``state``, ``sim`` and ``scale detect``
-are fixed by ``shared/contract.md``; every failure is one line on stderr, never a traceback.
+are fixed by ``docs/commands.md``; every failure is one line on stderr, never a traceback.
 
 Exit status: 0 fine, 2 bad input (script, config, state folder), 3 a replay action refused.
 """
@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from firmware_host.core.limits import one_line
 from firmware_host.core.replay import Script, ScriptError, replay
 
 if TYPE_CHECKING:
@@ -37,7 +38,19 @@ class Fail(Exception):
 
 
 def _print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
+    """One JSON document on a line; text that cannot be written as UTF-8 (a lone surrogate in an
+    old file) is written as ``\\u`` escapes instead, still valid JSON."""
+    text = json.dumps(data, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(data)
+    sys.stdout.write(text + "\n")
+
+
+def _say(message: str) -> None:
+    """One line on stderr, whatever the message holds (line breaks and surrogates escaped)."""
+    sys.stderr.write(one_line(message, 1000) + "\n")
 
 
 def _store(args: argparse.Namespace, create: bool = True) -> Store:
@@ -69,12 +82,16 @@ def _config(args: argparse.Namespace) -> configuration.Config:
 def cmd_replay(args: argparse.Namespace) -> int:
     """Run a SCRIPT through the engine and print its summary."""
     try:
-        result = replay(Script.load(args.script))
+        script = Script.load(args.script)  # its errors name the file
     except ScriptError as exc:
         raise Fail(str(exc)) from None
+    try:
+        result = replay(script)
+    except ScriptError as exc:  # the engine's: an unknown game, players or options it refuses
+        raise Fail(f"{args.script}: {exc}") from None
     _print_json(result.summary)
     if result.failed_index is not None:
-        sys.stderr.write(f"action {result.failed_index}: {result.reason}\n")
+        _say(f"action {result.failed_index}: {result.reason}")
         return EXIT_REFUSED
     return EXIT_OK
 
@@ -112,37 +129,73 @@ def _note(command: str, text: str) -> None:
 
 
 HISTORY_FIELDS = ("date", "game", "duration", "players", "scores", "winners", "reason", "time")
+MAX_SHOWN_SECONDS = 10 * 366 * 86400
+"""A duration longer than this is not believed (a wall clock that jumped), and shown as ``?``."""
+
+
+def _number(value: Any) -> float | None:
+    """A finite number from a history field, else ``None`` (the file is read, not trusted)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def _text(value: Any) -> str:
+    """A history field as one printable line."""
+    return one_line(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False), 200)
+
+
+def _names(value: Any) -> str:
+    return ", ".join(_text(v) for v in value) if isinstance(value, list) else ""
+
+
+def _duration(seconds: Any) -> str:
+    from firmware_host.timers.stats import clock_text
+
+    s = _number(seconds)
+    return "?" if s is None or not 0 <= s <= MAX_SHOWN_SECONDS else clock_text(round(s * 1000))
+
+
+def _date(entry: dict[str, Any]) -> str:
+    """The start date in local time; ``?`` when unreadable, marked when the clock was not set."""
+    started = _number(entry.get("started"))
+    try:
+        text = time.strftime("%Y-%m-%d %H:%M", time.localtime(started)) if started is not None else "?"
+    except (OverflowError, OSError, ValueError):
+        text = "?"
+    return text + (" (clock unset)" if entry.get("clock_synced") is False else "")
 
 
 def _time_used(entry: dict[str, Any]) -> str:
     """Each player's time on the turn timer (empty when no timer ran)."""
-    from firmware_host.timers.stats import clock_text
 
     timer = entry.get("timer")
     players = timer.get("players") if isinstance(timer, dict) else None
     if not isinstance(players, dict):
         return ""
     return ", ".join(
-        f"{p} {clock_text(round((v.get('total_s') or 0) * 1000))}" for p, v in players.items() if isinstance(v, dict)
+        f"{_text(p)} {_duration(v.get('total_s') or 0)}" for p, v in players.items() if isinstance(v, dict)
     )
 
 
 def history_rows(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
-    """History entries as flat text fields for the table and CSV."""
-    from firmware_host.timers.stats import clock_text
-
+    """History entries as flat text fields for the table and CSV (a wrongly typed field shows
+    as ``?`` or empty: the history file is read, not trusted)."""
     rows = []
     for e in entries:
-        scores = e.get("scores", {})
+        scores = e.get("scores")
+        over = e.get("reason") == "over"
         rows.append(
             {
-                "date": time.strftime("%Y-%m-%d %H:%M", time.localtime(e.get("started", 0))),
-                "game": str(e.get("game", "")),
-                "duration": clock_text(round(e.get("duration_s", 0) * 1000)),
-                "players": ", ".join(e.get("players", [])),
-                "scores": ", ".join(f"{p} {s}" for p, s in scores.items()),
-                "winners": ", ".join(e.get("winners", [])) or ("-" if e.get("reason") == "over" else ""),
-                "reason": "finished" if e.get("reason") == "over" else "ended early",
+                "date": _date(e),
+                "game": _text(e.get("game", "")),
+                "duration": _duration(e.get("duration_s", 0)),
+                "players": _names(e.get("players")),
+                "scores": ", ".join(f"{_text(p)} {_text(v)}" for p, v in scores.items())
+                if isinstance(scores, dict)
+                else "",
+                "winners": _names(e.get("winners")) or ("-" if over else ""),
+                "reason": "finished" if over else "ended early",
                 "time": _time_used(e),
             }
         )
@@ -535,7 +588,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.handler(args)
     except Fail as exc:
-        sys.stderr.write(f"tablemate {args.command}: {exc}\n")
+        _say(f"tablemate {args.command}: {exc}")
         return exc.status
     except KeyboardInterrupt:
         return 130

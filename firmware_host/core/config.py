@@ -14,6 +14,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from drivers.panels import PANELS, display_size
+from firmware_host.core.i18n import LANGUAGES
+from firmware_host.core.limits import (
+    MAX_FILE_BYTES,
+    MAX_NAME_CHARS,
+    InputError,
+    check_name,
+    check_tree,
+    one_line,
+    quote,
+)
 from firmware_host.timers.clocks import Preset
 
 DEFAULT_PATH = Path("/etc/tablemate/config.toml")
@@ -23,6 +34,9 @@ TIMER_SOUNDS = ("all", "timeout", "off")
 """The turn timer's beeps: every warning, only the time-out, none."""
 NAV = ("prev", "next", "ok", "back")
 BUTTONS = SEATS + NAV
+PANEL_KINDS = tuple(PANELS)
+LAYOUT_WIDTH = 128
+"""The narrowest picture the screens fit (their layout is 128×64)."""
 
 
 class ConfigError(ValueError):
@@ -93,6 +107,11 @@ def _seat_list(v: Any) -> list[str]:
 def _names(v: Any) -> dict[str, str]:
     if not isinstance(v, dict) or not all(k in SEATS and isinstance(n, str) and n.strip() for k, n in v.items()):
         raise ValueError('a table of seat = "name", like { p1 = "Ann" }')
+    for seat, name in v.items():
+        try:
+            check_name(name)
+        except InputError:
+            raise ValueError(f"names of 1 to {MAX_NAME_CHARS} printable characters ({seat} is not)") from None
     if len({n.strip() for n in v.values()}) != len(v):
         raise ValueError("different names for different seats")
     return {k: n.strip() for k, n in v.items()}
@@ -122,10 +141,16 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "debounce": (_num(0.0, 0.2, "seconds"), 0.03),
     },
     "display": {
-        "kind": (_choice("ssd1306", "sh1106", "sim", "none"), "ssd1306"),
+        "kind": (_choice(*PANEL_KINDS, "sim", "none"), "ssd1306"),
+        "sim_panel": (_choice(*PANEL_KINDS), "ssd1306"),
+        "interface": (_choice("auto", "i2c", "spi"), "auto"),
         "i2c_port": (_int(0, 10), 1),
         "address": (_int(0x03, 0x77, "an I2C address from 0x03 to 0x77, like 0x3C"), 0x3C),
+        "spi_device": (_int(0, 1, "0 (CE0, GPIO 8) or 1 (CE1, GPIO 7)"), 0),
+        "dc": (_pin, 23),
+        "reset": (_pin, 15),
         "rotation": (_one_of(0, 90, 180, 270), 0),
+        "language": (_choice(*LANGUAGES), "en"),
         "brightness": (_int(1, 255), 200),
         "dim_after": (_num(10, 3600, "seconds"), 180.0),
         "dim_brightness": (_int(0, 255), 10),
@@ -180,6 +205,8 @@ class Config:
         """The same configuration on simulated hardware (``run --sim``, ``sim``)."""
         sections = {k: dict(v) for k, v in self.sections.items()}
         sections["buttons"]["backend"] = "sim"
+        if sections["display"]["kind"] in PANELS:  # simulate the panel the file names, at its size
+            sections["display"]["sim_panel"] = sections["display"]["kind"]
         sections["display"]["kind"] = "sim"
         sections["tower"]["backend"] = "sim"
         sections["scale"]["backend"] = "sim"
@@ -207,18 +234,19 @@ def parse(data: dict[str, Any], where: str) -> Config:
             except PresetError as exc:
                 raise ConfigError(str(exc)) from None
         if section not in SCHEMA:
-            raise ConfigError(f"{where}: unknown section [{section}] (known: {', '.join([*SCHEMA, 'games'])})")
+            raise ConfigError(f"{where}: unknown section [{_key(section)}] (known: {', '.join([*SCHEMA, 'games'])})")
         if not isinstance(table, dict):
             raise ConfigError(f"{where}: [{section}] must be a table")
         for key, value in table.items():
             if key not in SCHEMA[section]:
                 known = ", ".join(SCHEMA[section])
-                raise ConfigError(f"{where}: [{section}] unknown key '{key}' (known: {known})")
+                raise ConfigError(f"{where}: [{section}] unknown key {quote(key)} (known: {known})")
             check, _ = SCHEMA[section][key]
             try:
                 config.sections[section][key] = check(value)
             except ValueError as exc:
-                raise ConfigError(f"{where}: [{section}] {key}: expected {exc}, got {value!r}") from None
+                got = one_line(repr(value), 60)
+                raise ConfigError(f"{where}: [{section}] {key}: expected {exc}, got {got}") from None
     _cross_checks(config, where)
     return config
 
@@ -232,15 +260,24 @@ def _parse_games(table: Any, where: str) -> dict[str, dict[str, Any]]:
         raise ConfigError(f"{where}: [games] must hold one table per game, like [games.bomb]")
     for game, options in table.items():
         if game not in ENGINES:
-            raise ConfigError(f"{where}: [games.{game}] unknown game (known: {', '.join(ENGINES)})")
+            raise ConfigError(f"{where}: [games.{_key(game)}] unknown game (known: {', '.join(ENGINES)})")
         if not isinstance(options, dict):
             raise ConfigError(f"{where}: [games.{game}] must be a table of game options")
         known = get_engine(game).option_keys
         for key in options:
             if key not in known:
                 names = ", ".join(sorted(known)) or "none"
-                raise ConfigError(f"{where}: [games.{game}] unknown option '{key}' (known: {names})")
+                raise ConfigError(f"{where}: [games.{game}] unknown option {quote(key)} (known: {names})")
+        try:
+            check_tree(options)
+        except InputError as exc:
+            raise ConfigError(f"{where}: [games.{game}]: {exc}") from None
     return {g: dict(o) for g, o in table.items()}
+
+
+def _key(name: str) -> str:
+    """A section or key name as a message shows it: escaped and cut when it is not a plain word."""
+    return name if name.isidentifier() and len(name) <= 40 else quote(name)
 
 
 def _cross_checks(config: Config, where: str) -> None:
@@ -262,6 +299,30 @@ def _cross_checks(config: Config, where: str) -> None:
     if config["scale"]["backend"] == "hx711":
         for k in ("data", "clock"):
             claim(config["scale"][k], f"[scale] {k}")
+    d = config["display"]
+    kind = d["kind"]
+    shown = PANELS[kind] if kind in PANELS else PANELS[d["sim_panel"]] if kind == "sim" else None
+    if shown is not None:
+        width, height = display_size(shown, d["rotation"])
+        if width < LAYOUT_WIDTH:
+            raise ConfigError(
+                f"{where}: [display] rotation: {d['rotation']} turns the {shown.width}×{shown.height} panel "
+                f"into a {width}×{height} portrait the screens do not fit; use 0 or 180"
+            )
+    if kind in PANELS:
+        panel = PANELS[kind]
+        bus = panel.bus(d["interface"])
+        if bus not in panel.buses:
+            raise ConfigError(
+                f"{where}: [display] interface: the {kind} panel has no {bus.upper()} bus; use "
+                + " or ".join(f'"{b}"' for b in panel.buses)
+            )
+        if bus == "spi":
+            for pin, what in ((10, "MOSI"), (11, "SCLK"), (8 - d["spi_device"], f"CE{d['spi_device']}")):
+                claim(pin, f"[display] SPI {what}")
+            claim(d["dc"], "[display] dc")
+            claim(d["reset"], "[display] reset")
+            return
     for pin in (2, 3):
         if pin in used:
             raise ConfigError(f"{where}: {used[pin]}: GPIO {pin} is the I2C bus of the display")
@@ -275,13 +336,24 @@ def load(path: Path | str | None) -> Config:
         path = DEFAULT_PATH
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_FILE_BYTES:,} bytes")
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
+    except ValueError as exc:  # an integer past Python's int/str conversion limit
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    try:
+        check_tree(data)
+    except InputError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     return parse(data, str(path))

@@ -52,7 +52,7 @@ def _decode(line: bytes) -> dict[str, Any] | None:
     """The record of one line, or ``None`` when the line is torn or damaged."""
     try:
         record = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # also over-long integers, deep nesting
         return None
     if not isinstance(record, dict) or not isinstance(record.get("c"), int):
         return None

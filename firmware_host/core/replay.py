@@ -1,4 +1,4 @@
-"""Replay SCRIPTs (``shared/contract.md``): a game's players, seed, options and actions.
+"""Replay SCRIPTs (``docs/commands.md``): a game's players, seed, options and actions.
 
 A SCRIPT is how a game travels: ``tablemate replay`` runs one, ``tablemate state`` prints the one
 that rebuilds the game on the device, and the journal is a SCRIPT written one action at a time.
@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from firmware_host.core.limits import InputError, check_name, check_tree, parse_json, read_text
 from games import UnknownGame, get_engine
 from games.core import Action, Engine, Refused, SetupError
 
@@ -47,9 +48,18 @@ class Script:
         game = data.get("game")
         if not isinstance(game, str):
             raise ScriptError(f"{where}: 'game' must be a string")
+        try:
+            check_tree(data)
+        except InputError as exc:
+            raise ScriptError(f"{where}: {exc}") from None
         players = data.get("players")
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
             raise ScriptError(f"{where}: 'players' must be a list of names")
+        for i, name in enumerate(players):
+            try:
+                check_name(name)
+            except InputError as exc:
+                raise ScriptError(f"{where}: players[{i}]: {exc}") from None
         seed = data.get("seed", 0)
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise ScriptError(f"{where}: 'seed' must be an integer")
@@ -67,13 +77,15 @@ class Script:
     def load(cls, path: str | Path) -> Script:
         """Read a SCRIPT file."""
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            text = read_text(Path(path), "the script")
+        except (OSError, UnicodeDecodeError, InputError) as exc:
             raise ScriptError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
         try:
-            data = json.loads(text)
+            data = parse_json(text)
         except json.JSONDecodeError as exc:
             raise ScriptError(f"{path}: not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        except InputError as exc:
+            raise ScriptError(f"{path}: {exc}") from None
         return cls.from_json(data, str(path))
 
     def engine(self) -> Engine:

@@ -3,6 +3,13 @@
 :meth:`Session.apply` is the single door for actions, whatever brought them (a button, the scale,
 a turn timer, a script line): the engine checks the action, the journal makes it durable, and only
 then does the new state (and its effects) become visible.
+
+Time: every record carries the wall time ``t`` and ``e``, the seconds the game has been in play by
+the monotonic clock (carried over a restart from the last record; the time the device was off
+does not count). The history's ``duration_s`` comes from ``e``, so a wall clock that jumps
+mid-game (a Pi without a real-time clock syncing over NTP) cannot make it wrong. The header and
+the ``end`` record say whether the wall clock was synced (:mod:`firmware_host.core.wallclock`);
+a game started before the sync and ended after it gets its start date from its end.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from firmware_host.core import fsio
 from firmware_host.core.journal import Journal
 from firmware_host.core.replay import Script, ScriptError, run_actions
 from firmware_host.core.store import Store, StoreError
+from firmware_host.core.wallclock import clock_synced
 from games.core import Action, Effect, Engine, Prompt, Task, View
 
 
@@ -36,12 +44,19 @@ class Session:
         journal: Journal,
         wall: Callable[[], float] = time.time,
         started: tuple[Engine, Any] | None = None,
+        mono: Callable[[], float] = time.monotonic,
+        synced: Callable[[], bool] | None = None,
     ) -> None:
         self.store = store
         self.journal = journal
         self.wall = wall
         self.watch: Callable[[Future], None] | None = None
         """Takes the future of every write (the device); without it each write is waited for."""
+        self.mono = mono
+        self.synced = synced or (lambda: clock_synced(self.wall()))
+        """Whether the wall clock shows the real time now (default: judged on ``wall``)."""
+        self._elapsed_at = (_elapsed(journal), mono())
+        """Seconds in play by the last record, and the monotonic time this session began."""
         header = journal.header
         self.base = Script(header["game"], list(header["players"]), header["seed"], dict(header.get("options", {})))
         self.engine: Engine
@@ -72,6 +87,8 @@ class Session:
         meta: dict[str, Any] | None = None,
         watch: Callable[[Future], None] | None = None,
         settle: bool = True,
+        mono: Callable[[], float] = time.monotonic,
+        synced: Callable[[], bool] | None = None,
     ) -> Session:
         """Start and journal a new game; raises ScriptError for a game it cannot start.
 
@@ -96,9 +113,10 @@ class Session:
             "seed": seed,
             "options": dict(options or {}),
             "started": now,
+            "clock_synced": synced() if synced else clock_synced(now),
         }
         records = [{"meta": meta, "t": now}] if meta else []
-        session = cls(store, store.new_game(header, records), wall, started)
+        session = cls(store, store.new_game(header, records), wall, started, mono, synced)
         session.watch = watch
         assert session.journal.created is not None
         session._track(session.journal.created)
@@ -119,7 +137,13 @@ class Session:
             left.finish("abandoned")
 
     @classmethod
-    def resume(cls, store: Store, wall: Callable[[], float] = time.time) -> Session | None:
+    def resume(
+        cls,
+        store: Store,
+        wall: Callable[[], float] = time.time,
+        mono: Callable[[], float] = time.monotonic,
+        synced: Callable[[], bool] | None = None,
+    ) -> Session | None:
         """The unfinished game of ``store``, exactly as it was, or ``None``.
 
         A game that ended (an ``end`` record), or whose last action ended it while the power
@@ -131,14 +155,14 @@ class Session:
         if journal is None:
             return None
         try:
-            session = cls(store, journal, wall)
+            session = cls(store, journal, wall, None, mono, synced)
         except ScriptError as exc:
             raise StoreError(store.damaged(journal.path, f"{journal.path.name}: {exc}", True)) from None
         try:
             if journal.ended:  # ended, but the power went before it was filed
                 end = journal.last("end") or {}
                 extra = end.get("extra") if isinstance(end.get("extra"), dict) else {}
-                session._file(journal.ended, _time(end.get("t"), session._last_time()), extra)
+                session._file(journal.ended, _time(end.get("t"), session._last_time()), extra, end.get("clock_synced"))
                 return None
             if session.over:  # the last action ended it; the power went before the end record
                 session.finish("over", at=session._last_time())
@@ -146,7 +170,7 @@ class Session:
             # Actions the engine now refuses were dropped from play: take them back in the journal
             # too, so new actions follow what is in play and undo takes back what the table sees.
             for _ in range(len(journal.actions()) - len(session.actions)):
-                session._write({"undo": 1, "t": wall()})
+                session._write({"undo": 1, **session._stamp()})
         except OSError as exc:
             raise StoreError(f"{fsio.storage_message(exc)}: cannot resume") from None
         return session
@@ -188,7 +212,7 @@ class Session:
         and the caller shows the effects only then.
         """
         state, effects = self.engine.apply(self.state, action)
-        self._write({"a": action, "t": self.wall()})
+        self._write({"a": action, **self._stamp()})
         self.state = state
         self.actions.append(action)
         return effects
@@ -197,13 +221,13 @@ class Session:
         """Take the last action back (replaying one action fewer); False when there is none."""
         if not self.actions:
             return False
-        self._write({"undo": 1, "t": self.wall()})
+        self._write({"undo": 1, **self._stamp()})
         self._rebuild(self.actions[:-1])
         return True
 
     def note(self, key: str, value: dict[str, Any]) -> None:
         """Journal runtime bookkeeping the engine never sees (``draft``, ``meta``, ``task``)."""
-        self._write({key: value, "t": self.wall()})
+        self._write({key: value, **self._stamp()})
 
     def save_draft(self, answers: dict[str, str], locked: list[str]) -> None:
         """Journal the answers given so far to a simultaneous prompt (a power cut loses none)."""
@@ -234,24 +258,43 @@ class Session:
         self, reason: str = "over", extra: dict[str, Any] | None = None, at: float | None = None
     ) -> dict[str, Any]:
         """End the game (``"over"`` or ``"abandoned"``), file it in the history, return the entry."""
-        now = self.wall() if at is None else at
-        self._write({"end": reason, "t": now, "extra": extra or {}})
-        return self._file(reason, now, extra or {})
+        stamp = self._stamp()
+        if at is not None:  # a game found over on resume: ended when it was last heard of
+            stamp["t"] = at
+        synced = self.synced()
+        self._write({"end": reason, **stamp, "clock_synced": synced, "extra": extra or {}})
+        return self._file(reason, stamp["t"], extra or {}, synced)
 
-    def _file(self, reason: str, now: float, extra: dict[str, Any]) -> dict[str, Any]:
+    def elapsed(self) -> float:
+        """Seconds the game has been in play, by the monotonic clock."""
+        before, since = self._elapsed_at
+        return before + max(0.0, self.mono() - since)
+
+    def _stamp(self) -> dict[str, float]:
+        """The times a record carries: wall ``t`` and seconds in play ``e``."""
+        return {"t": self.wall(), "e": round(self.elapsed(), 3)}
+
+    def _file(self, reason: str, now: float, extra: dict[str, Any], end_synced: Any = None) -> dict[str, Any]:
         summary = self.summary
-        started = _time(self.journal.header.get("started"), now)
+        header = self.journal.header
+        duration = _elapsed(self.journal)
+        started = _time(header.get("started"), now)
+        start_synced = header.get("clock_synced")
+        if start_synced is False and end_synced is True:
+            started = now - duration  # begun before the clock was set: dated from its end
         entry = {
             "id": self.journal.header.get("id"),
             "game": self.base.game,
             "started": started,
             "ended": now,
-            "duration_s": round(now - started, 1),
+            "duration_s": round(duration, 1),
             "players": list(summary["players"]),
             "scores": summary["scores"],
             "winners": summary["winners"] if reason == "over" else [],
             "reason": reason,
         }
+        if end_synced is not None or start_synced is not None:  # (journals before this say nothing)
+            entry["clock_synced"] = bool(end_synced if end_synced is not None else start_synced)
         entry.update(extra)
         journal = self.journal
         self._track(self.store.writer.submit(lambda: self.store.archive(journal, entry)))
@@ -300,3 +343,23 @@ class Session:
         if self._seen is None or self._seen[0] != self._version:
             self._seen = (self._version, self.engine.view(self.state))
         return self._seen[1]
+
+
+def _elapsed(journal: Journal) -> float:
+    """Seconds in play by the journal's last record: the newest ``e``, plus the wall time from that
+    record to the last one when later records carry none (journals written before ``e`` existed:
+    the wall time since the start); never below zero."""
+
+    def number(value: Any) -> float | None:
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        return float(value) if ok else None
+
+    last_t = next((t for r in reversed(journal.records) if (t := number(r.get("t"))) is not None), None)
+    base, since = 0.0, number(journal.header.get("started"))
+    for record in reversed(journal.records):
+        e = number(record.get("e"))
+        if e is not None and e >= 0:
+            base, since = e, number(record.get("t"))
+            break
+    tail = last_t - since if last_t is not None and since is not None else 0.0
+    return base + min(max(0.0, tail), 1e9)

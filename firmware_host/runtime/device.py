@@ -27,19 +27,21 @@ from drivers.buttons import Press, PressDecoder
 from drivers.tower import TowerState
 from firmware_host.core.config import BUTTONS, TIMER_SOUNDS, Config
 from firmware_host.core.fsio import storage_message
+from firmware_host.core.i18n import LANGUAGES, set_language
 from firmware_host.core.replay import Script, ScriptError
 from firmware_host.core.session import Session
 from firmware_host.core.store import Store, StoreError
 from firmware_host.core.writer import Broken, ThreadWriter, Writer
 from firmware_host.runtime import sdnotify
 from firmware_host.runtime.display_service import DisplayService
-from firmware_host.runtime.hardware import Hardware, build
+from firmware_host.runtime.hardware import Hardware, build, panel_size
 from firmware_host.runtime.lights import Lights
 from firmware_host.scale.service import ScaleService
 from firmware_host.timers.service import TimerService
 from firmware_host.ui.base import Confirm, Message, Screen, footed
 from firmware_host.ui.game import GameScreen
 from firmware_host.ui.menus import GameMenu, GameOver, MainMenu
+from firmware_host.ui.panel import to_panel
 from firmware_host.ui.render import Frame, Row, render
 from games.core import Action, Effect, Option, Refused, Task
 
@@ -49,6 +51,8 @@ SHIFT_EVERY = 60.0
 """Seconds between moves of the picture against burn-in."""
 SHIFTS = ((0, 0), (1, 0), (2, 0), (2, 1), (2, 2), (1, 2), (0, 2), (0, 1))
 TOAST_SECONDS = 2.5
+TOAST_CHARS = 160
+"""The longest toast: more than the bottom lines show, short enough to fit in a blink."""
 TOAST_QUEUE = 3
 """Toasts waiting behind the one showing, at most (older ones are dropped)."""
 
@@ -80,13 +84,17 @@ class Device:
             "brightness": config["display"]["brightness"],
             "sound": config["tower"]["sound"],
             "timer_sound": config["timers"]["sound"],
+            "language": config["display"]["language"],
         }
         self._take_settings()
         store.read_doc("scale", repair=True)  # a damaged calibration is kept aside and named
+        set_language(self.settings["language"])
         self.decoders = {
             b: PressDecoder(b, config["buttons"]["long_press"], config["buttons"]["debounce"]) for b in BUTTONS
         }
         self.hw: Hardware | None = None
+        self.panel_size = panel_size(config)
+        """The size of the panel's picture (rotation applied): what every frame is drawn to."""
         self.display = DisplayService(None)
         self.lights = Lights(None)
         self.tower_status = "ok"
@@ -123,6 +131,7 @@ class Device:
             "brightness": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255,
             "sound": lambda v: isinstance(v, bool),
             "timer_sound": lambda v: v in TIMER_SOUNDS,
+            "language": lambda v: v in LANGUAGES,
         }
         for key, ok in checks.items():
             if key not in self.saved_settings:
@@ -233,7 +242,7 @@ class Device:
 
     def _resume(self) -> None:
         try:
-            session = Session.resume(self.store, self.wall)
+            session = Session.resume(self.store, self.wall, self._mono)
         except (StoreError, ScriptError) as exc:
             log.error("cannot resume: %s", exc)
             self._shown_problems.add(str(exc))
@@ -329,6 +338,11 @@ class Device:
         self.refuse(message)
 
     # -- the one door in from other threads ---------------------------------------------------------
+    @staticmethod
+    def _mono() -> float:
+        """The loop's monotonic clock (virtual in the simulator): what game durations are measured on."""
+        return asyncio.get_running_loop().time()
+
     def post(self, fn: Callable[..., Any], *args: Any) -> None:
         """Run ``fn(*args)`` on the loop; the only way driver threads reach the device.
 
@@ -456,6 +470,7 @@ class Device:
                 meta={"seats": {s: names[s] for s in seats}},
                 watch=self._watch,
                 settle=not ended,
+                mono=self._mono,
             )
         except ScriptError as exc:
             self.refuse(str(exc))
@@ -633,6 +648,8 @@ class Device:
         One already showing finishes first (a few wait their turn; a repeat of one showing or
         waiting is not queued again), unless ``now``: a refusal or a fault answers at once.
         """
+        if len(text) > TOAST_CHARS:  # a refusal may quote a player's input: keep fitting it cheap
+            text = text[: TOAST_CHARS - 1] + "…"
         if text == self.toast_text() or any(text == t for t, _ in self._toasts):
             return
         if now:
@@ -789,7 +806,7 @@ class Device:
         if self._inflight:  # what changed shows once it is durable
             self._draw_held = True
             return
-        self.display.show(render(self.frame(), SHIFTS[self._shift]))
+        self.display.show(to_panel(render(self.frame(), SHIFTS[self._shift]), self.panel_size))
 
     async def flush(self) -> None:
         """Wait until the current frame is on the display."""
@@ -840,4 +857,6 @@ class Device:
             self.display.set_contrast(value)
         if key == "sound":
             self.lights.set_sound(value)
+        if key == "language":
+            set_language(value)
         self.redraw()

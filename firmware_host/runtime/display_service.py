@@ -194,11 +194,12 @@ class DisplayService:
         picture = data != self._shown_bytes
         show: Callable[[], None] | None = None
         if picture:
+            mode = getattr(device, "mode", image.mode)  # a greyscale or colour panel takes its own mode
             prepare = getattr(device, "prepare", None)
-            if prepare is None:
-                show = lambda: device.display(image)  # noqa: E731 - luma's whole display() on the writer
+            if prepare is None:  # luma's whole display() on the writer
+                show = lambda: device.display(image if image.mode == mode else image.convert(mode))  # noqa: E731
             else:
-                update = prepare(image)  # here on the loop: pack and diff, no I/O
+                update = prepare(image if image.mode == mode else image.convert(mode))  # on the loop: no I/O
                 show = lambda: device.send(update)  # noqa: E731
 
         def write() -> None:

@@ -12,6 +12,7 @@ import tomllib
 from pathlib import Path
 
 from firmware_host.core import config as configuration
+from firmware_host.ui.panel import to_panel
 from firmware_host.ui.render import Frame, Row, render, wrap
 
 
@@ -27,15 +28,17 @@ def _display_settings(path: str | None) -> dict:
 
 def show_on_display(config_path: str | None, message: str) -> bool:
     """Draw ``message`` on the configured (or default) display; ``False`` if that failed too."""
-    from drivers.display import open_display
+    from drivers.panels import PANELS, Wiring, open_panel
 
     d = _display_settings(config_path)
     if d.get("kind") in ("none", "sim"):
         return False
     try:
-        device = open_display(d["kind"], int(d["i2c_port"]), int(d["address"]), int(d["rotation"]))
+        numbers = (int(d[k]) for k in ("i2c_port", "address", "spi_device", "dc", "reset"))
+        wiring = Wiring(str(d["interface"]), *numbers)
+        device = open_panel(PANELS[d["kind"]], wiring, int(d["rotation"]))
         rows = tuple(Row.of(line) for line in wrap(message)[:6])
-        device.display(render(Frame("Config error", rows)).convert(device.mode))
+        device.display(to_panel(render(Frame("Config error", rows)), device.size).convert(device.mode))
     except Exception:
         return False
     return True

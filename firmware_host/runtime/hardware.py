@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from drivers.buttons import ButtonPanel, EdgeHandler
-from drivers.display import open_display
+from drivers.panels import PANELS, SIM, Panel, Wiring, display_size, open_panel
 from drivers.scale import Scale
 from drivers.tower import StatusHandler, Tower
 from firmware_host.core.config import BUTTONS, Config
@@ -77,13 +77,33 @@ def build(
     d = config["display"]
     opener = None
     if d["kind"] != "none":
+        panel, wiring = display_panel(config), display_wiring(config)
 
         def opener() -> Any:
-            return open_display(d["kind"], d["i2c_port"], d["address"], d["rotation"])
+            return open_panel(panel, wiring, d["rotation"], simulate=d["kind"] == "sim")
 
     tower = _tower(config, on_tower_status, problems, factory)
     scale = _scale(config, clock, call_later, problems)
     return Hardware(buttons, opener, tower, scale, problems, factory, backend)
+
+
+def display_panel(config: Config) -> Panel:
+    """The panel ``[display]`` names (``kind = "sim"``: the one ``sim_panel`` names)."""
+    d = config["display"]
+    if d["kind"] in PANELS:
+        return PANELS[d["kind"]]
+    return PANELS.get(d.get("sim_panel", ""), SIM)
+
+
+def display_wiring(config: Config) -> Wiring:
+    """How ``[display]`` says the panel is wired."""
+    d = config["display"]
+    return Wiring(d["interface"], d["i2c_port"], d["address"], d["spi_device"], d["dc"], d["reset"])
+
+
+def panel_size(config: Config) -> tuple[int, int]:
+    """The size of the picture the configured panel shows (rotation applied): the frame size."""
+    return display_size(display_panel(config), config["display"]["rotation"])
 
 
 def _tower(config: Config, on_status: StatusHandler, problems: list[str], factory: Any = None) -> Tower | None:

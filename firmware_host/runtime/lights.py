@@ -60,12 +60,14 @@ SIGNALS: dict[str, list[Step]] = {
 
 TIMER: dict[str, TowerState] = {
     "running": TowerState(green=ON),
-    "warning": TowerState(yellow=BLINK),
+    "warning": TowerState(yellow=BLINK, green=ON),
     "timeout": TowerState(red=BLINK, yellow=BLINK),
     "paused": TowerState(yellow=ON, green=ON),
 }
-"""The turn timer's lasting light per state: one light steady, one blinking, two blinking, two
-steady — told apart by colour, by position on the stack, and by blinking."""
+"""The turn timer's lasting light per state: green steady; yellow blinking over green steady
+(time still runs, hurry); red and yellow blinking; yellow and green steady — told apart by
+colour, by position on the stack and by blinking, and from every mood (the table's job, yellow
+blinking alone, above all)."""
 
 TIMER_BEEPS: dict[str, tuple[int, float]] = {
     "warning": (1, 0.15),

@@ -1,6 +1,6 @@
 """``tablemate sim --script FILE``: the device on simulated hardware, fed by a script.
 
-One command a line (``shared/contract.md``)::
+One command a line (``docs/commands.md``)::
 
     start GAME NAME...      start a game with these players (seats p1, p2… in order)
     press BUTTON            a short press (p1..p6, prev, next, ok, back)
@@ -11,7 +11,11 @@ One command a line (``shared/contract.md``)::
     snap LABEL              write the display's frame to DIR/LABEL.png
 
 The whole script is checked before anything runs; a bad line stops it with exit status 2 and one
-line naming it. The session runs on virtual time: ``wait 600`` takes no real time, and every
+line naming it. Bounds (:mod:`firmware_host.core.limits`): names of 1 to 20 printable characters,
+lines of 4,096 characters, a file of 1 MB, ``action`` JSON nested 32 deep; ``wait`` and ``hold``
+at most a day (:data:`MAX_SECONDS`), ``grams`` at most ±100 kg (:data:`MAX_GRAMS`).
+
+The session runs on virtual time: ``wait 600`` takes no real time, and every
 timer due in those ten minutes fires in order (``--realtime`` plays it at the speed of the clock).
 """
 
@@ -28,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_host.core.config import BUTTONS, Config
+from firmware_host.core.limits import MAX_LINE_CHARS, InputError, check_name, parse_json, quote, read_text
 from firmware_host.core.store import Store
 from firmware_host.runtime.device import Device
 from firmware_host.runtime.vtime import run_virtual
@@ -37,6 +42,11 @@ PRESS_SECONDS = 0.1
 """How long a scripted short press holds the button down."""
 SETTLE_SECONDS = 0.05
 """Pause after each scripted press, as a person's finger would."""
+
+MAX_SECONDS = 86400.0
+"""The longest ``wait`` or ``hold``: a day of play (longer ones only spin the virtual clock)."""
+MAX_GRAMS = 100_000.0
+"""The largest ``grams`` change: far past any load cell under a bin."""
 
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -56,13 +66,15 @@ class Command:
 
 def _seconds(text: str) -> float:
     value = float(text)
-    if not value >= 0 or value == float("inf"):
+    if not 0 <= value <= MAX_SECONDS:
         raise ValueError
     return value
 
 
 def parse_line(number: int, text: str) -> Command | None:
     """One line of a script, checked; ``None`` for blanks and comments."""
+    if len(text) > MAX_LINE_CHARS:
+        raise SimScriptError(f"line {number}: longer than {MAX_LINE_CHARS} characters")
     stripped = text.strip()
     if not stripped or stripped.startswith("#"):
         return None
@@ -74,7 +86,12 @@ def parse_line(number: int, text: str) -> Command | None:
             if len(args) < 2:
                 raise SimScriptError("start needs a game and at least one player name")
             if args[0] not in ENGINES:
-                raise SimScriptError(f"unknown game {args[0]!r} (known: {', '.join(ENGINES)})")
+                raise SimScriptError(f"unknown game {quote(args[0])} (known: {', '.join(ENGINES)})")
+            for name in args[1:]:
+                try:
+                    check_name(name)
+                except InputError as exc:
+                    raise SimScriptError(f"start: {exc}") from None
             return Command(number, verb, (args[0], tuple(args[1:])))
         if verb == "press":
             if len(args) != 1 or args[0] not in BUTTONS:
@@ -92,14 +109,16 @@ def parse_line(number: int, text: str) -> Command | None:
             if len(args) != 1:
                 raise SimScriptError("grams needs a change in grams, like: grams 5 or grams -12.5")
             delta = float(args[0])
-            if delta != delta or abs(delta) == float("inf"):
+            if not abs(delta) <= MAX_GRAMS:
                 raise ValueError
             return Command(number, verb, (delta,))
         if verb == "action":
             try:
-                action = json.loads(rest)
+                action = parse_json(rest)
             except json.JSONDecodeError as exc:
                 raise SimScriptError(f"action needs a JSON object: {exc.msg}") from None
+            except InputError as exc:
+                raise SimScriptError(f"action: {exc}") from None
             if not isinstance(action, dict):
                 raise SimScriptError("action needs a JSON object")
             return Command(number, verb, (action,))
@@ -110,8 +129,10 @@ def parse_line(number: int, text: str) -> Command | None:
     except ValueError as exc:
         if isinstance(exc, SimScriptError):
             raise SimScriptError(f"line {number}: {exc}") from None
-        raise SimScriptError(f"line {number}: {verb}: bad number {rest!r}") from None
-    raise SimScriptError(f"line {number}: unknown command {verb!r}")
+        seconds = f"seconds from 0 to {MAX_SECONDS:g}"
+        expected = f"grams from {-MAX_GRAMS:g} to {MAX_GRAMS:g}" if verb == "grams" else seconds
+        raise SimScriptError(f"line {number}: {verb}: bad number {quote(rest)} ({expected})") from None
+    raise SimScriptError(f"line {number}: unknown command {quote(verb)}")
 
 
 def parse(text: str) -> list[Command]:
@@ -127,8 +148,8 @@ def parse(text: str) -> list[Command]:
 def load(path: Path) -> list[Command]:
     """Read and parse a script file; errors name the file and line."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_text(path, "the script")
+    except (OSError, UnicodeDecodeError, InputError) as exc:
         raise SimScriptError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     try:
         return parse(text)

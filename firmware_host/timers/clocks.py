@@ -11,8 +11,9 @@ Modes (:data:`MODES`):
 - ``hourglass`` — every player starts with ``seconds`` of sand; while one player thinks, their
   sand runs out and flows, in equal parts, to the players who wait; an empty glass stops the flow;
 - ``bank`` — a chess clock: every player has a bank of ``seconds`` for the whole game, plus a
-  Fischer ``increment`` added after each of their turns, or a Bronstein ``delay`` (the time used
-  in a turn, up to ``delay``, is given back after it);
+  Fischer ``increment`` added after each of their turns and/or a Bronstein ``delay`` (the time
+  used in a turn, up to ``delay``, is given back after it). As on a FIDE clock, a turn in which
+  the time ran out earns neither; and an undone turn gives its bonus back (:meth:`Clocks.revoke`);
 - ``countup`` — measures; ``seconds`` (when not 0) is a par time that lights the tower;
 - ``off`` — no timer.
 
@@ -33,6 +34,8 @@ Key = tuple[str, ...] | None
 """Whose clock runs: ``("turn", NAME)``, ``("phase", NAME, NAME…)`` or ``None`` (nobody's)."""
 
 RUNNING, WARNING, TIMEOUT = "running", "warning", "timeout"
+MAX_CREDITS = 64
+"""How many turns' bonus times are remembered for undo (and journaled with the clocks)."""
 LEVELS = (RUNNING, WARNING, TIMEOUT)
 
 
@@ -97,6 +100,10 @@ class Clocks:
         """Phase: when (``used``) each player locked their answer in."""
         self.pending: set[str] = set()
         """Phase: players who have not answered yet."""
+        self.credits: list[tuple[str, int, int]] = []
+        """Bank: bonus time credited at each turn's end, as (player, ms, actions in effect then)."""
+        self.extra: dict[str, int] = {}
+        """Hourglass: sand given to waiting players on a resume, so nobody has less than at the cut."""
 
     # -- whose clock runs ------------------------------------------------------------------------
     @property
@@ -119,6 +126,7 @@ class Clocks:
         self.key = key
         self.start = dict(self.banks)
         self.used = 0
+        self.extra = {}
         in_phase = set(key[1:]) if key and key[0] == "phase" else set()
         self.pending = in_phase - set(locked)
         self.answers = {p: 0 for p in in_phase & set(locked)}
@@ -142,18 +150,34 @@ class Clocks:
                 self.answers.pop(p, None)
                 self.pending.add(p)
 
-    def end(self) -> int:
-        """End the turn or phase: bonus time is added; returns the milliseconds it took."""
+    def end(self, at: int | None = None, bonus: bool = True) -> int:
+        """End the turn or phase; returns the milliseconds it took.
+
+        In bank mode the player's bonus time is added (Bronstein give-back up to ``delay``, then
+        the Fischer ``increment``) unless ``bonus`` is false (a turn cut short by an undo) or the
+        time ran out in it (a turn lost on time earns nothing, as on a FIDE clock). ``at``: the
+        actions in effect when the turn ended, so an undo past it can take the bonus back.
+        """
         player = self.active
-        if player is not None and self.preset.mode == "bank":
-            if self.preset.increment:
-                self.banks[player] += ms(self.preset.increment)
-            elif self.preset.delay:
-                self.banks[player] += min(self.used, ms(self.preset.delay))
+        if player is not None and self.preset.mode == "bank" and bonus and self.banks[player] > 0:
+            credit = min(self.used, ms(self.preset.delay)) + ms(self.preset.increment)
+            if credit:
+                self.banks[player] += credit
+                if at is not None:
+                    self.credits.append((player, credit, at))
+                    del self.credits[:-MAX_CREDITS]
         used = self.used
         self.start = dict(self.banks)
-        self.key, self.used, self.answers, self.pending = None, 0, {}, set()
+        self.key, self.used, self.answers, self.pending, self.extra = None, 0, {}, set(), {}
         return used
+
+    def revoke(self, actions: int) -> None:
+        """An undo back to ``actions`` actions in effect: the bonus time of every turn that ended
+        after that point is taken back (the time the turns used stays spent)."""
+        while self.credits and self.credits[-1][2] > actions:
+            player, credit, _ = self.credits.pop()
+            self.banks[player] -= credit
+            self.start[player] -= credit
 
     # -- time passing ----------------------------------------------------------------------------
     def run(self, elapsed: int) -> None:
@@ -173,7 +197,7 @@ class Clocks:
             i = self.players.index(player)
             waiting = self.players[i + 1 :] + self.players[:i]
             for p, share in zip(waiting, seat_shares(flowed, len(waiting)), strict=True):
-                self.banks[p] = self.start[p] + share
+                self.banks[p] = self.start[p] + share + self.extra.get(p, 0)
 
     # -- reading ---------------------------------------------------------------------------------
     def full(self) -> int | None:
@@ -217,11 +241,22 @@ class Clocks:
         return max(0.0, min(1.0, left / full))
 
     # -- saving ----------------------------------------------------------------------------------
-    def snapshot(self) -> dict[str, Any]:
-        """What a resumed game needs to go on where this one stands."""
+    def snapshot(self, grace: int = 0) -> dict[str, Any]:
+        """What a resumed game needs to go on where this one stands.
+
+        ``grace``: how long the clock may run on after this save before the power goes (the
+        saving interval): an hourglass resumed from it gives the waiting players that much more
+        flow, so none of them gets back less sand than they had at the cut.
+        """
         snap: dict[str, Any] = {"key": list(self.key) if self.key else None, "used": self.used}
         if self.preset.mode in ("bank", "hourglass"):
             snap["start"] = dict(self.start)
+        if self.credits:
+            snap["credits"] = [list(c) for c in self.credits]
+        if self.extra:
+            snap["extra"] = dict(self.extra)
+        if grace and self.preset.mode == "hourglass" and self.active is not None:
+            snap["grace"] = grace
         if self.phase:
             snap["answers"] = dict(self.answers)
             snap["pending"] = sorted(self.pending)
@@ -236,8 +271,29 @@ class Clocks:
         used = int(snap.get("used", 0))
         self.answers = {p: int(v) for p, v in snap.get("answers", {}).items()}
         self.pending = set(snap.get("pending", [])) & set(self.players)
+        self.credits = [(str(p), int(ms_), int(at)) for p, ms_, at in snap.get("credits", []) if p in self.players]
+        self.extra = {p: int(v) for p, v in snap.get("extra", {}).items() if p in self.players}
         self.used = 0
         if self.running:
             self.run(used)
         else:
             self.used = used
+        self._grace(int(snap.get("grace", 0)))
+
+    def _grace(self, grace: int) -> None:
+        """Hourglass resumed after a cut up to ``grace`` ms after the save: the waiting players get
+        the flow of those ms too (the player who thinks keeps the sand of the save: more than at
+        the cut). Nobody gets back less than they had; the glass may hold up to ``grace`` more."""
+        player = self.active
+        if grace <= 0 or player is None or self.preset.mode != "hourglass":
+            return
+        i = self.players.index(player)
+        waiting = self.players[i + 1 :] + self.players[:i]
+        if not waiting:
+            return
+        now = max(0, min(self.used, self.start[player]))
+        later = max(0, min(self.used + grace, self.start[player]))
+        shares = zip(waiting, seat_shares(now, len(waiting)), seat_shares(later, len(waiting)), strict=True)
+        for p, before, after in shares:
+            self.extra[p] = self.extra.get(p, 0) + after - before
+            self.banks[p] += after - before

@@ -10,7 +10,8 @@ In the config file (``hardware/config.toml`` documents every key)::
     mode = "bank"        # "off", "turn", "hourglass", "bank" or "countup"
     seconds = 300        # turn length / sand per player / bank per player / count-up par (0: none)
     increment = 5        # bank only: Fischer increment, added after each turn
-    delay = 0            # bank only: Bronstein delay (time used, up to this, is given back)
+    delay = 0            # bank only: Bronstein delay (time used, up to this, is given back);
+                         # both together: the give-back, then the increment
     timeout = "soft"     # "soft" (tower only) or "hard" (the game gets a timeout action)
     warn = "20%"         # yellow from this much time left: seconds (10) or a share ("20%")
     phase = 30           # seconds for a simultaneous choice (reveals, bets); 0: untimed
@@ -36,6 +37,12 @@ MAX_SECONDS = 86400.0
 
 class PresetError(ValueError):
     """One line naming the preset's table, the key and the form expected."""
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    """A value as an error line quotes it: ``repr`` (line breaks escaped), cut at ``limit``."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _number(value: Any, lo: float, hi: float) -> float | None:
@@ -72,10 +79,10 @@ def parse_preset(game: str, table: Any) -> Preset:
         raise PresetError(f"{where} must be a table of timer keys ({', '.join(KEYS)})")
     for key in table:
         if key not in KEYS:
-            raise PresetError(f"{where} unknown key '{key}' (known: {', '.join(KEYS)})")
+            raise PresetError(f"{where} unknown key {_shown(key)} (known: {', '.join(KEYS)})")
 
     def bad(key: str, expected: str) -> PresetError:
-        return PresetError(f"{where} {key}: expected {expected}, got {table[key]!r}")
+        return PresetError(f"{where} {key}: expected {expected}, got {_shown(table[key])}")
 
     mode = table.get("mode", "off")
     if mode not in MODES:
@@ -93,8 +100,6 @@ def parse_preset(game: str, table: Any) -> Preset:
                 raise bad(key, "a number of seconds from 0 to 3600")
             if values[key] and mode != "bank":
                 raise bad(key, f'0 unless mode = "bank" (mode is "{mode}")')
-    if values.get("increment") and values.get("delay"):
-        raise bad("delay", "0 when increment is set (a Fischer increment or a Bronstein delay, not both)")
     if "timeout" in table:
         values["timeout"] = table["timeout"]
         if values["timeout"] not in TIMEOUTS:
@@ -129,7 +134,8 @@ def parse_timers(table: Any, where: str) -> tuple[dict[str, Preset], dict[str, A
             flat[key] = value
             continue
         if key not in TITLES:
-            raise PresetError(f"{where}: [timers.{key}] unknown game (known: {', '.join(TITLES)})")
+            shown = key if key.isidentifier() else _shown(key)
+            raise PresetError(f"{where}: [timers.{shown}] unknown game (known: {', '.join(TITLES)})")
         try:
             presets[key] = parse_preset(key, value)
         except PresetError as exc:

@@ -168,6 +168,7 @@ class TimerService:
             return
         self._charge()
         acted = len(self.session.actions) != self._seen_actions
+        undone = len(self.session.actions) < self._seen_actions
         self._seen_actions = len(self.session.actions)
         key, each = self._key_now()
         old = self.clocks.key
@@ -177,10 +178,12 @@ class TimerService:
             self.clocks.narrow(key[1:])
         elif self._force_turn or key != old or (acted and key is not None and key[0] == "phase" and not self._each):
             # a new player, a timeout the game took, or a phase whose answers were taken (the same
-            # players answer afresh)
-            self._next_turn(key)
+            # players answer afresh); a turn an undo cut short earns no bonus time
+            self._next_turn(key, bonus=not undone)
         else:
             turned = False
+        if undone:  # the bonus time of the turns undone goes back with them
+            self.clocks.revoke(len(self.session.actions))
         self._force_turn = False
         self._each = each
         self._apply_hint()
@@ -244,6 +247,8 @@ class TimerService:
             text = clock_text(c.used)
         elif left > 0:
             text = clock_text(left + 999)  # a countdown shows 0:01 until the very end
+        elif self.preset.mode == "hourglass":
+            text = "0:00"  # an empty glass: no overtime to count (it never goes below zero)
         else:
             text = "+" + clock_text(-left)
         return mark + text
@@ -269,7 +274,7 @@ class TimerService:
         """The device stops cleanly: save the clocks as they are now."""
         if self.clocks is not None and self.session is not None and not self.session.journal.ended:
             self._charge()
-            self._save()
+            self._save(grace=False)  # a clean stop: the clocks are exact, nothing runs on
         self._cancel()
 
     # -- the game in play ------------------------------------------------------------------------------
@@ -379,8 +384,10 @@ class TimerService:
         if set(players) == set(c.key[1:]):  # type: ignore[index]
             c.lock(players, locked)
 
-    def _close_turn(self) -> dict[str, Any] | None:
-        """End the running turn or phase in the clocks; the record of it, if it took any time."""
+    def _close_turn(self, bonus: bool = True) -> dict[str, Any] | None:
+        """End the running turn or phase in the clocks; the record of it, if it took any time.
+
+        ``bonus``: whether a bank's bonus time is earned (not by a turn an undo cut short)."""
         c = self.clocks
         if c is None or c.key is None:
             return None
@@ -390,11 +397,11 @@ class TimerService:
             record: dict[str, Any] = {"phase": phase, "ms": c.used, "answers": dict(c.answers)}
         else:
             record = {"player": c.active, "ms": c.used}
-        c.end()
+        c.end(len(self.session.actions) if self.session is not None else None, bonus)
         return record if record["ms"] > 0 else None
 
-    def _next_turn(self, key: Key) -> None:
-        done = self._close_turn()
+    def _next_turn(self, key: Key, bonus: bool = True) -> None:
+        done = self._close_turn(bonus)
         if done is not None:
             assert self.stats is not None
             self.stats.add(done)
@@ -535,9 +542,11 @@ class TimerService:
             return
         self.host.timer_beep(level, bar)
 
-    def _snapshot(self) -> dict[str, Any]:
+    def _snapshot(self, grace: bool = True) -> dict[str, Any]:
+        """The clocks to journal; with ``grace``, how long a running clock may go on unsaved."""
         assert self.clocks is not None
-        snap = self.clocks.snapshot()
+        running = grace and not self.paused and self.clocks.running
+        snap = self.clocks.snapshot(ms(self.save_every) if running else 0)
         if self.paused:
             snap["paused"] = True
         if self._each:
@@ -558,12 +567,12 @@ class TimerService:
         self._charge()
         self._save()
 
-    def _save(self) -> None:
+    def _save(self, grace: bool = True) -> None:
         """Journal the clocks (and the turns ended since the last save) as one ``meta`` record."""
         self._unsave()
         if self.session is None or self.clocks is None:
             return
-        record: dict[str, Any] = {"clock": self._snapshot()}
+        record: dict[str, Any] = {"clock": self._snapshot(grace)}
         if self._done:
             record["turn_done"], self._done = self._done, []
         elif record == self._last_saved:

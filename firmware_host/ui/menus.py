@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, Any
 from drivers.buttons import Press
 from drivers.tower import BLINK, DARK, ON, TowerState
 from firmware_host.core.config import BUTTONS, SEATS
+from firmware_host.core.i18n import LANGUAGES, NAMES, _
 from firmware_host.timers.stats import clock_text
 from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, footed, is_seat
 from firmware_host.ui.calibrate import CalibrateScreen
 from firmware_host.ui.render import ROWS, Frame, Row
+from firmware_host.ui.rules import rules_for
 from firmware_host.ui.timer_menu import MODE_LABELS, timer_screen
 from games import TITLES, get_engine
 from games.core import Menu, Option
@@ -38,10 +40,10 @@ class MainMenu(ListScreen):
     def _entries(self) -> list[Item]:
         table = self.table
         return [
-            Item("New game", lambda: table.push(ChooseGame(table))),
-            Item("History", lambda: table.push(HistoryScreen(table, table.history()))),
-            Item("Settings", lambda: table.push(SettingsScreen(table))),
-            Item("Self-test", lambda: table.push(SelfTest(table))),
+            Item(_("New game"), lambda: table.push(ChooseGame(table))),
+            Item(_("History"), lambda: table.push(HistoryScreen(table, table.history()))),
+            Item(_("Settings"), lambda: table.push(SettingsScreen(table))),
+            Item(_("Self-test"), lambda: table.push(SelfTest(table))),
         ]
 
 
@@ -166,6 +168,7 @@ class GameMenu(ListScreen):
             Item("Settings", lambda: table.push(SettingsScreen(table))),
             Item("Self-test", lambda: table.push(SelfTest(table))),
             Item("End game early", self._end),
+            Item(_("Rules"), lambda: table.push(rules_for(table))),  # last: prev from the top lands here
         ]
         return items
 
@@ -279,8 +282,15 @@ class SettingsScreen(ListScreen):
             Item("Sound", self._toggle_sound, "on" if table.settings["sound"] else "off"),
             Item("Turn timer", lambda: table.push(timer_screen(table, table.timers, game)), self._timer_note()),
             Item("Timer beeps", self._timer_sound, table.settings["timer_sound"]),
+            Item(_("Language"), self._language, NAMES.get(table.settings.get("language", "en"), "?")),
             Item("Calibrate scale", lambda: table.push(CalibrateScreen(table, scale)), calibrated),
         ]
+
+    def _language(self) -> None:
+        """The next language; the device speaks it at once."""
+        now = self.table.settings.get("language", "en")
+        following = LANGUAGES[(LANGUAGES.index(now) + 1) % len(LANGUAGES)] if now in LANGUAGES else LANGUAGES[0]
+        self.table.change_setting("language", following)
 
     def _timer_note(self) -> str:
         session = self.table.session
@@ -310,12 +320,24 @@ class HistoryScreen(ListScreen):
 
     @staticmethod
     def _entries(history: Sequence[dict[str, Any]]) -> list[Item]:
-        items = []
-        for e in reversed(history[-50:]):
-            day = time.strftime("%m-%d", time.localtime(e.get("started", 0)))
-            who = ",".join(e.get("winners") or []) or ("early" if e.get("reason") != "over" else "-")
-            items.append(Item(f"{day} {TITLES.get(e.get('game'), e.get('game'))[:9]}", lambda: None, who[:8]))
+        items = [history_item(e) for e in reversed(history[-50:])]
         return items or [Item("No games yet", lambda: None)]
+
+
+def history_item(entry: dict[str, Any]) -> Item:
+    """One finished game as a line of the History list; a wrongly typed field shows as ``?``
+    (the history file is read, not trusted)."""
+    started = entry.get("started")
+    try:
+        day = time.strftime("%m-%d", time.localtime(started)) if isinstance(started, int | float) else "?"
+    except (OverflowError, OSError, ValueError):
+        day = "?"
+    game = entry.get("game")
+    title = TITLES.get(game, game) if isinstance(game, str) else "?"
+    winners = entry.get("winners")
+    names = [w for w in winners if isinstance(w, str)] if isinstance(winners, list) else []
+    who = ",".join(names) or ("early" if entry.get("reason") != "over" else "-")
+    return Item(f"{day} {title[:9]}", lambda: None, who[:8])
 
 
 TEST_STEPS = (

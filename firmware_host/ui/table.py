@@ -48,6 +48,9 @@ class Screen(Protocol):
 class Table(Protocol):
     """What every screen may do."""
 
+    panel_size: tuple[int, int]
+    """The panel's picture in pixels (width, height; rotation applied): room a layout may use."""
+
     def push(self, screen: Screen) -> None:
         """Show ``screen`` on top."""
         ...
@@ -90,6 +93,8 @@ class GameInPlay(Protocol):
 
     base: Any
     """The game's start (``base.game``: its id, ``base.players``)."""
+    state: Any
+    """The game's state (read only: the Rules screen finds its place in the rules from it)."""
 
     def view(self) -> View:
         """What the game shows."""
@@ -232,7 +237,7 @@ class MenuTable(GameTable, SelfTestTable, Protocol):
     """What the menus may do besides."""
 
     settings: Mapping[str, Any]
-    """The settings in force (``brightness``, ``sound``, ``timer_sound``)."""
+    """The settings in force (``brightness``, ``sound``, ``timer_sound``, ``language``)."""
     timers: TimerPresets
     """The turn timer's presets."""
     scale: CalibrationScale

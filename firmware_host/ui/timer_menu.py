@@ -100,8 +100,8 @@ class TimerPreset(ListScreen):
         self._set(seconds=float(next_value(choices, self.preset.seconds)))
 
     def _bonus(self, key: str) -> None:
-        other = "delay" if key == "increment" else "increment"
-        self._set(**{key: float(next_value(BONUS, getattr(self.preset, key))), other: 0.0})
+        """Cycle the increment or the delay (both may be set, as on Shared Game Timer)."""
+        self._set(**{key: float(next_value(BONUS, getattr(self.preset, key)))})
 
     def _warn(self) -> None:
         self._set(warn=next_value(WARN, self.preset.warn))

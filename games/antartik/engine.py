@@ -1,6 +1,6 @@
 """Antartik (Ilopeli 2012): push your luck diving, with bets from the other players.
 
-Rules digest: ``shared/rules/antartik.md``; the project's rulings: ``docs/antartik.md``. The
+The rules as the device applies them, with its rulings: ``docs/antartik.md``. The
 companion runs the draw pile (seeded) or follows a physical one (the diver names each card),
 gates every decision of the diver on the other players' pass-or-bet, detects the belly flop,
 settles bets, and handles referee, parachute and exchange.

@@ -1,6 +1,6 @@
 """Arschbombe (Zoch 2011): jumper cards dropped into a pool, scored by where they land.
 
-Rules digest: ``shared/rules/arschbombe.md``. The companion walks each turn (jumper kind, normal or
+The rules as the device applies them: ``docs/arschbombe.md``. The companion walks each turn (jumper kind, normal or
 special, who picks a rascal's target, the result), scores it, and keeps every marker's position
 on the pool-edge score track.
 """

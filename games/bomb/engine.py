@@ -1,6 +1,6 @@
 """ぼむ！ (Bomb, Kisekiya): cards chosen in secret decide who rolls the bomb dice.
 
-Rules digest: ``shared/rules/bomb.md``; rulings the digest leaves open: ``docs/bomb.md``. A round
+The rules as the device applies them, with its rulings: ``docs/bomb.md``. A round
 is a reveal (every player still in, one card each), then one defusal per defuser (a roll or
 ``SAFE``), then its end (more dice after a clean round; after a failure the hand limit, one card
 each and back to two dice). The engine keeps the lives, the dice in the centre and the red die;

@@ -2,7 +2,7 @@
 
 ``new(players, seed, options)`` makes the first state; ``apply(state, action)`` returns a new
 state and the effects to play out, or raises :class:`Refused` with the reason a player will
-read; ``summary(state)`` is the replay summary of ``shared/contract.md``. Randomness lives in
+read; ``summary(state)`` is the replay summary of ``docs/commands.md``. Randomness lives in
 the state (:class:`~games.core.rng.Rng`), so the same seed and actions always give the same game.
 
 Moves are methods named ``move_<type>``: they get a private copy of the state to change, the

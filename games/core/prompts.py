@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 Action = dict
-"""A replay action: a JSON object with a ``type`` (see ``shared/contract.md``)."""
+"""A replay action: a JSON object with a ``type`` (see ``docs/commands.md``)."""
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Ab in die Tonne (Abacusspiele 2013): stack the supply's rubbish on the bin, let nothing fall.
 
-Rules digest: ``shared/rules/tonne.md``; the rulings this engine makes are in ``docs/tonne.md``.
+The rules as the device applies them, with its rulings: ``docs/tonne.md``.
 A round: every player reveals a card (1..10, each value once per game), then in ascending
 order (ties: fewer mice first) places that many pieces. A fall ends the turn with the top chip
 minus side up; placing the supply's last piece ends it with the top chip plus side up; either

@@ -1,7 +1,7 @@
 """The Trottelmütze board as data: field kinds, the default board, the Spielothek payouts.
 
 The source names the fields but not their order, their number nor the Spielothek's winnings
-(``shared/rules/trottel.md``): the board and the payout table are configuration. The defaults here
+(``docs/trottel.md``): the board and the payout table are configuration. The defaults here
 are assumptions, and ``docs/trottel.md`` says so.
 """
 

@@ -1,6 +1,6 @@
 """Trottelmütze: a drinking board game with a dunce cap, a standing table and a drink ledger.
 
-Rules digest: ``shared/rules/trottel.md``; rulings the source leaves open: ``docs/trottel.md``.
+The rules as the device applies them, with its rulings: ``docs/trottel.md``.
 The companion rolls (or takes physical dice), moves every piece on its model of the board, applies
 fields, meetings, Jail and the Stehtisch, tracks the cap and who is away, and books every drink.
 """

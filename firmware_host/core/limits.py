@@ -1,0 +1,129 @@
+"""Bounds on what comes in from outside: names, files, JSON trees, and how errors quote them.
+
+Every input the device or the command line reads (a replay SCRIPT, a ``sim --script`` file, the
+config file, a name on the buttons) is checked against these bounds before anything uses it, so
+that no input reaches a traceback and none takes long enough to stall the loop: the screen's text
+fitting grows faster than linearly with the length of a word, and a name shows on every frame.
+
+The bounds are generous for play and small for a 128×64 screen:
+
+- a player name: 1 to :data:`MAX_NAME_CHARS` characters, printable, no line breaks;
+- a file read as input (SCRIPT, sim script, config): at most :data:`MAX_FILE_BYTES`;
+- a line of a sim script: at most :data:`MAX_LINE_CHARS` characters;
+- JSON (a SCRIPT, an ``action`` line, game options): nested at most :data:`MAX_DEPTH` deep,
+  integers of at most :data:`MAX_INT_DIGITS` digits, strings that are text (no lone surrogates).
+
+:func:`quote` puts user text into a one-line error: control characters escaped, long text cut.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+MAX_NAME_CHARS = 20
+"""The longest player name: a whole name still fits a row of the screen beside a score."""
+MAX_FILE_BYTES = 1_000_000
+"""The largest SCRIPT, sim script or config file read (a whole long game is about 20 KB)."""
+MAX_LINE_CHARS = 4096
+"""The longest line of a sim script."""
+MAX_DEPTH = 32
+"""How deeply JSON may nest (a SCRIPT needs 4 levels; game options a few more)."""
+MAX_INT_DIGITS = 30
+"""The longest integer in JSON input: seeds, counts and dice need far fewer digits."""
+QUOTE_CHARS = 40
+"""How much of a user's text an error line quotes."""
+
+
+class InputError(ValueError):
+    """Input out of bounds; the message is one line."""
+
+
+def quote(text: Any, limit: int = QUOTE_CHARS) -> str:
+    """``text`` in quotes for a one-line message: line breaks, control characters and lone
+    surrogates escaped, cut to ``limit`` characters with ``…``."""
+    return "'" + one_line(text if isinstance(text, str) else repr(text), limit) + "'"
+
+
+def one_line(text: str, limit: int = 400) -> str:
+    """``text`` as one printable line (line breaks and lone surrogates escaped), cut at ``limit``."""
+    out = []
+    for ch in text[: limit + 1]:
+        if ch in "\r\n\t" or _surrogate(ch) or (not ch.isprintable() and ch != " "):
+            out.append(ch.encode("unicode_escape", "backslashreplace").decode("ascii"))
+        else:
+            out.append(ch)
+    shown = "".join(out)
+    return shown[:limit] + "…" if len(text) > limit else shown
+
+
+def _surrogate(ch: str) -> bool:
+    return 0xD800 <= ord(ch) <= 0xDFFF
+
+
+def check_name(name: Any) -> str:
+    """A player name, stripped; :class:`InputError` says what is wrong with it."""
+    if not isinstance(name, str) or not name.strip():
+        raise InputError("a player name must be a non-empty string")
+    name = name.strip()
+    if len(name) > MAX_NAME_CHARS:
+        raise InputError(f"player name {quote(name, MAX_NAME_CHARS)} is longer than {MAX_NAME_CHARS} characters")
+    for ch in name:
+        if _surrogate(ch) or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Co", "Cn"):
+            raise InputError(f"player name {quote(name)} holds a character that is not printable text")
+    return name
+
+
+def read_text(path: Path, what: str = "file") -> str:
+    """A UTF-8 file of at most :data:`MAX_FILE_BYTES`; ``OSError``/``UnicodeDecodeError`` pass
+    through, :class:`InputError` for a file too large."""
+    with open(path, "rb") as fh:
+        data = fh.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"{what} is larger than {MAX_FILE_BYTES:,} bytes")
+    return data.decode("utf-8")
+
+
+def check_tree(data: Any) -> None:
+    """Check parsed JSON (or TOML) against the bounds; :class:`InputError` names the first problem.
+
+    Walks without recursion, so a tree too deep to walk recursively is still reported.
+    """
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            if depth > MAX_DEPTH:
+                raise InputError(f"nested more than {MAX_DEPTH} levels deep")
+            items = list(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
+            for key, item in items:
+                if key is not None:
+                    _check_string(key)
+                stack.append((item, depth + 1))
+        elif isinstance(value, str):
+            _check_string(value)
+        elif isinstance(value, int) and value.bit_length() > MAX_INT_DIGITS * 3.33:  # ~ decimal digits
+            raise InputError(f"an integer longer than {MAX_INT_DIGITS} digits")
+
+
+def _check_string(text: str) -> None:
+    if any(_surrogate(ch) for ch in text):
+        raise InputError(f"the string {quote(text)} holds a lone surrogate (not text)")
+
+
+def parse_json(text: str) -> Any:
+    """``json.loads`` within the bounds: :class:`InputError` for nesting, long integers or
+    surrogates; ``json.JSONDecodeError`` (a ``ValueError``) for text that is not JSON."""
+    import json
+
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise InputError(f"nested more than {MAX_DEPTH} levels deep") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # an integer past Python's int/str conversion limit
+        raise InputError(f"an integer longer than {MAX_INT_DIGITS} digits") from None
+    check_tree(data)
+    return data

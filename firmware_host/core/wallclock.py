@@ -1,0 +1,73 @@
+"""Whether the wall clock can be believed yet.
+
+A Raspberry Pi has no battery-backed clock: it boots with the time it last saved (systemd's
+``timesyncd`` keeps a file of it) or with 1970, and jumps to the real time when NTP first answers,
+possibly in the middle of a game. Durations therefore come from the monotonic clock (see
+:mod:`firmware_host.core.session`); dates are kept with a mark saying whether the clock was synced
+when they were taken.
+
+:func:`clock_synced` asks, cheapest first:
+
+1. a time before :data:`EARLIEST` has never been set: not synced;
+2. ``/run/systemd/timesync/synchronized`` exists: systemd-timesyncd has synced since boot
+   (systemd 239 and later, Raspberry Pi OS's default);
+3. the kernel's NTP status (``adjtimex``): ``STA_UNSYNC`` clear, i.e. chrony, ntpd or timesyncd
+   has disciplined the clock.
+
+Not measured on a Pi here: the flag file and the kernel status are read as their manuals say;
+the development machine (a container with no NTP) reports "not synced", as it should.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import time
+from pathlib import Path
+
+EARLIEST = 1_767_225_600.0
+"""2026-01-01 00:00 UTC: no clock reading before this is a real date of a game played today."""
+SYNC_FLAG = Path("/run/systemd/timesync/synchronized")
+"""Touched by systemd-timesyncd at its first successful sync after boot."""
+TIME_ERROR = 5
+"""``adjtimex``'s return value when the kernel's clock is not synchronized."""
+STA_UNSYNC = 0x0040
+
+
+class _Timex(ctypes.Structure):
+    """The head of the kernel's ``struct timex``; the rest is room the call may fill."""
+
+    _fields_ = [
+        ("modes", ctypes.c_uint),
+        ("offset", ctypes.c_long),
+        ("freq", ctypes.c_long),
+        ("maxerror", ctypes.c_long),
+        ("esterror", ctypes.c_long),
+        ("status", ctypes.c_int),
+        ("_rest", ctypes.c_byte * 256),
+    ]
+
+
+def kernel_synced() -> bool | None:
+    """The kernel's NTP status (``adjtimex`` with no changes): ``None`` when it cannot be asked."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        timex = _Timex()  # modes = 0: read only
+        state = libc.adjtimex(ctypes.byref(timex))
+    except (OSError, AttributeError):
+        return None
+    if state < 0:
+        return None
+    return state != TIME_ERROR and not timex.status & STA_UNSYNC
+
+
+def clock_synced(now: float | None = None) -> bool:
+    """Whether the wall clock shows the real time (see the module's docstring)."""
+    if (time.time() if now is None else now) < EARLIEST:
+        return False
+    try:
+        if SYNC_FLAG.exists():
+            return True
+    except OSError:
+        pass
+    return bool(kernel_synced())

@@ -16,9 +16,15 @@ contrast, power, rotation and serial interfaces) and replace only ``display()``:
   no window: each changed page gets its page and column address, then its changed bytes.
 - **A full frame when in doubt**: the first picture after opening (a reopen after an I2C error
   makes a new driver) and the next one after a failed send.
+- **Working out and sending are apart.** :meth:`prepare` packs a picture and works out its bus
+  writes (no I/O, a fraction of a millisecond: the display service does it on the event loop);
+  :meth:`send` only puts those writes on the bus (the service's panel writer thread does it, as
+  a menu step takes ~6 ms at 400 kHz). luma's ``display()`` is both, on the caller's thread.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from luma.oled.device import sh1106, ssd1306
 from PIL import Image
@@ -46,11 +52,41 @@ def _span(old: bytes, new: bytes) -> tuple[int, int] | None:
     return first, last
 
 
+@dataclass(frozen=True)
+class Update:
+    """One picture's bus writes, worked out by ``prepare()`` and put on the bus by ``send()``."""
+
+    pages: list[bytes]
+    """The panel's bytes once the writes have gone through."""
+    writes: list[tuple[bool, list[int]]]
+    """In order: (``True`` for a command write, ``False`` for a data write; its bytes)."""
+
+
 class _Partial:
     """What both drivers share: the pages last sent, and which of them changed."""
 
     _shown: list[bytes] | None = None
     """The pages last sent (``None``: unknown, so the next picture goes whole)."""
+
+    def prepare(self, image: object) -> Update:
+        """The writes that show ``image`` after what was last sent (no I/O)."""
+        raise NotImplementedError
+
+    def send(self, update: Update) -> None:
+        """Put ``update``'s writes on the bus, in order; after a failure the next goes whole.
+
+        One update at a time, each prepared after the previous one was sent."""
+        self._shown = None  # until this send has gone through
+        for command, payload in update.writes:
+            if command:
+                self.command(*payload)  # type: ignore[attr-defined]
+            else:
+                self.data(payload)  # type: ignore[attr-defined]
+        self._shown = update.pages
+
+    def display(self, image: Image.Image) -> None:
+        """Show a 1-bit ``image``: the changed bytes, or everything after a reopen or error."""
+        self.send(self.prepare(image))
 
     def _changes(self, pages: list[bytes]) -> dict[int, tuple[int, int]] | None:
         """Changed pages → their column spans; ``None`` when a full frame must go."""
@@ -67,25 +103,19 @@ class _Partial:
 class SSD1306(_Partial, ssd1306):
     """luma's ``ssd1306`` whose ``display()`` sends only the changed window."""
 
-    def display(self, image: Image.Image) -> None:
-        """Show a 1-bit ``image``: the changed rectangle, or everything after a reopen or error."""
+    def prepare(self, image: Image.Image) -> Update:
+        """The windows that show a 1-bit ``image``: the changed rectangle, or everything after a
+        reopen or error."""
         assert image.mode == self.mode
         assert image.size == self.size
         pages = pages_of(self.preprocess(image), self._pages)
         changes = self._changes(pages)
-        self._shown = None  # until this send has gone through
-        if changes is None:
-            self._window(pages, 0, self._pages - 1, 0, self._w - 1)
-        else:
-            for p0, p1, c0, c1 in _windows(changes):
-                self._window(pages, p0, p1, c0, c1)
-        self._shown = pages
-
-    def _window(self, pages: list[bytes], p0: int, p1: int, c0: int, c1: int) -> None:
-        start = self._colstart
-        self.command(self._const.COLUMNADDR, start + c0, start + c1, self._const.PAGEADDR, p0, p1)
-        data = b"".join(pages[p][c0 : c1 + 1] for p in range(p0, p1 + 1))
-        self.data(list(data))
+        windows = [(0, self._pages - 1, 0, self._w - 1)] if changes is None else _windows(changes)
+        start, writes = self._colstart, []
+        for p0, p1, c0, c1 in windows:
+            writes.append((True, [self._const.COLUMNADDR, start + c0, start + c1, self._const.PAGEADDR, p0, p1]))
+            writes.append((False, list(b"".join(pages[p][c0 : c1 + 1] for p in range(p0, p1 + 1)))))
+        return Update(pages, writes)
 
 
 def _windows(changes: dict[int, tuple[int, int]]) -> list[tuple[int, int, int, int]]:
@@ -106,17 +136,18 @@ def _windows(changes: dict[int, tuple[int, int]]) -> list[tuple[int, int, int, i
 class SH1106(_Partial, sh1106):
     """luma's ``sh1106`` whose ``display()`` sends only the changed bytes of the changed pages."""
 
-    def display(self, image: Image.Image) -> None:
-        """Show a 1-bit ``image``: the changed bytes, or everything after a reopen or error."""
+    def prepare(self, image: Image.Image) -> Update:
+        """The page writes that show a 1-bit ``image``: the changed bytes, or everything after a
+        reopen or error."""
         assert image.mode == self.mode
         assert image.size == self.size
         pages = pages_of(self.preprocess(image), self._pages)
         changes = self._changes(pages)
-        self._shown = None
         if changes is None:
             changes = {p: (0, self._w - 1) for p in range(self._pages)}
+        writes = []
         for p, (c0, c1) in sorted(changes.items()):
             column = self._page_address_offset + c0
-            self.command(0xB0 + p, column & 0x0F, 0x10 | (column >> 4))
-            self.data(list(pages[p][c0 : c1 + 1]))
-        self._shown = pages
+            writes.append((True, [0xB0 + p, column & 0x0F, 0x10 | (column >> 4)]))
+            writes.append((False, list(pages[p][c0 : c1 + 1])))
+        return Update(pages, writes)

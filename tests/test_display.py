@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import itertools
+import threading
 
 from PIL import Image
 
@@ -231,3 +233,70 @@ def test_only_the_changed_window_is_sent_and_the_panel_shows_the_picture():
         assert sum(len(x) for x in bus.sent if isinstance(x, bytes)) == 1024
         panel.feed(bus.sent)
         assert panel.picture() == luma_pages(image)
+
+
+class GatedBus(CapturingBus):
+    """A capturing bus whose data writes wait until the test opens its gate: a slow I2C transfer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+        self.gate.set()
+        self.writing = threading.Event()
+        self.threads: set[int] = set()
+
+    def data(self, data: list[int]) -> None:
+        self.threads.add(threading.get_ident())
+        self.writing.set()
+        assert self.gate.wait(5), "the test never opened the gate"
+        super().data(data)
+
+
+def test_a_slow_bus_never_holds_the_loop_and_only_the_newest_picture_follows():
+    bus = GatedBus()
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        service = DisplayService(opened_on(bus), min_interval=0)
+        task = asyncio.create_task(service.run())
+        service.show(picture("one"))
+        await service.flush()
+        bus.gate.clear()
+        bus.writing.clear()
+        service.show(picture("two"))
+        # "two" is on the (stuck) bus while the loop goes on serving: this coroutine runs
+        assert await loop.run_in_executor(None, bus.writing.wait, 5)
+        for text in ("three", "four", "five"):  # presses meanwhile: only the newest goes next
+            service.show(picture(text))
+        bus.gate.set()
+        await service.flush()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        return service, threading.get_ident()
+
+    service, loop_thread = asyncio.run(main())
+    assert loop_thread not in bus.threads  # every bus write ran off the loop
+    assert service.frames_sent == 3  # one, two, five
+    panel = PanelMemory()
+    panel.feed(bus.sent)
+    assert panel.picture() == luma_pages(picture("five"))
+    writer = [t for t in threading.enumerate() if t.name == "display"]
+    for thread in writer:
+        thread.join(5)
+    assert not any(t.is_alive() for t in writer)  # the writer thread ends with the service
+
+
+def test_working_out_a_frame_touches_no_bus_only_sending_does():
+    for kind in ("ssd1306", "sh1106"):
+        bus = CapturingBus()
+        device = open_display(kind, serial_interface=bus)
+        bus.sent.clear()
+        bus.fail = True  # a dead bus: only I/O can notice
+        update = device.prepare(picture("one"))
+        assert bus.sent == [] and update.writes
+        bus.fail = False
+        device.send(update)
+        panel = PanelMemory(column_offset=2 if kind == "sh1106" else 0)
+        panel.feed(bus.sent)
+        assert panel.picture() == luma_pages(picture("one")), kind

@@ -268,8 +268,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     async def serve() -> None:
         from concurrent.futures import ThreadPoolExecutor
 
-        # the display's luma calls are the only work handed to threads: one worker does them in
-        # order (asyncio's default pool would start a thread per overlapping call, up to 6)
+        # the display and the journal have writer threads of their own; the default pool serves
+        # only the journal's drain at stop: one worker (asyncio's would start up to 6)
         asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(1, thread_name_prefix="display"))
         await device.run()
 

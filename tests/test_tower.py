@@ -17,7 +17,7 @@ from drivers.tower.usb import UsbTower, command, commands
 from firmware_host.runtime.lights import SIGNALS, Lights
 
 
-def wait_until(condition, timeout: float = 3.0) -> None:
+def wait_until(condition, timeout: float = 10.0) -> None:
     """Wait for the tower's writer thread (bounded; returns as soon as the condition holds)."""
     end = time.monotonic() + timeout
     while not condition():
@@ -95,7 +95,8 @@ def test_usb_tower_reconnects_with_backoff_and_resends_everything():
 
     tower = UsbTower("x", lambda s, d: statuses.append(s), opener, backoff=(0.001, 0.004))
     tower.show(TowerState(red=ON))
-    wait_until(lambda: len(ports) == 2 and ports[1].in_waiting >= 4)
+    # the writer thread resends, then reports: wait for both (the order between them is its own)
+    wait_until(lambda: len(ports) == 2 and ports[1].in_waiting >= 4 and statuses[-1:] == ["ok"])
     assert statuses[:2] == ["ok", "lost"] and statuses[-1] == "ok"
     assert 0x11 in ports[1].read(ports[1].in_waiting)  # the state is resent after reconnecting
     tower.close()

@@ -16,13 +16,6 @@ HOST = ROOT / "firmware_host"
 ROOMS = ("timers", "core", "scale", "ui", "runtime", "sim", "cli")
 """The rooms of firmware_host/, lowest first: a room imports only the rooms before it."""
 
-BENCH_WORKLOAD = {
-    "firmware_host/cli/bench/idle.py",
-    "firmware_host/cli/bench/loop.py",
-    "firmware_host/cli/bench/wakeups.py",
-    "firmware_host/cli/bench/pixels.py",
-}
-"""Modules allowed to name a game: the benchmarks play a fixed game as their workload."""
 
 
 def module_name(path: Path) -> str:
@@ -142,8 +135,6 @@ def test_no_host_module_imports_a_game_engine_or_names_a_game():
     for name, path in modules(HOST).items():
         games = {m for m in imported(path) if m.startswith("games.") and m.split(".")[1] in ENGINES}
         assert not games, f"{name} imports {sorted(games)}"
-        if str(path.relative_to(ROOT)) in BENCH_WORKLOAD:
-            continue
         named = {
             node.value
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))

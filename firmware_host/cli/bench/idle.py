@@ -44,9 +44,10 @@ def measure(seconds: float, with_game: bool) -> dict[str, Any]:
         if with_game:
             from firmware_host.core.session import Session
             from firmware_host.core.store import Store
+            from games.workloads import PLAIN
 
-            session = Session.start(Store(state), "arschbombe", ["Ann", "Ben", "Cy"], seed=1)
-            session.apply({"type": "jump", "jumper": "rascal", "result": "B"})
+            session = Session.start(Store(state), PLAIN.game, list(PLAIN.players), seed=1)
+            session.apply(PLAIN.actions[0])
         sock_path = Path(tmp) / "notify"
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         sock.bind(str(sock_path))

@@ -22,11 +22,7 @@ from typing import Any
 
 from firmware_host.core import fsio
 from firmware_host.core.writer import Writer
-
-JUMPS = [
-    {"type": "jump", "jumper": "rascal", "special": False, "result": "B"},
-    {"type": "jump", "jumper": "diver", "special": False, "result": "clean"},
-]
+from games.workloads import PLAIN
 
 
 async def _play(folder: Path, count: int, threaded: bool) -> dict[str, Any]:
@@ -74,10 +70,10 @@ async def _play(folder: Path, count: int, threaded: bool) -> dict[str, Any]:
         on_loop.append(0.0)
     for i in range(count):
         if device.session is None:
-            device.start_named("arschbombe", ["Ann", "Ben"])
+            device.start_named(PLAIN.game, list(PLAIN.players))
             await _settled(device)
         sent = time.perf_counter()
-        device.apply(JUMPS[(i % 12) // 6])
+        device.apply(PLAIN.actions[i % len(PLAIN.actions)])  # a game is exactly its actions
         await _settled(device)
         durable.append(time.perf_counter() - sent)
         await asyncio.sleep(0.02)

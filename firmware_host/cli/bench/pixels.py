@@ -38,6 +38,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from games.workloads import PLAIN
+
 LATENCY_FACTOR = 1.5
 MENU_STEP_BYTES = 300
 SEAT_TAP_BYTES = 150
@@ -114,7 +116,7 @@ async def _measure(presses: int) -> dict[str, Any]:
     bus = CountingBus()
     serial.i2c = lambda *a, **k: bus  # the configured panel, on the counting bus
     config = configuration.parse(
-        {"timers": {"arschbombe": {"mode": "turn", "seconds": 600}}, "tower": {"sound": False}}, "bench"
+        {"timers": {PLAIN.game: {"mode": "turn", "seconds": 600}}, "tower": {"sound": False}}, "bench"
     ).with_sim()
     config.sections["display"]["kind"] = "ssd1306"
     with tempfile.TemporaryDirectory() as tmp:
@@ -196,8 +198,8 @@ async def _measure(presses: int) -> dict[str, Any]:
         await tap("ok")  # the first game
         assert isinstance(device.screens[-1], ChooseSeats), device.screens[-1]
         seats = [(await tap(s))[1] for s in ("p1", "p2", "p3", "p1", "p2", "p3")]
-        # a turn timer's tick: a game of Arschbombe with a ten-minute turn clock
-        device.start_named("arschbombe", ["Ann", "Ben", "Cy"])
+        # a turn timer's tick: the plain workload's game with a ten-minute turn clock
+        device.start_named(PLAIN.game, list(PLAIN.players))
         await asyncio.sleep(1.5)
         while not shown.empty():
             shown.get_nowait()

@@ -43,11 +43,13 @@ def switches(pid: int) -> dict[int, tuple[int, int]]:
     return out
 
 
-def _tonne_waiting_for_pieces(state: Path) -> None:
-    """A calibrated two-player Tonne game past its bin fill and card reveal: Ann owes pieces."""
+def _weighing_game_waiting_for_pieces(state: Path) -> None:
+    """The weighing workload's game, calibrated, past its bin fill and card reveal: pieces owed."""
     from firmware_host.core.session import Session
     from firmware_host.core.store import Store
+    from games import scale_pieces
     from games.core import Task
+    from games.workloads import WEIGHING
 
     store = Store(state)
     store.write_doc(
@@ -57,14 +59,15 @@ def _tonne_waiting_for_pieces(state: Path) -> None:
             "offset": 84000,
             "noise": 150,
             "weight_grams": 100,
-            "pieces": {"milk": 6.0, "can": 5.0, "bottle": 8.0, "apple": 4.0},
+            "pieces": {kind: piece.grams for kind, piece in scale_pieces().items()},
         },
     )
-    session = Session.start(store, "tonne", ["Ann", "Ben"], seed=1)
+    session = Session.start(store, WEIGHING.game, list(WEIGHING.players), seed=1)
     prompt = session.prompt()
     if isinstance(prompt, Task):
         session.confirm_task(prompt.key)
-    session.apply({"type": "reveal", "cards": {"Ann": 3, "Ben": 5}})
+    for action in WEIGHING.actions:
+        session.apply(action)
 
 
 def measure(seconds: float, game: bool) -> dict[str, Any]:
@@ -72,7 +75,7 @@ def measure(seconds: float, game: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "state"
         if game:
-            _tonne_waiting_for_pieces(state)
+            _weighing_game_waiting_for_pieces(state)
         sock_path = Path(tmp) / "notify"
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         sock.bind(str(sock_path))

@@ -158,3 +158,30 @@ def test_the_dout_probe_wires_the_hx711_as_the_driver_does():
     chip.levels[24] = False  # the chip converts once powered
     assert _dout_falls(24, 23, 0.01, chip) == "low"
     assert chip.levels[23] is False and chip.requests == {} and chip.closed
+
+
+def test_the_self_test_shows_the_doctors_checks_on_its_second_page(tmp_path):
+    import asyncio
+
+    from firmware_host.ui.menus import SelfTest
+    from tests.devicekit import presses, run_device, screen
+
+    async def body(dev):
+        dev.push(SelfTest(dev))
+        first = await screen(dev)
+        await presses(dev, "next!")  # hold next: the second page
+        for _ in range(200):  # the checks run off the loop (they fsync in the state folder)
+            text = await screen(dev)
+            if "checking" not in text:
+                break
+            await asyncio.sleep(0.05)
+        await presses(dev, "next")  # the lines that did not fit
+        more = await screen(dev)
+        await presses(dev, "next!")  # and back to the live parts
+        return first, text, more, await screen(dev)
+
+    first, checks, more, back = run_device(tmp_path, body)
+    assert "1/2" in first and "Tower" in first
+    assert "Checks 1-5/" in checks and "user FAIL" in checks  # failures first, each part a line
+    assert "Checks 6-" in more and "state ok" in more  # this device's own state folder
+    assert "1/2" in back

@@ -131,6 +131,9 @@ class Device:
         """Presses that arrived while a write was in flight, in order."""
         self._draw_held = False
         self._shown_problems: set[str] = set()
+        self._checks: list[str] | None = None
+        """The doctor's self-check lines, once run (:meth:`checks`)."""
+        self._checks_running = False
 
     def _take_settings(self) -> None:
         """The saved settings over the config's, each checked: a bad value is named, not used."""
@@ -797,6 +800,26 @@ class Device:
     def tower_test(self, steps: Sequence[tuple[TowerState, float]]) -> None:
         """Play a pattern of tower states (the self-test)."""
         self.lights.play(list(steps))
+
+    def checks(self) -> Sequence[str] | None:
+        """The doctor's self-checks, run once off the loop (they fsync in the state folder)."""
+        if self._checks is None and not self._checks_running:
+            from firmware_host.runtime.doctor import System, selftest_lines
+
+            self._checks_running = True
+            system = System(state_dir=self.store.root)  # the folder this device really writes
+            future = self.loop.run_in_executor(None, selftest_lines, self.config, system)
+            future.add_done_callback(self._checks_done)
+        return self._checks
+
+    def _checks_done(self, future: asyncio.Future) -> None:
+        self._checks_running = False
+        try:
+            self._checks = list(future.result())
+        except Exception as exc:  # a check never raises; this is the last guard
+            log.exception("self-checks")
+            self._checks = [f"checks failed: {type(exc).__name__}"]
+        self.redraw()
 
     def seat_name(self, seat: str) -> str:
         """The configured name of a seat."""

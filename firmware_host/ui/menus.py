@@ -451,6 +451,10 @@ TEST_STEPS = (
 )
 
 
+CHECK_ROWS = 5
+"""Check lines on the self-test's second page at once, above its hint."""
+
+
 class SelfTest(Screen):
     """Every button (shown when pressed), the scale reading, a tower test; hold back to leave."""
 
@@ -468,6 +472,10 @@ class SelfTest(Screen):
     def __init__(self, table: SelfTestTable) -> None:
         super().__init__(table)
         self.seen: dict[str, str] = {}
+        self.checking = False
+        """The second page: the doctor's checks of the device instead of the live parts."""
+        self.first = 0
+        """The first check line shown on that page."""
 
     def shown(self) -> None:
         self._refresh()
@@ -482,10 +490,22 @@ class SelfTest(Screen):
             self.table.pop()
             return
         self.seen[press.button] = "!" if press.long else "."  # ! long, . short
-        if press.button == "ok":
+        if press.button == "next" and press.long:
+            self.checking, self.first = not self.checking, 0
+        elif press.button == "next" and self.checking:  # the next lines, round to the first
+            lines = self.table.checks() or ()
+            self.first = self.first + CHECK_ROWS if self.first + CHECK_ROWS < len(lines) else 0
+        elif press.button == "ok" and not self.checking:
             self.table.tower_test([(s, 0.6) for s in TEST_STEPS])
 
     def frame(self) -> Frame:
+        if self.checking:
+            lines = list(self.table.checks() or [TEXT["checking"]])
+            shown = lines[self.first : self.first + CHECK_ROWS]
+            title = TEXT["self_checks"]
+            if len(lines) > CHECK_ROWS:  # which lines, of how many: next shows the others
+                title = TEXT["checks_part"].format(self.first + 1, self.first + len(shown), len(lines))
+            return Frame(title, (*(Row.of(line) for line in shown), Row.of(TEXT["checks_hint"])))
         cells = [f"{b}{self.seen.get(b, '')}" for b in BUTTONS]
         rows = [
             Row(tuple(cells[:6])),
@@ -493,7 +513,7 @@ class SelfTest(Screen):
             *(row for line in self.table.parts() for row in text_rows(line, 1)),
             Row.of(TEXT["test_hint"]),
         ]
-        return Frame(TEXT["self_test"], tuple(rows))
+        return Frame(TEXT["self_test_1"], tuple(rows))
 
 
 TEXT = {
@@ -509,6 +529,11 @@ TEXT = {
     "undo": "Undo last action",
     "settings": "Settings",
     "self_test": "Self-test",
+    "self_test_1": "Self-test 1/2",
+    "self_checks": "Self-test 2/2",
+    "checking": "checking...",
+    "checks_part": "Checks {}-{}/{}",
+    "checks_hint": "next: more  hold: back",
     "end_early": "End game early",
     "end_game": "End game",
     "end_question": "End this game now? It goes to the history as ended early.",

@@ -190,6 +190,11 @@ class SelfTestTable(Table, Protocol):
         """Play a pattern of tower states."""
         ...
 
+    def checks(self) -> Sequence[str] | None:
+        """The doctor's checks of the running device, one short line each (``tablemate doctor``
+        has the fixes); ``None`` while they run, started off the loop on the first ask."""
+        ...
+
 
 class TimerPresets(Protocol):
     """What the timer screens may do with the turn timer (the timer service implements it)."""

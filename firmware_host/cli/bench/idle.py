@@ -10,13 +10,12 @@ menu and once with a game in play.
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from firmware_host.cli.bench.process import running_device
 
 TARGET_CPU_PERCENT = 1.0
 TARGET_RSS_MB = 80.0
@@ -48,27 +47,12 @@ def measure(seconds: float, with_game: bool) -> dict[str, Any]:
 
             session = Session.start(Store(state), PLAIN.game, list(PLAIN.players), seed=1)
             session.apply(PLAIN.actions[0])
-        sock_path = Path(tmp) / "notify"
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        sock.bind(str(sock_path))
-        sock.settimeout(60)
-        env = dict(os.environ, NOTIFY_SOCKET=str(sock_path))
-        cmd = [sys.executable, "-m", "firmware_host", "run", "--sim", "--state-dir", str(state)]
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            started = time.monotonic()
-            while b"READY=1" not in sock.recv(4096):
-                pass
-            startup = time.monotonic() - started
+        with running_device(state, Path(tmp)) as (proc, startup):
             time.sleep(1.0)  # let start-up work (first frame, imports) finish
             cpu0, t0 = _cpu_seconds(proc.pid), time.monotonic()
             time.sleep(seconds)
             cpu1, t1 = _cpu_seconds(proc.pid), time.monotonic()
             rss, peak = _memory_mb(proc.pid)
-        finally:
-            proc.terminate()
-            proc.wait(30)
-            sock.close()
     return {
         "state": "game in play" if with_game else "main menu",
         "seconds": round(t1 - t0, 1),

@@ -10,14 +10,12 @@ read then, so its rate is the floor).
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from firmware_host.cli.bench.process import running_device
 
 MENU_TARGET = 0.5
 """Wake-ups per second of the whole process, idle in the main menu."""
@@ -76,24 +74,11 @@ def measure(seconds: float, game: bool) -> dict[str, Any]:
         state = Path(tmp) / "state"
         if game:
             _weighing_game_waiting_for_pieces(state)
-        sock_path = Path(tmp) / "notify"
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        sock.bind(str(sock_path))
-        sock.settimeout(60)
-        env = dict(os.environ, NOTIFY_SOCKET=str(sock_path))
-        cmd = [sys.executable, "-m", "firmware_host", "run", "--sim", "--state-dir", str(state)]
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            while b"READY=1" not in sock.recv(4096):
-                pass
+        with running_device(state, Path(tmp)) as (proc, _):
             time.sleep(2.0)  # the first frame, the chip settling
             before, t0 = switches(proc.pid), time.monotonic()
             time.sleep(seconds)
             after, t1 = switches(proc.pid), time.monotonic()
-        finally:
-            proc.terminate()
-            proc.wait(30)
-            sock.close()
     dt = t1 - t0
     threads = []
     for tid, (vol, invol) in sorted(after.items()):

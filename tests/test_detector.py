@@ -311,3 +311,15 @@ def test_a_hand_counted_as_a_piece_is_taken_back_when_it_lifts_off():
     assert events[1].grams == pytest.approx(-events[0].grams)
     assert final_events(events) == []  # what scale detect prints and the game keeps
     assert det.net_grams == pytest.approx(0.0, abs=0.5)
+
+
+def test_a_hand_as_still_as_wood_lifted_off_soon_after_it_was_counted_is_taken_back():
+    # a hand at one piece's weight, perfectly still for 1.2 s (it passes for a piece), lifted
+    # straight off: a resting hand leaves within seconds, so that is a take-back, never a fall
+    def load(t: float) -> float:
+        return 5.0 if 10.0 <= t < 11.6 else 0.0
+
+    det, events = run(trace(load, 16), piece=5.0)
+    assert [e.event for e in events] == [PLACE, RETRACT]
+    assert final_events(events) == []
+    assert det.net_grams == pytest.approx(0.0, abs=0.5)

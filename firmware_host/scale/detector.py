@@ -29,8 +29,8 @@ How it decides (``docs/detector.md`` has the reasons and the measured figures):
    nearest whole number of one kind's pieces. Smaller differences — a hand that pressed and let
    go, creep, drift — are followed slowly (``track_s``), never in one jump.
    A place whose weight goes straight back within ``retract_s`` (no press in between), from a
-   level that looked like a hand in hindsight, showed no landing or rested on the way back, is
-   taken back: ``retract``.
+   level that went again within ``hand_rest_s``, looked like a hand in hindsight, showed no
+   landing or rested on the way back, is taken back: ``retract``.
    :func:`final_events` gives the events as they stand once nothing can be taken back.
 6. **Noise** — re-estimated every second (MAD of that second) and taken as the lower quartile
    of the last minute's estimates, so handling, even most of the time, does not inflate it.
@@ -156,6 +156,10 @@ class Tuning:
     """A place is taken back only when its level, seen over its whole life, looked like a hand
     by the hand test with its limits times this (a looser test: a piece placed and then fallen
     out without a press within seconds is rarer than a hand that held still for half a second)."""
+    hand_rest_s: float = 2.0
+    """A place whose weight goes straight back (no press seen) this soon after it was reported is
+    taken back whatever it looked like: a hand held as still as wood for half a second lifts off
+    within a second or two; later (up to ``retract_s``) only a place that wavered like a hand is."""
     landing_overshoot: float = 0.5
     """At 40 SPS and more a place that did not overshoot its level by this much of the step
     (no ringing seen: perhaps a hand laid on the pile) is judged as a doubtful one."""
@@ -590,7 +594,7 @@ class Detector:
         self._landing = None
         before = self.settled_grams
         self.settled_grams = level
-        if step < 0 and plateau is not None and self._taken_back(plateau, level, threshold):
+        if step < 0 and plateau is not None and self._taken_back(plateau, level, threshold, t):
             self._plateau = None
             return [ScaleEvent(t, RETRACT, -plateau.grams, plateau.pieces, "a hand, not pieces")]
         pieces = piece_count(step, self.piece_weights)
@@ -692,10 +696,11 @@ class Detector:
         peak = max(sum(before[i : i + 3]) / 3 for i in range(len(before) - 2))
         return peak >= level + self.tuning.landing_overshoot * step
 
-    def _taken_back(self, plateau: _Plateau, level: float, threshold: float) -> bool:
+    def _taken_back(self, plateau: _Plateau, level: float, threshold: float, t: float) -> bool:
         """Whether a drop undoes the place just reported: straight back to the weight before it
         (no press on the pile in between: a press that knocks pieces out is a fall), from a level
-        that, seen over its whole life, wavered or drifted like a hand."""
+        that showed no landing, rested on the way back, went again as soon as a resting hand
+        lifts off (``hand_rest_s``), or, seen over its whole life, wavered like a hand."""
         if abs(level - plateau.before) >= threshold:
             return False
         if plateau.peak > plateau.level + max(threshold, plateau.grams):
@@ -704,7 +709,12 @@ class Detector:
             # no landing was seen (at 80 SPS): nothing says it was pieces; or the level rested on
             # the way back: pieces fall out at once, a hand eases off
             return True
-        return self._hand_like(plateau.readings, plateau.grams, self.tuning.retract_scale)
+        tu = self.tuning
+        if t - plateau.t <= tu.hand_rest_s:
+            # a resting hand lifts off within a second or two of being counted; a piece falls out
+            # on its own that soon only when knocked, and a knock is a press seen above
+            return True
+        return self._hand_like(plateau.readings, plateau.grams, tu.retract_scale)
 
     def _likely_place(self, step: float) -> bool:
         """A rise that looks like pieces placed one by one: a few of them, near a whole number."""

@@ -79,14 +79,21 @@ class _Partial:
         self._shown = None  # until this send has gone through
         for command, payload in update.writes:
             if command:
-                self.command(*payload)  # type: ignore[attr-defined]
+                self.command(*payload)
             else:
-                self.data(payload)  # type: ignore[attr-defined]
+                self.data(payload)
         self._shown = update.pages
 
     def display(self, image: Image.Image) -> None:
         """Show a 1-bit ``image``: the changed bytes, or everything after a reopen or error."""
         self.send(self.prepare(image))
+
+    def _diff(self, image: Image.Image) -> tuple[list[bytes], dict[int, tuple[int, int]] | None]:
+        """The pages of a 1-bit ``image`` (the panel's size and mode) and what changed in them."""
+        assert image.mode == self.mode  # luma's device gives mode, size, preprocess
+        assert image.size == self.size
+        pages = pages_of(self.preprocess(image), self._pages)
+        return pages, self._changes(pages)
 
     def _changes(self, pages: list[bytes]) -> dict[int, tuple[int, int]] | None:
         """Changed pages → their column spans; ``None`` when a full frame must go."""
@@ -106,10 +113,7 @@ class SSD1306(_Partial, ssd1306):
     def prepare(self, image: Image.Image) -> Update:
         """The windows that show a 1-bit ``image``: the changed rectangle, or everything after a
         reopen or error."""
-        assert image.mode == self.mode
-        assert image.size == self.size
-        pages = pages_of(self.preprocess(image), self._pages)
-        changes = self._changes(pages)
+        pages, changes = self._diff(image)
         windows = [(0, self._pages - 1, 0, self._w - 1)] if changes is None else _windows(changes)
         start, writes = self._colstart, []
         for p0, p1, c0, c1 in windows:
@@ -139,10 +143,7 @@ class SH1106(_Partial, sh1106):
     def prepare(self, image: Image.Image) -> Update:
         """The page writes that show a 1-bit ``image``: the changed bytes, or everything after a
         reopen or error."""
-        assert image.mode == self.mode
-        assert image.size == self.size
-        pages = pages_of(self.preprocess(image), self._pages)
-        changes = self._changes(pages)
+        pages, changes = self._diff(image)
         if changes is None:
             changes = {p: (0, self._w - 1) for p in range(self._pages)}
         writes = []

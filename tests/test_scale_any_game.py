@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
 
-from firmware_host.core.config import defaults
-from firmware_host.core.store import Store
 from firmware_host.runtime.device import Device
-from firmware_host.runtime.vtime import run_virtual
 from firmware_host.sim.script import ScriptRunner
 from games import ENGINES, scale_kinds
+from tests.test_tonne_device import run_device
 
 SETTLE = 4.0
 CALIBRATION = {"counts_per_gram": 420.0, "offset": 84000, "noise": 150, "pieces": {"block": 10.0}, "weight_grams": 100}
@@ -24,23 +21,7 @@ def weigh_game(monkeypatch):
 
 
 def run(state, body) -> None:
-    store = Store(state)
-    store.write_doc("scale", CALIBRATION)
-    config = defaults().with_sim()
-    config.sections["scale"]["backend"] = "sim"
-
-    async def main() -> None:
-        loop = asyncio.get_running_loop()
-        device = Device(config, store, seed=1, wall=lambda: 1_700_000_000 + loop.time())
-        task = asyncio.create_task(device.run())
-        await device.ready.wait()
-        try:
-            await body(device, ScriptRunner(device, None))
-        finally:
-            device.stop()
-            await task
-
-    run_virtual(main)
+    run_device(state, body, calibration=CALIBRATION)
 
 
 def test_a_game_declaring_scale_use_gets_its_own_actions_from_the_scale(tmp_path, weigh_game):

@@ -29,11 +29,13 @@ EMPTY_SEEN = 3.0
 """Seconds the empty bin stands still before the table fills it (the scale must see it empty)."""
 
 
-def run_device(state: Path, body: Body, *, calibrated: bool = True, scale: str = "sim") -> Device:
-    """Run a simulated device on virtual time around ``body``."""
+def run_device(
+    state: Path, body: Body, *, calibrated: bool = True, scale: str = "sim", calibration: dict = CALIBRATION
+) -> Device:
+    """Run a simulated device on virtual time around ``body`` (its scale calibrated with ``calibration``)."""
     store = Store(state)
     if calibrated:
-        store.write_doc("scale", CALIBRATION)
+        store.write_doc("scale", calibration)
     config = defaults().with_sim()
     config.sections["scale"]["backend"] = scale
 

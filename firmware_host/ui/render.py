@@ -390,11 +390,6 @@ def _draw_text(img: Image.Image, x: int, y: int, text: str, width: int) -> int:
     return x + line.width
 
 
-def draw_text(img: Image.Image, x: int, y: int, text: str, width: int | None = None) -> int:
-    """Paste ``text`` at (x, y) in white, clipped to ``width``; returns the x after it."""
-    return _draw_text(img, x, y, text, width if width is not None else img.width - x)
-
-
 def render(frame: Frame, offset: tuple[int, int] = (0, 0), panel: Panel = PANEL) -> Image.Image:
     """The picture of ``frame`` on ``panel``, shifted by ``offset`` (each 0..margin)."""
     frame = compose(frame, panel)

@@ -91,3 +91,50 @@ def test_while_an_action_is_made_durable_the_loop_serves_input_and_its_effects_w
     frames_after, scores, frame = after
     assert frames_after > sent and scores == {"Ann": 3, "Ben": 0}
     assert "Rascal special" in " ".join(" ".join(r.cells) for r in frame.rows)  # the held next was served, in order
+
+
+def test_a_changed_setting_is_saved_off_the_loop_and_a_failed_save_leaves_the_journal_writing(tmp_path, monkeypatch):
+    gate, in_fsync = threading.Event(), threading.Event()
+    real = fsio.fsync
+
+    def slow_fsync(fd: int) -> None:
+        in_fsync.set()
+        gate.wait(10)
+        real(fd)
+
+    async def main():
+        device = Device(configuration.defaults().with_sim(), Store(tmp_path), seed=1)
+        task = asyncio.create_task(device.run())
+        await device.ready.wait()
+        monkeypatch.setattr(fsio, "fsync", slow_fsync)
+        device.change_setting("sound", False)  # returns at once: the SD card is the writer's business
+        for _ in range(5000):
+            if in_fsync.is_set():
+                break
+            await asyncio.sleep(0.001)
+        beat = asyncio.get_running_loop().time()
+        await asyncio.sleep(0.02)  # the loop still runs while the fsync waits
+        served = asyncio.get_running_loop().time() - beat
+        saved_meanwhile = (tmp_path / "settings.json").exists()
+        gate.set()
+        await asyncio.to_thread(device.store.writer.drain, 5)
+        monkeypatch.setattr(fsio, "fsync", real)
+
+        def full(fd: int) -> None:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        monkeypatch.setattr(fsio, "fsync", full)
+        device.change_setting("sound", True)  # cannot be saved: said on the panel
+        await asyncio.to_thread(device.store.writer.drain, 5)
+        await asyncio.sleep(0.01)
+        monkeypatch.setattr(fsio, "fsync", real)
+        failed_then = device.store.writer.failed
+        device.stop()
+        await task
+        return served, saved_meanwhile, device.last_storage_fault, failed_then
+
+    served, saved_meanwhile, fault, failed_then = asyncio.run(main())
+    assert served < 1.0 and not saved_meanwhile
+    assert fault == "Cannot save: disk full"
+    assert failed_then is None  # the settings' failure does not stop the journal's writes
+    assert '"sound": false' in (tmp_path / "settings.json").read_text()  # the last good save stands

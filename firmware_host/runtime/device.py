@@ -906,12 +906,26 @@ class Device:
     def save_settings(self) -> None:
         """Write :attr:`saved_settings` (the settings menu's changes) to the state folder.
 
-        When it cannot be written the change holds until the device stops, and the panel says so.
+        Written on the store's writer (the loop never waits for the SD card), in order with the
+        journal; when it cannot be written the change holds until the device stops, and the panel
+        says so. A failure here is the settings' own: it does not stop the journal's writes.
         """
-        try:
-            self.store.write_doc("settings", self.saved_settings)
-        except OSError as exc:
-            self._storage_error(exc, refuse=False)
+        doc = dict(self.saved_settings)
+
+        def write() -> OSError | None:
+            try:
+                self.store.write_doc("settings", doc)
+            except OSError as exc:
+                return exc
+            return None
+
+        future = self.store.writer.submit(write)
+        future.add_done_callback(lambda f: self.post(self._settings_saved, f))
+
+    def _settings_saved(self, future: Future) -> None:
+        error = future.exception() or future.result()
+        if isinstance(error, OSError):
+            self._storage_error(error, refuse=False)
 
     def change_setting(self, key: str, value: Any) -> None:
         """Change and save one setting of the settings menu."""

@@ -1,15 +1,22 @@
 """The players' language: every word a screen shows comes through :func:`_` from one catalogue.
 
-The catalogues are GNU gettext ``.po`` files, one per language, beside this module
-(``locale/en.po``, ``locale/de.po``); the msgid is the English text. They are read with the
+The catalogues are GNU gettext ``.po`` files, one per language: the host's words beside this
+module (``locale/en.po``, ``locale/de.po``) and each game's own words beside its engine
+(``games/<id>/locale/de.po``), so a new game brings its words with its rules. A language's
+catalogue is all of its files together; the msgid is the English text. They are read with the
 standard library only: :func:`parse_po` reads a ``.po`` file, :func:`compile_mo` turns it into the
 binary ``.mo`` form in memory, and :class:`gettext.GNUTranslations` serves it. So the ``.po``
 file is the one source — nothing generated is committed and there is no build step — and
 lookups behave as gettext's do (a missing entry shows the English msgid, never a crash).
 
 The language in force is process-wide (one table, one panel): :func:`set_language` changes it at
-once, the next frame is drawn in it. Engines never translate: they return data, and what they
-say stays the same in every language (``tablemate replay`` does not depend on it).
+once, the next frame is drawn in it. Engines never translate: they return data
+(:class:`games.core.text.Text`: a msgid and its values), and what they say stays the same in
+every language (``tablemate replay`` does not depend on it). Screens hand such data to :func:`tr`
+when they lay it out; their own words go through :func:`_`.
+
+A lookup the catalogue cannot answer shows the English text and is reported to whoever
+:func:`watch_misses` (the German frame tests fail on it).
 """
 
 from __future__ import annotations
@@ -18,10 +25,17 @@ import ast
 import gettext
 import io
 import struct
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
+from typing import Any
+
+import games
+from games.core.text import Joined, Text
 
 LOCALE_DIR = Path(__file__).with_name("locale")
+GAMES_DIR = Path(games.__file__).parent
 LANGUAGES = ("en", "de")
 """The languages a catalogue exists for (the config file's ``[display] language``)."""
 NAMES = {"en": "English", "de": "Deutsch"}
@@ -91,9 +105,27 @@ def compile_mo(entries: dict[str, str]) -> bytes:
     return header + struct.pack(f"{2 * count}i", *table_ids) + struct.pack(f"{2 * count}i", *table_strs) + ids + strs
 
 
+def po_files(language: str) -> list[Path]:
+    """``language``'s catalogue files: the host's, then each game's that has one."""
+    return [LOCALE_DIR / f"{language}.po", *sorted(GAMES_DIR.glob(f"*/locale/{language}.po"))]
+
+
+def _entries(language: str) -> dict[str, str]:
+    entries: dict[str, str] = {}
+    for path in po_files(language):
+        try:
+            found = parse_po(path.read_text(encoding="utf-8"))
+        except ValueError as e:
+            raise ValueError(f"{path.name} of {path.parent.parent.name}: {e}") from None
+        header = found.pop("", None)
+        entries.update(found)
+        entries.setdefault("", header or "")
+    return entries
+
+
 def catalogue(language: str) -> dict[str, str]:
-    """The entries of ``language``'s ``.po`` file (header left out)."""
-    entries = parse_po((LOCALE_DIR / f"{language}.po").read_text(encoding="utf-8"))
+    """The entries of ``language``'s ``.po`` files together (header left out)."""
+    entries = _entries(language)
     entries.pop("", None)
     return entries
 
@@ -103,8 +135,7 @@ def translations(language: str) -> gettext.NullTranslations:
     """``language``'s catalogue as gettext serves it."""
     if language not in LANGUAGES:
         raise ValueError(f"no catalogue for language {language!r} (known: {', '.join(LANGUAGES)})")
-    entries = parse_po((LOCALE_DIR / f"{language}.po").read_text(encoding="utf-8"))
-    return gettext.GNUTranslations(io.BytesIO(compile_mo(entries)))
+    return gettext.GNUTranslations(io.BytesIO(compile_mo(_entries(language))))
 
 
 def set_language(language: str) -> None:
@@ -119,9 +150,45 @@ def language() -> str:
     return _language
 
 
+_miss_watchers: list[set[str]] = []
+
+
+@contextmanager
+def watch_misses() -> Iterator[set[str]]:
+    """Collect every msgid looked up while the block runs that the catalogue in force lacks."""
+    found: set[str] = set()
+    _miss_watchers.append(found)
+    try:
+        yield found
+    finally:
+        _miss_watchers.remove(found)
+
+
+_SENTINEL = "\0missing\0"
+
+
 def _(message: str) -> str:
     """``message`` (English, a msgid of the catalogues) in the language in force."""
-    return translations(_language).gettext(message)
+    served = translations(_language)
+    catalog = served._catalog  # type: ignore[attr-defined]
+    if _miss_watchers and message and _language != "en" and catalog.get(message, _SENTINEL) is _SENTINEL:
+        for found in _miss_watchers:
+            found.add(message)
+    return served.gettext(message)
+
+
+def tr(text: Any) -> str:
+    """``text`` as the players read it: a :class:`~games.core.text.Text` (what engines say) is
+    looked up and filled, its values translated first; any other string (a name, a number, a
+    sentence already translated) is shown as it is."""
+    if not isinstance(text, Text):
+        return text if isinstance(text, str) else str(text)
+    values = {k: tr(v) if isinstance(v, str) else v for k, v in text.values.items()}
+    pattern = text.msgid if isinstance(text, Joined) else _(text.msgid)
+    try:
+        return pattern.format(**values) if values else pattern
+    except (KeyError, IndexError, ValueError):  # a translation that names a field wrongly
+        return text.msgid.format(**values) if values else text.msgid
 
 
 t = _

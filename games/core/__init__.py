@@ -17,6 +17,7 @@ from games.core.engine import (
 from games.core.prompts import Action, Collect, Menu, Option, Order, Prompt, Task
 from games.core.rng import Rng
 from games.core.sensors import Piece, ScaleNow, ScaleUse
+from games.core.text import T, Text, join
 
 __all__ = [
     "Action",
@@ -34,10 +35,13 @@ __all__ = [
     "ScaleNow",
     "ScaleUse",
     "SetupError",
+    "T",
     "Task",
+    "Text",
     "View",
     "get_field",
     "get_player",
+    "join",
     "need",
     "say",
     "signal",

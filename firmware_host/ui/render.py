@@ -35,6 +35,7 @@ from luma.core.legacy.font import LCD_FONT
 from PIL import Image
 
 from drivers.display import HEIGHT, WIDTH
+from firmware_host.core.i18n import tr
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,10 @@ class Row:
     invert: bool = False
     cut: bool = False
 
+    def __post_init__(self) -> None:  # what an engine said (a Text) is shown in the players' language
+        object.__setattr__(self, "cells", tuple(tr(c) for c in self.cells))
+        object.__setattr__(self, "right", tr(self.right))
+
     @classmethod
     def of(cls, text: str = "", right: str = "", invert: bool = False, cut: bool = False) -> Row:
         """A one-cell row."""
@@ -107,6 +112,10 @@ class Frame:
     message: str = ""
     keep: int = 1
     composed: bool = field(default=False, compare=False)
+
+    def __post_init__(self) -> None:  # what an engine said (a Text) is shown in the players' language
+        for name in ("title", "title_right", "message"):
+            object.__setattr__(self, name, tr(getattr(self, name)))
 
 
 # -- overflow reports --------------------------------------------------------------------------------
@@ -214,7 +223,7 @@ def _spell(text: str) -> str:
 
 def text_width(text: str) -> int:
     """Width in pixels of ``text`` in the screen font."""
-    return sum(char_width(ch) for ch in text)
+    return sum(char_width(ch) for ch in tr(text))
 
 
 def missing_glyphs(text: str) -> str:
@@ -235,6 +244,7 @@ def _prefix(text: str, width: int) -> int:
 
 def fit(text: str, width: int) -> str:
     """``text``, or as much of it as fits ``width`` pixels followed by an ellipsis."""
+    text = tr(text)
     if text_width(text) <= width:
         return text
     return text[: _prefix(text, width - char_width(ELLIPSIS))].rstrip() + ELLIPSIS
@@ -242,6 +252,7 @@ def fit(text: str, width: int) -> str:
 
 def name_and_value(name: str, value: str, width: int, gap: str = " ") -> str:
     """``name`` and ``value`` in ``width`` pixels: the name is shortened, the value always shows."""
+    name, value = tr(name), tr(value)
     whole = f"{name}{gap}{value}" if value else name
     if text_width(whole) <= width:
         return whole
@@ -265,6 +276,7 @@ def _chunks(word: str, width: int) -> list[str]:
 
 def wrap(text: str, width: int = CONTENT_W - 2) -> list[str]:
     """``text`` broken into lines that fit ``width`` pixels (a word longer than a line is split)."""
+    text = tr(text)
     space = char_width(" ")
     lines: list[str] = []
     for para in text.split("\n"):

@@ -13,7 +13,7 @@ Self-test, the game menu, undo). It fails a run on
 
 The suite runs a bounded slice (``tests/test_monkey.py``); a longer campaign::
 
-    .venv/bin/python -m tests.monkey --runs 200 --presses 2000
+    .venv/bin/python -m tests.monkey --runs 200 --presses 2000 [--language de]
 """
 
 from __future__ import annotations
@@ -74,8 +74,9 @@ class _Errors(logging.Handler):
             self.records.append(self.format(record))
 
 
-def _config(rng: random.Random, seats: int) -> configuration.Config:
+def _config(rng: random.Random, seats: int, language: str = "en") -> configuration.Config:
     config = configuration.defaults().with_sim()
+    config.sections["display"]["language"] = language
     names = rng.choice(NAMES)
     config.sections["table"]["seats"] = list(SEATS[:seats])
     config.sections["table"]["names"] = dict(zip(SEATS, names, strict=True))
@@ -99,11 +100,12 @@ def _resume_matches(device: Device, store: Store) -> str | None:
     return None
 
 
-def run_monkey(state_dir: Path, seed: int, presses: int) -> Report:
-    """One seeded run of ``presses`` random inputs on a fresh device."""
+def run_monkey(state_dir: Path, seed: int, presses: int, language: str = "en") -> Report:
+    """One seeded run of ``presses`` random inputs on a fresh device that starts in ``language``
+    (the monkey may switch it in Settings, as a player may)."""
     rng = random.Random(seed)
     seats = rng.randint(2, 6)
-    config = _config(rng, seats)
+    config = _config(rng, seats, language)
     report = Report(seed, seats)
     errors = _Errors()
     root = logging.getLogger()
@@ -203,12 +205,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--presses", type=int, default=1000)
     parser.add_argument("--first-seed", type=int, default=1000)
+    parser.add_argument("--language", choices=("en", "de"), default="en")
     args = parser.parse_args(argv)
     began = time.perf_counter()
     total, bad = 0, 0
     for seed in range(args.first_seed, args.first_seed + args.runs):
         with scratch_dir() as tmp:
-            report = run_monkey(Path(tmp), seed, args.presses)
+            report = run_monkey(Path(tmp), seed, args.presses, args.language)
         total += report.presses
         for problem in report.problems[:5]:
             print(f"seed {seed}: {problem}")

@@ -1,4 +1,5 @@
-"""The UI monkey's slice in the suite: 20,000 seeded random inputs over every game and screen.
+"""The UI monkey's slice in the suite: 20,000 seeded random inputs over every game and screen,
+and a German slice (a translated screen that overflows fails it).
 
 See :mod:`tests.monkey` for what a run does and what fails it; ``python -m tests.monkey`` runs
 longer campaigns.
@@ -23,6 +24,17 @@ def test_random_presses_find_no_error_no_overflow_and_resume_to_the_same_game(se
     with scratch_dir() as tmp:
         report = run_monkey(Path(tmp), seed, PRESSES)
     REPORTS[seed] = report
+    assert report.presses == PRESSES
+    assert report.problems == []
+
+
+GERMAN_RUNS = 3
+
+
+@pytest.mark.parametrize("seed", range(100, 100 + GERMAN_RUNS))
+def test_random_presses_in_german_find_no_overflow(seed):
+    with scratch_dir() as tmp:
+        report = run_monkey(Path(tmp), seed, PRESSES, language="de")
     assert report.presses == PRESSES
     assert report.problems == []
 

@@ -14,6 +14,8 @@ import os
 import time
 from pathlib import Path
 
+from games.core.text import T
+
 
 def open_append(path: Path) -> int:
     """A descriptor to write ``path`` at chosen offsets (created if missing)."""
@@ -111,10 +113,10 @@ def storage_message(exc: BaseException) -> str:
     """What a failed save means for the table, in a few words for the panel."""
     code = getattr(exc, "errno", None)
     if code in FULL:
-        return "Cannot save: disk full"
+        return T("Cannot save: disk full")
     if code in READ_ONLY:
-        return "State folder is read-only"
+        return T("State folder is read-only")
     if code == errno.EIO:
-        return "Cannot save: storage I/O error"
+        return T("Cannot save: storage I/O error")
     reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
-    return f"Cannot save: {reason}"
+    return T("Cannot save: {reason}", reason=reason)

@@ -26,7 +26,7 @@ from firmware_host.core.journal import Journal
 from firmware_host.core.replay import Script, ScriptError, run_actions
 from firmware_host.core.store import Store, StoreError
 from firmware_host.core.wallclock import clock_synced
-from games.core import Action, Effect, Engine, Prompt, Task, View
+from games.core import Action, Effect, Engine, Prompt, T, Task, View
 
 
 def _time(value: Any, default: Any) -> Any:
@@ -184,7 +184,9 @@ class Session:
 
     def _rebuild(self, actions: list[Action]) -> None:
         state, index, reason = run_actions(self.engine, self._start, actions)
-        self.skipped = None if index is None else f"action {index} refused on resume: {reason}"
+        self.skipped = (
+            None if index is None else T("action {index} refused on resume: {reason}", index=index, reason=reason)
+        )
         self.state, self.actions = state, actions[: len(actions) if index is None else index]
 
     # -- writing --------------------------------------------------------------------------------

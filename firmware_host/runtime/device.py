@@ -28,7 +28,7 @@ from drivers.buttons import Press, PressDecoder
 from drivers.tower import TowerState
 from firmware_host.core.config import BUTTONS, TIMER_SOUNDS, Config
 from firmware_host.core.fsio import storage_message
-from firmware_host.core.i18n import LANGUAGES, set_language
+from firmware_host.core.i18n import LANGUAGES, set_language, tr
 from firmware_host.core.replay import Script, ScriptError
 from firmware_host.core.session import Session
 from firmware_host.core.store import Store, StoreError
@@ -44,7 +44,7 @@ from firmware_host.ui.game import GameScreen
 from firmware_host.ui.menus import GameMenu, GameOver, MainMenu
 from firmware_host.ui.panel import to_panel
 from firmware_host.ui.render import Frame, Row, compose, render
-from games.core import Action, Effect, Option, Refused, Task
+from games.core import Action, Effect, Option, Refused, T, Task, Text, join
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +57,18 @@ TOAST_CHARS = 160
 """The longest message: more than its two lines show, short enough to fit in a blink."""
 EVENTS_KEPT = 40
 """Outcomes of the game in play kept for the game menu's "What happened" screen."""
+DISPLAY_STATES = {"ok": T("ok"), "degraded": T("degraded"), "absent": T("absent")}
+"""The display's state as the self-test shows it."""
+
+
+def said(exc: BaseException) -> str:
+    """What an exception tells the table: its message as given (a Text stays translatable)."""
+    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
+
+
+def _cut(text: str) -> str:
+    """``text`` shortened to :data:`TOAST_CHARS` (a message longer than its lines anyway)."""
+    return text if len(text) <= TOAST_CHARS else text[: TOAST_CHARS - 1] + "…"
 
 
 class Device:
@@ -105,6 +117,8 @@ class Device:
         self.stop_reason: str | None = None
         self._stopped = asyncio.Event()
         self._message = ""
+        self._parts: list[str] = []
+        """The messages of one moment that show together on the message line."""
         self._message_at = -1.0
         self._message_sticky = False
         self._message_handle: asyncio.TimerHandle | None = None
@@ -151,7 +165,9 @@ class Device:
                 self.settings[key] = value
             else:
                 shown = value if not isinstance(value, float) or math.isfinite(value) else "too big"
-                self.store.problems.append(f"settings.json: {key} {shown!r} unusable, default kept")
+                self.store.problems.append(
+                    T("settings.json: {key} {value} unusable, default kept", key=key, value=repr(shown))
+                )
                 del self.saved_settings[key]
 
     # -- life cycle -------------------------------------------------------------------------------
@@ -182,7 +198,7 @@ class Device:
         self._show_problems()
         if self.signals_on:
             for sig in (signals.SIGTERM, signals.SIGINT):
-                self.loop.add_signal_handler(sig, self.stop, "Stopped")
+                self.loop.add_signal_handler(sig, self.stop, T("Stopped"))
         interval = sdnotify.watchdog_interval()
         if interval:
             self._tasks.append(asyncio.create_task(self._feed_watchdog(interval), name="watchdog"))
@@ -197,7 +213,7 @@ class Device:
         finally:
             await self._shutdown()
 
-    def stop(self, reason: str = "Stopped") -> None:
+    def stop(self, reason: str = T("Stopped")) -> None:
         """End :meth:`run` cleanly (SIGTERM, the end of a script); the journal is already durable."""
         if self.stop_reason is None:
             self.stop_reason = reason
@@ -211,7 +227,7 @@ class Device:
         sdnotify.notify("STOPPING=1")
         self.timers.close()  # the clocks as they are at the stop, before anything else takes time
         await self._close_writer()
-        self.screens.append(Message(self, "tablemate", self.stop_reason or "Stopped"))
+        self.screens.append(Message(self, "tablemate", self.stop_reason or T("Stopped")))
         self._dimmed = False
         self.display.set_contrast(self.settings["brightness"])
         self._draw()
@@ -256,11 +272,11 @@ class Device:
         except (StoreError, ScriptError) as exc:
             log.error("cannot resume: %s", exc)
             self._shown_problems.add(str(exc))
-            self.push(Message(self, "Cannot resume", str(exc), on_ok=self.home))
+            self.push(Message(self, T("Cannot resume"), said(exc), on_ok=self.home))
             return
         except Exception as exc:  # the boot goes on whatever the files hold
             log.exception("cannot resume")
-            self.push(Message(self, "Cannot resume", f"{type(exc).__name__}: {exc}"[:200], on_ok=self.home))
+            self.push(Message(self, T("Cannot resume"), f"{type(exc).__name__}: {exc}"[:200], on_ok=self.home))
             return
         if session is not None:
             self._enter(session)
@@ -275,7 +291,7 @@ class Device:
         for problem in new:
             log.warning("state folder: %s", problem)
             self._shown_problems.add(problem)
-        self.push(Message(self, "Files checked", "\n".join(new), on_ok=self.pop))
+        self.push(Message(self, T("Files checked"), join(new, "\n"), on_ok=self.pop))
 
     # -- saving -------------------------------------------------------------------------------------
     def _watch(self, future: Future) -> None:
@@ -297,7 +313,7 @@ class Device:
             self._save_failed(error)
         elif self.storage_fault is not None and not self.store.writer.failed:
             self.storage_fault = None
-            self.toast("Saving again")
+            self.toast(T("Saving again"))
         if any(p not in self._shown_problems for p in self.store.problems):  # a file kept aside meanwhile
             self._show_problems()
         if self._inflight:
@@ -433,14 +449,14 @@ class Device:
         except Exception:
             log.exception("press %s failed", press)
             self.home()
-            self.refuse("Internal error: back to the start")
+            self.refuse(T("Internal error: back to the start"))
         self.redraw()
 
     def _tower_status(self, status: str, detail: str | None) -> None:
         if status != self.tower_status:
             self.tower_status = status
             if status == "lost":
-                self.toast("Tower unplugged")
+                self.toast(T("Tower unplugged"))
             self.redraw()
 
     # -- games ------------------------------------------------------------------------------------------
@@ -458,7 +474,7 @@ class Device:
         players is turned so the starting seat comes first.
         """
         if not seats:
-            self.refuse("no seats in play")
+            self.refuse(T("no seats in play"))
             return False
         names = names or {s: self.config.seat_name(s) for s in seats}
         order = list(seats)
@@ -472,7 +488,7 @@ class Device:
         try:
             Script(game, players, 0, options).start()  # a game that cannot start ends nothing
         except ScriptError as exc:
-            self.refuse(str(exc))
+            self.refuse(said(exc))
             return False
         ended = self.session is not None
         if ended:
@@ -491,7 +507,7 @@ class Device:
                 mono=self._mono,
             )
         except ScriptError as exc:
-            self.refuse(str(exc))
+            self.refuse(said(exc))
             return False
         except OSError as exc:  # the journal could not be made (or a game left unfiled be filed)
             self._storage_error(exc)
@@ -503,7 +519,7 @@ class Device:
     def start_named(self, game: str, names: list[str]) -> bool:
         """Start ``game`` with these players on seats p1, p2… in order (the script's ``start``)."""
         if len(names) > 6:
-            self.refuse("at most 6 seats")
+            self.refuse(T("at most 6 seats"))
             return False
         seats = [f"p{i + 1}" for i in range(len(names))]
         return self.start_game(game, seats, seats[0] if seats else None, None, dict(zip(seats, names, strict=True)))
@@ -531,12 +547,12 @@ class Device:
     def apply(self, action: Action) -> bool:
         """Hand one action to the game: checked, journaled, then shown. False when refused."""
         if self.session is None:
-            self.toast("No game in play")
+            self.toast(T("No game in play"))
             return False
         try:
             effects = self.session.apply(action)
         except Refused as exc:
-            self.refuse(str(exc))
+            self.refuse(said(exc))
             return False
         if self._message_at != self.loop.time():
             self.clear_message()  # the state changed: what an earlier message said may no longer hold
@@ -625,9 +641,9 @@ class Device:
     def ask_undo(self) -> None:
         """Ask the table to confirm undoing the last action."""
         if self.session is None or not self.session.actions:
-            self.toast("Nothing to undo")
+            self.toast(T("Nothing to undo"))
             return
-        self.push(Confirm(self, "Undo", "Take back the last action?", self.undo))
+        self.push(Confirm(self, T("Undo"), T("Take back the last action?"), self.undo))
 
     def undo(self) -> bool:
         """Take back the last action (replays one action fewer)."""
@@ -639,7 +655,7 @@ class Device:
         return True
 
     def _undone(self) -> None:
-        self.toast("Undone")
+        self.toast(T("Undone"))
         screen = self._game_screen()
         if screen is not None:
             screen.reset()
@@ -693,17 +709,19 @@ class Device:
         replaces. An outcome (``until_input``) stays until the next press; any other message
         goes after ``seconds``.
         """
-        if len(text) > TOAST_CHARS:  # a refusal may quote a player's input: keep fitting it cheap
-            text = text[: TOAST_CHARS - 1] + "…"
+        if not isinstance(text, Text):  # a refusal may quote a player's input: keep fitting it cheap
+            text = _cut(text)
         loop = asyncio.get_running_loop()
         t = loop.time()
-        showing = self.toast_text()
-        if showing and not now and self._message_at == t:
-            if text in showing.split(" · "):
+        parts = [text]
+        if self._message and not now and self._message_at == t:
+            if text in self._parts:
                 return
-            text = f"{showing} · {text}"[:TOAST_CHARS]
+            parts = [*self._parts, text]  # each part is translated when drawn
             until_input = until_input or self._message_sticky
-        self._message, self._message_at, self._message_sticky = text, t, until_input
+        self._parts = parts
+        message = parts[0] if len(parts) == 1 else join(parts, " · ")
+        self._message, self._message_at, self._message_sticky = message, t, until_input
         if self._message_handle is not None:
             self._message_handle.cancel()
             self._message_handle = None
@@ -795,7 +813,12 @@ class Device:
 
     def parts(self) -> Sequence[str]:
         """The self-test's lines of the scale, the tower and the display."""
-        return (self.scale_line(), f"Tower {self.lights.showing.describe()}", f"Display {self.display.status}")
+        display = DISPLAY_STATES.get(self.display.status, self.display.status)
+        return (
+            self.scale_line(),
+            T("Tower {lights}", lights=self.lights.showing.describe()),
+            T("Display {state}", state=display),
+        )
 
     def tower_test(self, steps: Sequence[tuple[TowerState, float]]) -> None:
         """Play a pattern of tower states (the self-test)."""
@@ -818,7 +841,7 @@ class Device:
             self._checks = list(future.result())
         except Exception as exc:  # a check never raises; this is the last guard
             log.exception("self-checks")
-            self._checks = [f"checks failed: {type(exc).__name__}"]
+            self._checks = [T("checks failed: {error}", error=type(exc).__name__)]
         self.redraw()
 
     def seat_name(self, seat: str) -> str:
@@ -850,10 +873,10 @@ class Device:
     def frame(self) -> Frame:
         """The frame of the screen on top."""
         if not self.screens:
-            return Frame("tablemate", (Row.of("Starting"),))
+            return Frame("tablemate", (Row.of(T("Starting")),))
         frame = self.screens[-1].frame()
         if self._message and not frame.message:
-            frame = replace(frame, message=self._message)
+            frame = replace(frame, message=_cut(tr(self._message)))
         return compose(frame)
 
     # -- drawing, dimming, burn-in ------------------------------------------------------------------

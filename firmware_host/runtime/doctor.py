@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_host.core.config import Config
+from games.core import T, join
 
 SERVICE_USER = "tablemate"
 SERVICE_GROUPS = ("gpio", "i2c", "dialout")
@@ -482,4 +483,10 @@ def selftest_lines(config: Config, system: System | None = None, checks: Iterabl
     """Short lines for the Self-test screen: ``part ok`` or ``part FAIL``, failures first."""
     results = run_checks(config, system, checks)
     results.sort(key=lambda r: not r.failed)
-    return [f"{r.part} {r.status}" for r in results]
+    return [join([SELFTEST_PARTS.get(r.part, r.part), SELFTEST_STATUS.get(r.status, r.status)], " ") for r in results]
+
+
+SELFTEST_PARTS = {"user": T("user"), "service": T("service"), "tower": T("tower"), "state": T("state")}
+"""The parts' names on the Self-test screen, in the players' language (``gpio``, ``i2c speed`` read the same)."""
+SELFTEST_STATUS = {OK: T("ok"), FAIL: T("FAIL"), SKIP: T("skip")}
+"""A check's result on the Self-test screen."""

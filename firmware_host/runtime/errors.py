@@ -12,6 +12,7 @@ import tomllib
 from pathlib import Path
 
 from firmware_host.core import config as configuration
+from firmware_host.core.i18n import _, set_language
 from firmware_host.ui.panel import to_panel
 from firmware_host.ui.render import Frame, Row, render, wrap
 
@@ -37,8 +38,10 @@ def show_on_display(config_path: str | None, message: str) -> bool:
         numbers = (int(d[k]) for k in ("i2c_port", "address", "spi_device", "dc", "reset"))
         wiring = Wiring(str(d["interface"]), *numbers)
         device = open_panel(PANELS[d["kind"]], wiring, int(d["rotation"]))
+        with contextlib.suppress(ValueError):  # the title in the file's language, when it names one
+            set_language(str(d.get("language", "en")))
         rows = tuple(Row.of(line) for line in wrap(message)[:6])
-        device.display(to_panel(render(Frame("Config error", rows)), device.size).convert(device.mode))
+        device.display(to_panel(render(Frame(_("Config error"), rows)), device.size).convert(device.mode))
     except Exception:
         return False
     return True

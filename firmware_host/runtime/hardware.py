@@ -17,6 +17,7 @@ from drivers.panels import PANELS, SIM, Panel, Wiring, display_size, open_panel
 from drivers.scale import Scale
 from drivers.tower import StatusHandler, Tower
 from firmware_host.core.config import BUTTONS, Config
+from games.core import T
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +72,7 @@ def build(
             buttons = ButtonPanel(pins, on_edge, clock, factory, config["buttons"]["debounce"])
     except Exception as exc:  # gpiozero raises many kinds: no pin factory, pin in use…
         log.error("buttons unavailable: %s", exc)
-        problems.append(f"buttons: {exc}")
+        problems.append(T("buttons: {problem}", problem=str(exc)))
         buttons = None
 
     d = config["display"]
@@ -123,7 +124,7 @@ def _tower(config: Config, on_status: StatusHandler, problems: list[str], factor
             return SimTower()
     except Exception as exc:
         log.error("tower unavailable: %s", exc)
-        problems.append(f"tower: {exc}")
+        problems.append(T("tower: {problem}", problem=str(exc)))
     return None
 
 
@@ -145,7 +146,7 @@ def _scale(
             return open_hx711(s["data"], s["clock"], s["sps"], s["gain"], clock)
     except Exception as exc:  # no Blinka board, pins in use… the device runs on without the scale
         log.error("scale unavailable: %s", exc)
-        problems.append(f"scale: {exc}")
+        problems.append(T("scale: {problem}", problem=str(exc)))
     return None
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from drivers.scale.faults import GLITCH_CODES
+from games.core.text import T
 
 """Codes an HX711 gives on a bad read (all ones, full scale), never a real level."""
 MIN_SAMPLES = 5
@@ -62,7 +63,7 @@ def measure(samples: Sequence[int]) -> Level:
     """The level and noise of one window (read glitches dropped)."""
     good = [s for s in samples if s not in GLITCH_CODES]
     if len(good) < MIN_SAMPLES:
-        raise CalibrationError(f"only {len(good)} readings from the scale: is it connected?")
+        raise CalibrationError(T("only {count} readings from the scale: is it connected?", count=len(good)))
     median = statistics.median(good)
     mad = statistics.median(abs(s - median) for s in good)
     kept = [s for s in good if abs(s - median) <= max(SPIKE_MADS * 1.4826 * mad, 3.0)]
@@ -73,7 +74,9 @@ def measure(samples: Sequence[int]) -> Level:
 def check_still(level: Level, reference: Level) -> None:
     """Refuse a window that is much noisier than the empty bin's: something moved."""
     if level.noise > MOVING_FACTOR * reference.noise + 2.0:
-        raise CalibrationError(f"the reading moved (±{level.noise:.0f} counts): hands off the bin, measure again")
+        raise CalibrationError(
+            T("the reading moved (±{noise:.0f} counts): hands off the bin, measure again", noise=level.noise)
+        )
 
 
 def counts_per_gram(empty: Level, loaded: Level, grams: float) -> float:
@@ -84,8 +87,13 @@ def counts_per_gram(empty: Level, loaded: Level, grams: float) -> float:
     noise = max(empty.noise, loaded.noise)
     if abs(step) < WEIGHT_SIGMAS * noise:
         raise CalibrationError(
-            f"the {grams:g} g step ({step:+.0f} counts) is lost in the noise (±{noise:.0f}): "
-            "use a heavier weight, keep the bin still"
+            T(
+                "the {grams:g} g step ({step:+.0f} counts) is lost in the noise (±{noise:.0f}): "
+                "use a heavier weight, keep the bin still",
+                grams=grams,
+                step=step,
+                noise=noise,
+            )
         )
     return step / grams
 
@@ -95,9 +103,18 @@ def piece_grams(before: Level, after: Level, cpg: float, label: str = "piece") -
     grams = (after.counts - before.counts) / cpg
     noise = max(before.noise, after.noise) / abs(cpg)
     if abs(grams) < PIECE_SIGMAS * noise:
-        raise CalibrationError(f"the {label} ({grams:+.1f} g) is lost in the noise (±{noise:.1f} g)")
+        raise CalibrationError(
+            T(
+                "the {piece} ({grams:+.1f} g) is lost in the noise (±{noise:.1f} g)",
+                piece=label,
+                grams=grams,
+                noise=noise,
+            )
+        )
     if grams < 0:
-        raise CalibrationError(f"the load went down {-grams:.1f} g: add the {label}, take nothing out")
+        raise CalibrationError(
+            T("the load went down {grams:.1f} g: add the {piece}, take nothing out", grams=-grams, piece=label)
+        )
     return grams
 
 
@@ -183,12 +200,12 @@ class CalibrationRun:
         if not weight_grams > 0:
             raise CalibrationError("the known weight must be more than 0 g")
         self.weight_grams = float(weight_grams)
-        w = f"{weight_grams:g} g"
+        w = weight_grams
         self.steps = [
-            Step("tare", "Empty the bin"),
-            Step("weight", f"Put the {w} weight in the bin"),
-            Step("unload", f"Take the {w} weight out"),
-            *(Step("piece", f"Add one {label}", kind) for kind, label in kinds.items()),
+            Step("tare", T("Empty the bin")),
+            Step("weight", T("Put the {grams:g} g weight in the bin", grams=w)),
+            Step("unload", T("Take the {grams:g} g weight out", grams=w)),
+            *(Step("piece", T("Add one {piece}", piece=label), kind) for kind, label in kinds.items()),
         ]
         self.labels = dict(kinds)
         self.index = 0
@@ -215,25 +232,27 @@ class CalibrationRun:
         step = self.step
         if step.name == "tare":
             self.empty = level
-            message = f"empty bin: {level.counts:.0f} counts (noise ±{level.noise:.0f})"
+            message = T("empty bin: {counts:.0f} counts (noise ±{noise:.0f})", counts=level.counts, noise=level.noise)
         else:
             assert self.empty is not None and self.previous is not None
             check_still(level, self.empty)
             if step.name == "weight":
                 self.cpg = counts_per_gram(self.empty, level, self.weight_grams)
-                message = f"{self.cpg:.2f} counts per gram"
+                message = T("{cpg:.2f} counts per gram", cpg=self.cpg)
             elif step.name == "unload":
                 assert self.cpg is not None
                 off = (level.counts - self.empty.counts) / self.cpg
                 if abs(off) > UNLOAD_GRAMS:
-                    raise CalibrationError(f"not back to empty ({off:+.1f} g): take all out, measure again")
-                message = f"back to empty ({off:+.1f} g)"
+                    raise CalibrationError(
+                        T("not back to empty ({grams:+.1f} g): take all out, measure again", grams=off)
+                    )
+                message = T("back to empty ({grams:+.1f} g)", grams=off)
             else:
                 assert self.cpg is not None and step.kind is not None
                 label = self.labels[step.kind]
                 grams = piece_grams(self.previous, level, self.cpg, label)
                 self.pieces[step.kind] = grams
-                message = f"{label}: {grams:.1f} g"
+                message = T("{piece}: {grams:.1f} g", piece=label, grams=grams)
         self.previous = level
         self.index += 1
         return message

@@ -56,7 +56,7 @@ from firmware_host.scale.detector import (
     Tuning,
     piece_fit,
 )
-from games.core import Action, Engine, ScaleNow, ScaleUse, Task
+from games.core import Action, Engine, ScaleNow, ScaleUse, T, Task
 
 log = logging.getLogger(__name__)
 
@@ -211,9 +211,7 @@ class ScaleService:
         self.load()
 
     # -- reading only when needed -----------------------------------------------------------------
-    def attach(
-        self, driver: Any, on_sample: Callable[[float, int], None], on_fault: Callable[[str], None]
-    ) -> None:
+    def attach(self, driver: Any, on_sample: Callable[[float, int], None], on_fault: Callable[[str], None]) -> None:
         """Take the driver (powered down until someone wants it) and the callbacks it reports to."""
         self._reader, self._callbacks = driver, (on_sample, on_fault)
         self.reading = not self.wants  # a driver comes up powered: start it, or power it down
@@ -333,7 +331,7 @@ class ScaleService:
             if reason != self.detector_fault:
                 log.warning("scale fault: %s", reason)
                 self.detector_fault = reason
-                self.host.toast(f"Scale: {reason}", now=True)
+                self.host.toast(T("Scale: {reason}", reason=reason), now=True)
             return
         if self._placing is None or self._paused():
             return
@@ -359,7 +357,7 @@ class ScaleService:
             return
         count = min(n, self._now.owed)
         if count < n:
-            self.host.toast(f"Scale saw {n}, counted {count}")
+            self.host.toast(T("Scale saw {seen}, counted {count}", seen=n, count=count))
         if count > 0:
             self._apply(self.use.place_action(count))
             self._placed_at = len(self.game.actions) if self.game is not None else None
@@ -451,7 +449,7 @@ class ScaleService:
             return
         filled = (level - self._empty_level) / cal.counts_per_gram
         if abs(filled - expected) <= fill_tolerance(expected, cal.lightest):
-            self.host.toast("Scale: bin filled")
+            self.host.toast(T("Scale: bin filled"))
             self.host.confirm_task(task.key)
 
     def _show_task_line(self) -> None:
@@ -475,21 +473,25 @@ class ScaleService:
         if self._task is None or task.key != self._task.key or self._expected is None or cal is None or level is None:
             return None
         grams = cal.grams(level) if self._empty_level is None else (level - self._empty_level) / cal.counts_per_gram
-        return f"Scale {grams:.0f} g, want {self._expected:.0f}"
+        return T("Scale {grams:.0f} g, want {want:.0f}", grams=grams, want=self._expected)
 
     def line(self) -> str:
         """The reading for the self-test screen."""
         if not self.present:
-            return "Scale: none"
+            return T("Scale: none")
         if self.fault:
-            return f"Scale: {self.fault}"
+            return T("Scale: {reason}", reason=self.fault)
         if self.raw is None:
-            return "Scale: waiting"
+            return T("Scale: waiting")
         level = self._level()
         if self.calibration is None or level is None:
-            return f"Scale: {self.raw} raw, uncal."
-        state = "still" if self.settled else "moving"
-        return f"Scale: {self.calibration.grams(level):.1f} g {state}"
+            return T("Scale: {raw} raw, uncal.", raw=self.raw)
+        grams = self.calibration.grams(level)
+        return (
+            T("Scale: {grams:.1f} g still", grams=grams)
+            if self.settled
+            else T("Scale: {grams:.1f} g moving", grams=grams)
+        )
 
     # -- windows for calibration -------------------------------------------------------------------------
     def gather(

@@ -37,6 +37,7 @@ from firmware_host.core.store import Store
 from firmware_host.runtime.device import Device
 from firmware_host.runtime.vtime import run_virtual
 from games import ENGINES
+from games.core import T
 
 PRESS_SECONDS = 0.1
 """How long a scripted short press holds the button down."""
@@ -250,7 +251,7 @@ def run_script(
         try:
             await ScriptRunner(device, frames).run(commands)
         finally:
-            device.stop("Stopped")
+            device.stop(T("Stopped"))
             await task
         return device
 

@@ -27,8 +27,10 @@ from typing import Any
 from PIL import Image
 
 from firmware_host.core.config import Config
+from firmware_host.core.i18n import _, tr
 from firmware_host.core.store import Store
-from firmware_host.runtime.device import Device
+from firmware_host.runtime.device import DISPLAY_STATES, Device
+from games.core import T
 
 SHORT_KEYS = {"1": "p1", "2": "p2", "3": "p3", "4": "p4", "5": "p5", "6": "p6"}
 LONG_KEYS = {"q": "p1", "w": "p2", "e": "p3", "r": "p4", "t": "p5", "y": "p6"}
@@ -55,10 +57,10 @@ SCALE_KEYS = {"+": 1, "=": 1, "-": -1, "]": 10, "[": -10}
 """Key → pieces put in (negative: taken out)."""
 
 KEYMAP = (
-    "seat 1-6 tap, q-y hold, Q-Y down/up  prev , <-  next . ->  ok Enter, o hold",
-    "back b, B hold (undo)  scale + - one piece, ] [ ten, 0 empty  x quit",
+    T("seat 1-6 tap, q-y hold, Q-Y down/up  prev , <-  next . ->  ok Enter, o hold"),
+    T("back b, B hold (undo)  scale + - one piece, ] [ ten, 0 empty  x quit"),
 )
-"""The keys, each line at most 80 characters."""
+"""The keys, each line at most 80 characters (in every language)."""
 
 HALF = {(0, 0): " ", (1, 0): "▀", (0, 1): "▄", (1, 1): "█"}
 QUAD = " ▘▝▀▖▌▞▛▗▚▐▜▄▙▟█"
@@ -157,7 +159,7 @@ class Terminal:
     def _one(self, key: str) -> None:
         dev = self.device
         if key in ("x", "\x03"):
-            dev.stop("Stopped")
+            dev.stop(T("Stopped"))
         elif key in SHORT_KEYS:
             self._press(SHORT_KEYS[key], False)
         elif key in LONG_KEYS:
@@ -184,19 +186,26 @@ class Terminal:
         dev = self.device
         scale = dev.hw.scale if dev.hw else None
         grams = getattr(scale, "grams", None)
-        status = f"tower {dev.lights.showing.describe()}  display {dev.display.status}"
+        display = tr(DISPLAY_STATES.get(dev.display.status, dev.display.status))
+        parts = [
+            _("tower {lights}").format(lights=dev.lights.showing.describe()),
+            _("display {state}").format(state=display),
+        ]
         if grams is not None:
             pieces = grams / SIM_PIECE_GRAMS
-            status += f"  bin {pieces:.0f} pcs" if pieces == round(pieces) else f"  bin {grams:+.1f} g"
+            if pieces == round(pieces):
+                parts.append(_("bin {pieces:.0f} pcs").format(pieces=pieces))
+            else:
+                parts.append(_("bin {grams:+.1f} g").format(grams=grams))
         if dev.dimmed:
-            status += "  (dimmed)"
-        return status
+            parts.append(_("(dimmed)"))
+        return "  ".join(parts)
 
     def lines(self, columns: int, rows: int) -> list[str]:
         """Everything the terminal shows, for a terminal of ``columns`` × ``rows``."""
         image = self.device.display.shown
         panel = frame_text(image, columns, rows) if image is not None else []
-        return [line[:columns] for line in (*panel, "", self.status(), *KEYMAP)][:rows]
+        return [line[:columns] for line in (*panel, "", self.status(), *map(tr, KEYMAP))][:rows]
 
     def _toggle(self, button: str) -> None:
         buttons = self.device.hw.buttons if self.device.hw else None
@@ -259,7 +268,7 @@ def run_terminal(config: Config, store: Store, seed: int | None = None) -> int:
         finally:
             loop.remove_reader(fd)
             loop.remove_signal_handler(signal.SIGWINCH)
-            device.stop("Stopped")
+            device.stop(T("Stopped"))
             await task
             term.draw(force=True)
 

@@ -35,7 +35,7 @@ from typing import Any, Protocol
 from firmware_host.timers.clocks import LEVELS, RUNNING, TIMEOUT, Clocks, Key, Preset, ms
 from firmware_host.timers.presets import PresetError, parse_preset, saved_presets, to_table
 from firmware_host.timers.stats import TimeStats, clock_text
-from games.core import Action, Collect, Engine, Menu, Refused, Task
+from games.core import Action, Collect, Engine, Menu, Refused, T, Task
 
 log = logging.getLogger(__name__)
 
@@ -213,7 +213,7 @@ class TimerService:
         if self.session is None:
             return
         if self.clocks is None:
-            self.host.toast("Timer off: Settings")
+            self.host.toast(T("Timer off: Settings"))
             return
         self._charge()
         self.paused = not self.paused
@@ -223,9 +223,9 @@ class TimerService:
         self._schedule()
         if self.paused:
             self._beep(PAUSED, self.time_bar())
-            self.host.toast("Paused: hold ok")
+            self.host.toast(T("Paused: hold ok"))
         else:
-            self.host.toast("Timer runs")
+            self.host.toast(T("Timer runs"))
 
     def time_bar(self) -> float | None:
         """Remaining fraction of the running clock, for the bar beside the scores."""
@@ -305,7 +305,7 @@ class TimerService:
         if not preset.on:
             return
         if preset.timeout == "hard" and not session.engine.timeout_action:
-            self.host.toast("Timeout soft: no rule")
+            self.host.toast(T("Timeout soft: no rule"))
         players = session.base.players
         self.clocks = Clocks(preset, players)
         self.stats = TimeStats(players, journal.metas("turn_done"))
@@ -315,7 +315,7 @@ class TimerService:
             self.paused = bool(snap.get("paused"))
             if self.clocks.running and not self.paused:
                 self.paused = True  # back from a power cut: the table goes on when ready
-                self.host.toast("Timer paused: hold ok")
+                self.host.toast(T("Timer paused: hold ok"))
             self._each = bool(snap.get("each"))
         self._armed = (self.clocks.remaining() or 0) > 0
         self._peak = self.clocks.level() or RUNNING

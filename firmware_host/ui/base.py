@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
 from firmware_host.core.config import SEATS
+from firmware_host.core.i18n import _
 from firmware_host.ui.layout import text_rows
 from firmware_host.ui.render import ROWS, Frame, Row, report
+from games.core import T
 
 if TYPE_CHECKING:
     from firmware_host.ui.table import GameTable, Table
@@ -61,7 +63,7 @@ def apply_confirmed(table: GameTable, action: dict[str, Any]) -> None:
     if not question:
         table.apply(action)
         return
-    table.push(Confirm(table, TEXT["sure"], question, lambda: table.apply(action)))
+    table.push(Confirm(table, T("Sure?"), question, lambda: table.apply(action)))
 
 
 def is_seat(press: Press) -> bool:
@@ -93,7 +95,7 @@ class ListScreen(Screen):
         self.title = title
         self._items = items
         self.on_back = on_back
-        self.hint = hint or TEXT["list_hint"]
+        self.hint = hint or T("ok: pick  back")
         self.index = 0
 
     def items(self) -> Sequence[Item]:
@@ -149,7 +151,7 @@ class Confirm(Screen):
             self.table.pop()
 
     def frame(self) -> Frame:
-        rows = footed(text_rows(self.question, ROWS - 1), Row.of(TEXT["yes_no"], invert=True))
+        rows = footed(text_rows(self.question, ROWS - 1), Row.of(_("ok: yes    back: no"), invert=True))
         return Frame(self.title, tuple(rows))
 
 
@@ -176,16 +178,7 @@ class Message(Screen):
 
     def frame(self) -> Frame:
         if self.on_ok:
-            rows = footed(text_rows(self.text, ROWS - 1), Row.of(TEXT["continue"]))
+            rows = footed(text_rows(self.text, ROWS - 1), Row.of(_("ok: continue")))
         else:
             rows = text_rows(self.text, ROWS)
         return Frame(self.title, tuple(rows))
-
-
-TEXT = {
-    "list_hint": "ok: pick  back",
-    "yes_no": "ok: yes    back: no",
-    "continue": "ok: continue",
-    "sure": "Sure?",
-}
-"""Every word the shared screens show, in one place (a translation replaces this table)."""

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from drivers.buttons import Press
+from firmware_host.core.i18n import _, tr
 from firmware_host.scale.calibration import (
     MEASURE_SECONDS,
     MIN_SAMPLES,
@@ -26,11 +27,12 @@ from firmware_host.ui.base import Screen, footed, is_seat
 from firmware_host.ui.layout import grid, text_rows
 from firmware_host.ui.render import ROWS, Frame, Row
 from games import scale_kinds
+from games.core import T, join
 
 if TYPE_CHECKING:
     from firmware_host.ui.table import CalibrationScale, Table
 
-TITLE = "Calibrate scale"
+TITLE = T("Calibrate scale")
 
 
 def kind_labels() -> dict[str, str]:
@@ -80,7 +82,7 @@ class CalibrateScreen(Screen):
             self._cancel()
             self._cancel = None
         if self.phase not in ("done", "none"):
-            self.table.toast(TEXT["nothing_saved"])
+            self.table.toast(T("Nothing saved"))
         self.table.pop()
 
     def _measure(self) -> None:
@@ -96,13 +98,14 @@ class CalibrateScreen(Screen):
         assert run is not None
         self.phase = "step"
         if samples is None:
-            self.note = TEXT["no_readings"].format(self.scale.fault or TEXT["check_wiring"])
+            self.note = T("No readings from the scale: {reason}", reason=self.scale.fault or T("check the wiring"))
             self.table.signal("refused")
         else:
             try:
                 self.note = run.take(samples)
             except CalibrationError as exc:
-                self.note = TEXT["refused"].format(exc)
+                reason = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
+                self.note = T("Refused: {reason}", reason=reason)
                 self.table.signal("refused")
         if run.done:
             self.scale.save(run.result())
@@ -113,52 +116,30 @@ class CalibrateScreen(Screen):
     # -- drawing -----------------------------------------------------------------------------------------
     def frame(self) -> Frame:
         if self.phase == "none":
-            return self._page(TEXT["title"], TEXT["no_scale"], TEXT["hint_back"])
+            return self._page(TITLE, _("No scale: set [scale] backend in the config."), _("ok: back"))
         if self.phase == "weight":
             rows = [
-                Row.of(TEXT["known"]),
-                Row.of(TEXT["weight"].format(WEIGHTS[self.weight]), invert=True),
-                *text_rows(TEXT["steps"], 2),
+                Row.of(_("Known weight:")),
+                Row.of(f"< {WEIGHTS[self.weight]} g >", invert=True),
+                *text_rows(_("Have it ready; steps: empty, weight, pieces"), 2),
             ]
-            return self._rows(TEXT["title"], rows, TEXT["hint_start"])
+            return self._rows(TITLE, rows, _("ok: start  back: leave"))
         if self.phase == "done":
             cal = self.scale.calibration
             assert cal is not None
-            pieces = [(kind_labels().get(k, k).split()[0], f"{g:.1f}") for k, g in cal.pieces.items()]
-            rows = text_rows(TEXT["saved"].format(cal.counts_per_gram), 1) + grid(pieces, 2)
-            return self._rows(TEXT["title"], rows, TEXT["hint_done"])
+            pieces = [(tr(kind_labels().get(k, k)).split()[0], f"{g:.1f}") for k, g in cal.pieces.items()]
+            rows = text_rows(_("Saved: {cpg:.1f} counts/g").format(cpg=cal.counts_per_gram), 1) + grid(pieces, 2)
+            return self._rows(TITLE, rows, _("ok: done"))
         run = self.run
         assert run is not None
-        title = TEXT["step_title"].format(run.index + 1, len(run.steps))
+        title = _("Calibrate {step}/{steps}").format(step=run.index + 1, steps=len(run.steps))
         if self.phase == "measuring":
-            return self._page(title, f"{run.step.text}.\n{TEXT['measuring']}", TEXT["hint_cancel"])
-        text = f"{run.step.text}." + (f"\n{self.note}" if self.note else "")
-        return self._page(title, text, TEXT["hint_measure"])
+            return self._page(title, join([run.step.text, _("Measuring: keep still...")], ".\n"), _("back: cancel"))
+        text = join([run.step.text, self.note], ".\n") if self.note else join([run.step.text, "."], "")
+        return self._page(title, text, _("ok: measure  back"))
 
     def _page(self, title: str, text: str, hint: str) -> Frame:
         return self._rows(title, text_rows(text, ROWS - 1), hint)
 
     def _rows(self, title: str, rows: list[Row], hint: str) -> Frame:
         return Frame(title, tuple(footed(rows, Row.of(hint, invert=True))))
-
-
-TEXT = {
-    "title": TITLE,
-    "nothing_saved": "Nothing saved",
-    "no_readings": "No readings from the scale: {}",
-    "check_wiring": "check the wiring",
-    "refused": "Refused: {}",
-    "no_scale": "No scale: set [scale] backend in the config.",
-    "hint_back": "ok: back",
-    "known": "Known weight:",
-    "weight": "< {} g >",
-    "steps": "Have it ready; steps: empty, weight, pieces",
-    "hint_start": "ok: start  back: leave",
-    "saved": "Saved: {:.1f} counts/g",
-    "hint_done": "ok: done",
-    "step_title": "Calibrate {}/{}",
-    "measuring": "Measuring: keep still...",
-    "hint_cancel": "back: cancel",
-    "hint_measure": "ok: measure  back",
-}
-"""Every word this screen shows, in one place (a translation replaces this table)."""

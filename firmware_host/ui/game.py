@@ -33,11 +33,11 @@ from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
 from firmware_host.core.config import SEATS
-from firmware_host.ui.base import TEXT as BASE_TEXT
+from firmware_host.core.i18n import _, tr
 from firmware_host.ui.base import Confirm, Screen, apply_confirmed, footed, is_seat
 from firmware_host.ui.layout import MIN_NAME, grid, per_row, score_rows, text_rows
 from firmware_host.ui.render import BAR_W, PANEL, ROWS, Frame, Row, text_width
-from games.core import Collect, Menu, Order, Prompt, Task
+from games.core import Collect, Menu, Order, Prompt, T, Task, join
 
 if TYPE_CHECKING:
     from firmware_host.ui.table import GameTable
@@ -209,13 +209,13 @@ class GameScreen(Screen):
             return False
         player = self.table.player_of(press.button)
         if player is None:
-            self.table.toast(TEXT["not_playing"].format(self.table.seat_name(press.button)), now=True)
+            self.table.toast(T("{player} is not in this game", player=self.table.seat_name(press.button)), now=True)
             return True
         if turn is not None and player != turn:
-            self.table.toast(TEXT["turn"].format(turn), now=True)
+            self.table.toast(T("{player}'s turn", player=turn), now=True)
             return True
         if players is not None and player not in players:
-            self.table.toast(TEXT["not_now"].format(player), now=True)
+            self.table.toast(T("{player} is not in this turn", player=player), now=True)
             return True
         return False
 
@@ -269,7 +269,10 @@ class GameScreen(Screen):
         choosing = [p for p in side.players if p not in self.locked and p in self.answers]
         undecided = [p for p in choosing if side.values[p][self.answers[p]] != side.default]
         if undecided:
-            self.table.toast(TEXT["lock_or_pass"].format(undecided[0], side.label(side.default)), now=True)
+            answer = side.label(side.default)
+            self.table.toast(
+                T("{player}: hold to lock, or tap to {answer}", player=undecided[0], answer=answer), now=True
+            )
             return
         waiting = [p for p in side.players if p not in self.locked]
 
@@ -281,7 +284,7 @@ class GameScreen(Screen):
 
         question = self.table.confirm_question(action)
         if question:
-            self.table.push(Confirm(self.table, BASE_TEXT["sure"], question, pick))
+            self.table.push(Confirm(self.table, T("Sure?"), question, pick))
         else:
             pick()
 
@@ -307,7 +310,7 @@ class GameScreen(Screen):
                 return
         elif not press.long:
             if player in self.locked:
-                self.table.toast(TEXT["unlock"].format(player), now=True)
+                self.table.toast(T("{player}: hold to unlock", player=player), now=True)
                 return
             self.answers[player] = (self.answers.get(player, -1) + 1) % len(values)
             self._save_draft()
@@ -324,7 +327,7 @@ class GameScreen(Screen):
                     self._locks_changed()
                 return
         else:
-            self.table.toast(TEXT["tap_first"].format(player), now=True)
+            self.table.toast(T("{player}: tap to choose first", player=player), now=True)
             return
         if prompt.build is not None and self.locked >= set(prompt.players):
             self._save_draft()
@@ -363,7 +366,7 @@ class GameScreen(Screen):
         elif press.button == "back":
             self.table.open_game_menu()
         elif is_seat(press):
-            self.table.toast(TEXT["task_seat"].format(prompt.confirm.lower()), now=True)
+            self.table.toast(T("ok: {job}", job=prompt.confirm), now=True)
 
     def _press_order(self, prompt: Order, press: Press) -> None:
         player = self.table.player_of(press.button)
@@ -377,7 +380,7 @@ class GameScreen(Screen):
         elif self._wrong_seat(press, prompt.players):
             return
         elif player in self.order:
-            self.table.toast(TEXT["pressed"].format(player), now=True)
+            self.table.toast(T("{player} already pressed", player=player), now=True)
         elif player in prompt.players:
             self.order.append(player)
             if len(self.order) == len(prompt.players):
@@ -388,7 +391,7 @@ class GameScreen(Screen):
     def frame(self) -> Frame:
         session = self.table.session
         if session is None:
-            return Frame("tablemate", (Row.of(TEXT["no_game"]),))
+            return Frame("tablemate", (Row.of(_("No game")),))
         view = session.view()
         prompt = self.prompt
         scores = score_rows(view.scores, view.active)
@@ -400,7 +403,8 @@ class GameScreen(Screen):
             prompt_rows = self._prompt_rows()
             keep = min(2, len(prompt_rows))  # the highlighted option and the hint
             if len(scores) + len(prompt_rows) + min(1, len(view.lines)) > ROWS:  # the game's line before the hint
-                shown = [r for r in prompt_rows if r.cells[0] not in HINTS]
+                hints = {tr(hint) for hint in HINTS}
+                shown = [r for r in prompt_rows if r.cells[0] not in hints]
                 keep = min(keep - (len(prompt_rows) - len(shown)), len(shown))  # a bet's hint stays kept
                 prompt_rows = shown
             room = ROWS - len(scores) - len(prompt_rows)
@@ -415,11 +419,11 @@ class GameScreen(Screen):
             n = len(menu.options)
             self.index %= n
             option = menu.options[self.index]
-            label = option.label + (" >" if option.then is not None else "")
+            label = join([option.label, ">"], " ") if option.then is not None else option.label
             if self.table.has_timer():
-                hint = TEXT["hint_timer"]
+                hint = _("ok: pick  hold ok: pause")
             else:
-                hint = TEXT["hint_sub"] if len(self.path) > 1 else TEXT["hint_menu"]
+                hint = _("ok: pick  back") if len(self.path) > 1 else _("tap: next  ok: pick")
             side = self.path[0].side
             choosing = [p for p in self.answers if p not in self.locked] if side is not None else []
             hint_row = Row.of(hint)
@@ -433,7 +437,7 @@ class GameScreen(Screen):
         if isinstance(prompt, Order):
             left = [p for p in prompt.players if p not in self.order]
             done = " ".join(self.order) + (f" ({' '.join(left)})" if left else "")
-            return [Row.of(prompt.title, cut=True), Row.of(done.strip(), cut=True), Row.of(TEXT["hint_order"])]
+            return [Row.of(prompt.title, cut=True), Row.of(done.strip(), cut=True), Row.of(_("press in order"))]
         return []
 
     def _task_rows(self, task: Task) -> list[Row]:
@@ -443,7 +447,7 @@ class GameScreen(Screen):
         rows = [Row.of(task.title, cut=True), *lines]
         if status:
             rows += text_rows(status, 1)
-        return footed(rows, Row.of(TEXT["task_ok"].format(task.confirm), invert=True))
+        return footed(rows, Row.of(T("ok: {job}", job=task.confirm), invert=True))
 
     def _collect_rows(self, prompt: Collect, scores: list[Row], lines: tuple[str, ...] = ()) -> list[Row]:
         """Everyone's answer so far, in the open (the table has turned its cards face up), then the
@@ -452,11 +456,11 @@ class GameScreen(Screen):
         counting = self._counting()
         for p in prompt.players:
             if p in counting:
-                cells.append((p, f"{prompt.label(prompt.values[p][counting[p]])}<"))
+                cells.append((p, f"{tr(prompt.label(prompt.values[p][counting[p]]))}<"))
             elif p in self.locked:
-                cells.append((p, f"[{prompt.label(prompt.values[p][self.answers[p]])}]"))
+                cells.append((p, f"[{tr(prompt.label(prompt.values[p][self.answers[p]]))}]"))
             elif p in self.answers:
-                cells.append((p, f"{prompt.label(prompt.values[p][self.answers[p]])}?"))
+                cells.append((p, f"{tr(prompt.label(prompt.values[p][self.answers[p]]))}?"))
             else:
                 cells.append((p, "..."))
         answers = grid(cells, per_row(cells))
@@ -472,10 +476,10 @@ class GameScreen(Screen):
         names, then names cut to :data:`~firmware_host.ui.layout.MIN_NAME` letters, then the
         values alone (``Ben 3?``) without the hold, then an ellipsis."""
         width = PANEL.content_w - 2 - BAR_W
-        labels = [side.label(side.values[p][self.answers[p]]) for p in choosing]
+        labels = [tr(side.label(side.values[p][self.answers[p]])) for p in choosing]
         short = [p[:MIN_NAME] for p in choosing]
         last = [label.split()[-1] if label.split() else label for label in labels]
-        hold = " " + TEXT["hold"]
+        hold = " " + _("hold")
         ways = ((choosing, labels, hold), (short, labels, hold), (short, last, hold), (short, last, ""))
         for names, values, tail in ways:
             text = " ".join(f"{n} {v}?" for n, v in zip(names, values, strict=True)) + tail
@@ -486,27 +490,8 @@ class GameScreen(Screen):
 
 def _collect_hint(prompt: Collect) -> str:
     """The hint under a Collect: hold and let go for a counting one, else tap and hold."""
-    return TEXT["hint_count"] if prompt.counting else TEXT["hint_collect"]
+    return T("hold, let go at yours") if prompt.counting else T("tap: change  hold: lock")
 
 
-TEXT = {
-    "no_game": "No game",
-    "hint_timer": "ok: pick  hold ok: pause",
-    "hint_sub": "ok: pick  back",
-    "hint_menu": "tap: next  ok: pick",
-    "hint_order": "press in order",
-    "hint_collect": "tap: change  hold: lock",
-    "hint_count": "hold, let go at yours",
-    "hold": "hold",
-    "task_ok": "ok: {}",
-    "turn": "{}'s turn",
-    "not_playing": "{} is not in this game",
-    "not_now": "{} is not in this turn",
-    "unlock": "{}: hold to unlock",
-    "tap_first": "{}: tap to choose first",
-    "lock_or_pass": "{}: hold to lock, or tap to {}",
-    "task_seat": "ok: {}",
-    "pressed": "{} already pressed",
-}
-"""Every word this screen shows, in one place (a translation replaces this table)."""
-HINTS = {TEXT["hint_timer"], TEXT["hint_sub"], TEXT["hint_menu"], TEXT["hint_order"]}
+HINTS = (T("ok: pick  hold ok: pause"), T("ok: pick  back"), T("tap: next  ok: pick"), T("press in order"))
+"""The prompt's hints, which a crowded frame leaves out first."""

@@ -24,7 +24,7 @@ from firmware_host.ui.render import CONTENT_W, ROWS, Frame, Row, text_width
 from firmware_host.ui.rules import rules_for
 from firmware_host.ui.timer_menu import MODE_LABELS, timer_screen
 from games import TITLES, get_engine
-from games.core import Menu, Option
+from games.core import Menu, Option, T, join
 
 if TYPE_CHECKING:
     from firmware_host.ui.table import MenuTable, SelfTestTable, Table
@@ -36,7 +36,7 @@ class MainMenu(ListScreen):
     table: MenuTable
 
     def __init__(self, table: MenuTable) -> None:
-        super().__init__(table, "tablemate", self._entries, on_back=lambda: None, hint="ok: pick")
+        super().__init__(table, "tablemate", self._entries, on_back=lambda: None, hint=T("ok: pick"))
 
     def _entries(self) -> list[Item]:
         table = self.table
@@ -53,7 +53,7 @@ class ChooseGame(ListScreen):
 
     def __init__(self, table: MenuTable) -> None:
         items = [Item(TITLES[g], lambda g=g: table.push(ChooseSeats(table, g))) for g in TITLES]
-        super().__init__(table, "New game", items)
+        super().__init__(table, T("New game"), items)
 
 
 class ChooseSeats(Screen):
@@ -80,13 +80,15 @@ class ChooseSeats(Screen):
                 self.seats = [s for s in SEATS if s in self.seats or s == press.button]
         elif press.button == "ok":
             if self._count_ok() and self.table.session is not None:
-                question = TEXT["replace_game"]
-                self.table.push(Confirm(self.table, TEXT["new_game"], question, self._go))
+                question = T("A game is in play. End it (as ended early) and start this one?")
+                self.table.push(Confirm(self.table, T("New game"), question, self._go))
             elif self._count_ok():
                 self._go()
             else:
                 top = self.engine.max_players
-                self.table.toast(TEXT["count"].format(self.engine.min_players, top or "any"), now=True)
+                low = self.engine.min_players
+                count = T("{low}-{high} players", low=low, high=top) if top else T("{low}+ players", low=low)
+                self.table.toast(count, now=True)
         elif press.button == "back":
             self.table.pop()
 
@@ -101,11 +103,11 @@ class ChooseSeats(Screen):
         cells = [("[x] " if s in self.seats else "[ ] ") + self.table.seat_name(s) for s in SEATS]
         rows = grid([(c, "") for c in cells], 2)
         rows += [
-            Row.of(TEXT["players"].format(len(self.seats))),
-            Row.of(TEXT["seat_in_out"]),
-            Row.of(TEXT["next_back"]),
+            Row.of(_("{count} players").format(count=len(self.seats))),
+            Row.of(_("seat button: in/out")),
+            Row.of(_("ok: next  back")),
         ]
-        return Frame(TITLES[self.game], tuple(rows), TEXT["seats"])
+        return Frame(TITLES[self.game], tuple(rows), _("seats"))
 
 
 class ChooseStart(ListScreen):
@@ -115,9 +117,9 @@ class ChooseStart(ListScreen):
 
     def __init__(self, table: MenuTable, game: str, seats: list[str]) -> None:
         self.game, self.seats = game, seats
-        items = [Item("Random", lambda: self._go(None))]
+        items = [Item(T("Random"), lambda: self._go(None))]
         items += [Item(table.seat_name(s), lambda s=s: self._go(s)) for s in seats]
-        super().__init__(table, "Who starts?", items)
+        super().__init__(table, T("Who starts?"), items)
 
     def press(self, press: Press) -> None:
         if is_seat(press):
@@ -148,14 +150,16 @@ class ChooseOptions(ListScreen):
         self.game, self.seats, self.start, self.specs = game, seats, start, specs
         preset = table.game_options(game)
         self.values = {key: preset.get(key, choices[0][1]) for key, _, choices in specs}
-        super().__init__(table, "Options", self._entries)
+        super().__init__(table, T("Options"), self._entries)
 
     def _entries(self) -> list[Item]:
         items = []
         for key, label, choices in self.specs:
             current = next((name for name, value in choices if value == self.values[key]), "?")
             items.append(Item(label, lambda k=key, c=choices: self._cycle(k, c), current))
-        items.append(Item("Start game", lambda: self.table.start_game(self.game, self.seats, self.start, self.values)))
+        items.append(
+            Item(_("Start game"), lambda: self.table.start_game(self.game, self.seats, self.start, self.values))
+        )
         return items
 
     def _cycle(self, key: str, choices: Any) -> None:
@@ -170,26 +174,27 @@ class GameMenu(ListScreen):
     table: MenuTable
 
     def __init__(self, table: MenuTable) -> None:
-        super().__init__(table, "Game menu", self._entries)
+        super().__init__(table, T("Game menu"), self._entries)
 
     def _entries(self) -> list[Item]:
         table = self.table
         items = [
-            Item(TEXT["continue"], table.pop),
-            Item(TEXT["what_happened"], lambda: table.push(EventsScreen(table, table.events))),
-            Item(TEXT["undo"], table.ask_undo),
+            Item(_("Continue"), table.pop),
+            Item(_("What happened"), lambda: table.push(EventsScreen(table, table.events))),
+            Item(_("Undo last action"), table.ask_undo),
         ]
         items += [option_item(table, option) for option in table.anytime()]
         items += [
             Item(_("Settings"), lambda: table.push(SettingsScreen(table))),
             Item(_("Self-test"), lambda: table.push(SelfTest(table))),
-            Item(TEXT["end_early"], self._end),
+            Item(_("End game early"), self._end),
             Item(_("Rules"), lambda: table.push(rules_for(table))),  # last: prev from the top lands here
         ]
         return items
 
     def _end(self) -> None:
-        self.table.push(Confirm(self.table, TEXT["end_game"], TEXT["end_question"], self.table.end_early))
+        question = T("End this game now? It goes to the history as ended early.")
+        self.table.push(Confirm(self.table, T("End game"), question, self.table.end_early))
 
 
 class EventsScreen(Screen):
@@ -203,9 +208,9 @@ class EventsScreen(Screen):
         self.page = 0
 
     def _pages(self) -> list[list[Row]]:
-        rows = [row for event in reversed(self.events) for row in text_rows("- " + event, 2)]
+        rows = [row for event in reversed(self.events) for row in text_rows(join(["-", event], " "), 2)]
         room = ROWS - 1
-        return [rows[i : i + room] for i in range(0, len(rows), room)] or [[Row.of(TEXT["nothing_yet"])]]
+        return [rows[i : i + room] for i in range(0, len(rows), room)] or [[Row.of(_("Nothing yet"))]]
 
     def press(self, press: Press) -> None:
         pages = len(self._pages())
@@ -219,14 +224,14 @@ class EventsScreen(Screen):
     def frame(self) -> Frame:
         pages = self._pages()
         self.page = min(self.page, len(pages) - 1)
-        rows = footed(pages[self.page], Row.of(TEXT["events_hint"]))
-        return Frame(TEXT["what_happened"], tuple(rows), f"{self.page + 1}/{len(pages)}")
+        rows = footed(pages[self.page], Row.of(_("next: older  back")))
+        return Frame(_("What happened"), tuple(rows), f"{self.page + 1}/{len(pages)}")
 
 
 def option_item(table: MenuTable, option: Option) -> Item:
     """A game-menu line for an engine option: its action, or a walk through its sub-menus."""
     if option.action is None:
-        return Item(option.label + " >", lambda: table.push(OptionMenu(table, option.submenu())))
+        return Item(join([option.label, ">"], " "), lambda: table.push(OptionMenu(table, option.submenu())))
 
     def pick(action: dict[str, Any] = option.action) -> None:
         table.back_to_game()
@@ -248,13 +253,14 @@ def result_rows(entry: dict[str, Any], headline: Sequence[str] = ()) -> list[Row
     place; names are shortened so every score shows."""
     winners = _winners(entry)
     if entry.get("reason") != "over":
-        head = TEXT["ended_early"]
+        head = T("Ended early")
     elif headline:
         head = headline[0]
     elif winners:
-        head = (TEXT["winner"] if len(winners) == 1 else TEXT["shared"]).format(", ".join(winners))
+        names = ", ".join(winners)
+        head = T("Winner: {names}", names=names) if len(winners) == 1 else T("Shared: {names}", names=names)
     else:
-        head = TEXT["all_lost"]
+        head = T("Everyone lost")
     ranking = sorted(_scores(entry).items(), key=lambda kv: -kv[1])
     scores = [score for _, score in ranking]
     cells = [(f"{scores.index(score) + 1}.{name}", str(score)) for name, score in ranking]
@@ -288,15 +294,15 @@ class GameOver(Screen):
         elif press.button in ("next", "prev") and self.times:
             self.page = 1 - self.page
         else:
-            self.table.toast(TEXT["hold_for_menu"], now=True)
+            self.table.toast(T("Hold ok for the menu"), now=True)
 
     def frame(self) -> Frame:
         if self.page == 1 and self.times:
             return self._times_frame(self.times)
         e = self.entry
-        hint = TEXT["over_hint_times"] if self.times else TEXT["over_hint"]
+        hint = _("hold ok: menu  next") if self.times else _("hold ok: menu")
         title = TITLES.get(e["game"], e["game"])
-        return Frame(title, tuple(footed(result_rows(e, self.headline), Row.of(hint))), TEXT["over"])
+        return Frame(title, tuple(footed(result_rows(e, self.headline), Row.of(hint))), _("over"))
 
     def _times_frame(self, times: dict[str, Any]) -> Frame:
         def short(s: float | None) -> str:
@@ -314,8 +320,8 @@ class GameOver(Screen):
             rows.extend(grid([(name, total)], 1, width=CONTENT_W - text_width(spread) - 4))
             rows[-1] = Row(rows[-1].cells, spread)
         if len(rows) < ROWS:
-            rows = footed(rows, Row.of(TEXT["times_hint"]))
-        return Frame(TEXT["time_used"], tuple(rows[:ROWS]), "2/2")
+            rows = footed(rows, Row.of(_("fast/avg/slow")))
+        return Frame(_("Time used"), tuple(rows[:ROWS]), "2/2")
 
 
 class SettingsScreen(ListScreen):
@@ -326,7 +332,7 @@ class SettingsScreen(ListScreen):
     table: MenuTable
 
     def __init__(self, table: MenuTable) -> None:
-        super().__init__(table, "Settings", self._entries)
+        super().__init__(table, T("Settings"), self._entries)
 
     def _entries(self) -> list[Item]:
         table = self.table
@@ -334,14 +340,15 @@ class SettingsScreen(ListScreen):
         percent = f"{round(level / 255 * 100)}%"
         game = table.session.base.game if table.session is not None else None
         scale = table.scale
-        calibrated = "ok" if scale.calibration else "no"
+        calibrated = _("ok") if scale.calibration else _("no")
+        beeps = {"all": _("all"), "timeout": _("timeout"), "off": _("off")}
         return [
-            Item("Brightness", self._brighter, percent),
-            Item("Sound", self._toggle_sound, "on" if table.settings["sound"] else "off"),
-            Item("Turn timer", lambda: table.push(timer_screen(table, table.timers, game)), self._timer_note()),
-            Item("Timer beeps", self._timer_sound, table.settings["timer_sound"]),
+            Item(_("Brightness"), self._brighter, percent),
+            Item(_("Sound"), self._toggle_sound, _("on") if table.settings["sound"] else _("off")),
+            Item(_("Turn timer"), lambda: table.push(timer_screen(table, table.timers, game)), self._timer_note()),
+            Item(_("Timer beeps"), self._timer_sound, beeps.get(table.settings["timer_sound"], "?")),
             Item(_("Language"), self._language, NAMES.get(table.settings.get("language", "en"), "?")),
-            Item("Calibrate scale", lambda: table.push(CalibrateScreen(table, scale)), calibrated),
+            Item(_("Calibrate scale"), lambda: table.push(CalibrateScreen(table, scale)), calibrated),
         ]
 
     def _language(self) -> None:
@@ -378,13 +385,13 @@ class HistoryScreen(ListScreen):
 
     def __init__(self, table: Table, history: Sequence[dict[str, Any]]) -> None:
         """``history``: the finished games, oldest first (read once, not on every press)."""
-        super().__init__(table, _("History"), self._entries(history))
+        super().__init__(table, T("History"), self._entries(history))
 
     def _entries(self, history: Sequence[dict[str, Any]]) -> list[Item]:
         items = [
             history_item(e, lambda e=e: self.table.push(HistoryEntry(self.table, e))) for e in reversed(history[-50:])
         ]
-        return items or [Item(TEXT["no_games"], lambda: None)]
+        return items or [Item(T("No games yet"), lambda: None)]
 
 
 class HistoryEntry(Screen):
@@ -401,14 +408,14 @@ class HistoryEntry(Screen):
     def frame(self) -> Frame:
         e = self.entry
         rows = [*result_rows(e), Row.of(_day(e, "%m-%d %H:%M"))]
-        return Frame(_title(e), tuple(footed(rows, Row.of(TEXT["back"]))))
+        return Frame(_title(e), tuple(footed(rows, Row.of(_("back")))))
 
 
 def history_item(entry: dict[str, Any], pick: Callable[[], None] = lambda: None) -> Item:
     """One finished game as a line of the History list; a wrongly typed field shows as ``?``
     (the history file is read, not trusted)."""
-    who = names_note(_winners(entry), NOTE_W) or (TEXT["early"] if entry.get("reason") != "over" else "-")
-    return Item(f"{_day(entry, '%m-%d')} {_title(entry)}", pick, who)
+    who = names_note(_winners(entry), NOTE_W) or (T("early") if entry.get("reason") != "over" else "-")
+    return Item(join([_day(entry, "%m-%d"), _title(entry)], " "), pick, who)
 
 
 def _day(entry: dict[str, Any], form: str) -> str:
@@ -500,59 +507,19 @@ class SelfTest(Screen):
 
     def frame(self) -> Frame:
         if self.checking:
-            lines = list(self.table.checks() or [TEXT["checking"]])
+            lines = list(self.table.checks() or [_("checking...")])
             shown = lines[self.first : self.first + CHECK_ROWS]
-            title = TEXT["self_checks"]
+            title = _("Self-test 2/2")
             if len(lines) > CHECK_ROWS:  # which lines, of how many: next shows the others
-                title = TEXT["checks_part"].format(self.first + 1, self.first + len(shown), len(lines))
-            return Frame(title, (*(Row.of(line) for line in shown), Row.of(TEXT["checks_hint"])))
+                title = _("Checks {first}-{last}/{count}").format(
+                    first=self.first + 1, last=self.first + len(shown), count=len(lines)
+                )
+            return Frame(title, (*(Row.of(line) for line in shown), Row.of(_("next: more  hold: back"))))
         cells = [f"{b}{self.seen.get(b, '')}" for b in BUTTONS]
         rows = [
             Row(tuple(cells[:6])),
             Row(tuple(cells[6:])),
             *(row for line in self.table.parts() for row in text_rows(line, 1)),
-            Row.of(TEXT["test_hint"]),
+            Row.of(_("ok: tower  hold back")),
         ]
-        return Frame(TEXT["self_test_1"], tuple(rows))
-
-
-TEXT = {
-    "players": "{} players",
-    "seat_in_out": "seat button: in/out",
-    "next_back": "ok: next  back",
-    "seats": "seats",
-    "count": "{}-{} players",
-    "new_game": "New game",
-    "replace_game": "A game is in play. End it (as ended early) and start this one?",
-    "continue": "Continue",
-    "what_happened": "What happened",
-    "undo": "Undo last action",
-    "settings": "Settings",
-    "self_test": "Self-test",
-    "self_test_1": "Self-test 1/2",
-    "self_checks": "Self-test 2/2",
-    "checking": "checking...",
-    "checks_part": "Checks {}-{}/{}",
-    "checks_hint": "next: more  hold: back",
-    "end_early": "End game early",
-    "end_game": "End game",
-    "end_question": "End this game now? It goes to the history as ended early.",
-    "nothing_yet": "Nothing yet",
-    "events_hint": "next: older  back",
-    "ended_early": "Ended early",
-    "winner": "Winner: {}",
-    "shared": "Shared: {}",
-    "all_lost": "Everyone lost",
-    "hold_for_menu": "Hold ok for the menu",
-    "over_hint": "hold ok: menu",
-    "over_hint_times": "hold ok: menu  next",
-    "over": "over",
-    "times_hint": "fast/avg/slow",
-    "time_used": "Time used",
-    "history": "History",
-    "early": "early",
-    "no_games": "No games yet",
-    "back": "back",
-    "test_hint": "ok: tower  hold back",
-}
-"""Every word these menus show, in one place (a translation replaces this table)."""
+        return Frame(_("Self-test 1/2"), tuple(rows))

@@ -15,19 +15,27 @@ from firmware_host.timers.presets import DEFAULT_SECONDS, allows_hard
 from firmware_host.timers.stats import clock_text
 from firmware_host.ui.base import Item, ListScreen
 from games import TITLES
+from games.core import T
 
 if TYPE_CHECKING:
     from firmware_host.ui.table import Table, TimerPresets
 
-MODE_LABELS = {"off": "off", "turn": "per turn", "hourglass": "hourglass", "bank": "bank", "countup": "count-up"}
-TIME_LABELS = {"turn": "Turn time", "hourglass": "Sand each", "bank": "Bank each", "countup": "Par time"}
+MODE_LABELS = {
+    "off": T("off"),
+    "turn": T("per turn"),
+    "hourglass": T("hourglass"),
+    "bank": T("bank"),
+    "countup": T("count-up"),
+}
+TIME_LABELS = {"turn": T("Turn time"), "hourglass": T("Sand each"), "bank": T("Bank each"), "countup": T("Par time")}
+TIMEOUT_LABELS = {"soft": T("soft"), "hard": T("hard")}
 SECONDS = (10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 450, 600, 900, 1200, 1800, 2700, 3600)
 BONUS = (0, 1, 2, 3, 5, 10, 15, 30)
 WARN = ("10%", "20%", "30%", 5, 10, 20, 30)
 PHASE = (0, 10, 15, 20, 30, 45, 60, 90, 120)
 
 
-def duration(seconds: float, zero: str = "none") -> str:
+def duration(seconds: float, zero: str = T("none")) -> str:
     """Seconds as ``m:ss`` (or ``zero`` for 0)."""
     return clock_text(round(seconds * 1000)) if seconds else zero
 
@@ -45,7 +53,7 @@ class TimerGames(ListScreen):
 
     def __init__(self, table: Table, timers: TimerPresets) -> None:
         self.timers = timers
-        super().__init__(table, "Turn timer", self._entries)
+        super().__init__(table, T("Turn timer"), self._entries)
 
     def _entries(self) -> list[Item]:
         table, timers = self.table, self.timers
@@ -66,21 +74,21 @@ class TimerPreset(ListScreen):
         in_play = timers.session is not None and timers.session.base.game == game
         # the game in play runs the preset in its journal, which the config may since have changed
         self.preset = self.saved = timers.preset if in_play else timers.preset_for(game)
-        super().__init__(table, f"Timer {TITLES.get(game, game)}", self._entries, on_back=self._leave)
+        super().__init__(table, T("Timer {game}", game=TITLES.get(game, game)), self._entries, on_back=self._leave)
 
     def _entries(self) -> list[Item]:
         p = self.preset
-        items = [Item("Mode", self._mode, MODE_LABELS[p.mode])]
+        items = [Item(T("Mode"), self._mode, MODE_LABELS[p.mode])]
         if p.on:
             items.append(Item(TIME_LABELS[p.mode], self._seconds, duration(p.seconds)))
             if p.mode == "bank":
-                items.append(Item("Increment", lambda: self._bonus("increment"), duration(p.increment)))
-                items.append(Item("Delay", lambda: self._bonus("delay"), duration(p.delay)))
+                items.append(Item(T("Increment"), lambda: self._bonus("increment"), duration(p.increment)))
+                items.append(Item(T("Delay"), lambda: self._bonus("delay"), duration(p.delay)))
             warn = p.warn if isinstance(p.warn, str) else f"{p.warn:g}s"
-            items.append(Item("Yellow at", self._warn, warn))
-            items.append(Item("Together", self._phase, duration(p.phase, "untimed")))
-            items.append(Item("Timeout", self._timeout, p.timeout))
-        items.append(Item("Use config file", self._forget))
+            items.append(Item(T("Yellow at"), self._warn, warn))
+            items.append(Item(T("Together"), self._phase, duration(p.phase, T("untimed"))))
+            items.append(Item(T("Timeout"), self._timeout, TIMEOUT_LABELS.get(p.timeout, p.timeout)))
+        items.append(Item(T("Use config file"), self._forget))
         return items
 
     def _set(self, **changes: Any) -> None:
@@ -111,18 +119,18 @@ class TimerPreset(ListScreen):
 
     def _timeout(self) -> None:
         if self.preset.timeout == "soft" and allows_hard(self.game) is False:
-            self.table.toast(f"{TITLES.get(self.game, self.game)}: soft only")
+            self.table.toast(T("{game}: soft only", game=TITLES.get(self.game, self.game)))
             return
         self._set(timeout="hard" if self.preset.timeout == "soft" else "soft")
 
     def _forget(self) -> None:
         self.preset = self.saved = self.timers.forget_preset(self.game)
-        self.table.toast("Config file's timer")
+        self.table.toast(T("Config file's timer"))
 
     def _leave(self) -> None:
         if self.preset != self.saved:
             self.timers.set_preset(self.game, self.preset)
-            self.table.toast("Timer saved")
+            self.table.toast(T("Timer saved"))
         self.table.pop()
 
 

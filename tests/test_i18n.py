@@ -171,3 +171,40 @@ def test_a_saved_language_that_is_not_known_falls_back_to_the_files(tmp_path):
     language, named, text = run_device(tmp_path, body, config)
     assert "language" in named and "fr" in named
     assert language == "de" and "Neues Spiel" in text
+
+
+def test_history_self_test_and_calibration_speak_german(tmp_path):
+    config = configuration.parse({"display": {"language": "de"}}, "config.toml")
+
+    async def body(dev):
+        dev.start_named("arschbombe", ["Ann", "Ben"])
+        dev.end_early()
+        seen = {"over": await screen(dev)}
+        await presses(dev, "ok!", "next", "ok")  # the game-over screen, then History
+        seen["history"] = await screen(dev)
+        await presses(dev, "ok")
+        seen["entry"] = await screen(dev)
+        await presses(dev, "back", "back", "next", "next", "ok")  # Self-test
+        seen["self-test"] = await screen(dev)
+        await presses(dev, "back!", "prev", "ok", "prev", "ok")  # Settings, Calibrate scale (the last line)
+        seen["calibrate"] = await screen(dev)
+        await presses(dev, "ok")  # the known weight: start
+        seen["step"] = await screen(dev)
+        await presses(dev, "back")
+        seen["left"] = await screen(dev)
+        return seen
+
+    with watch_misses() as missed:
+        seen = run_device(tmp_path, body, config)
+    assert missed == set()
+    assert "Abgebrochen" in seen["over"] and "ok lang: Menü" in seen["over"]
+    assert seen["history"].startswith("Verlauf") and "abgebr." in seen["history"]
+    assert "Abgebrochen" in seen["entry"]
+    assert seen["self-test"].startswith("Selbsttest 1/2") and "Turm" in seen["self-test"]
+    assert "Anzeige ok" in seen["self-test"] and "Waage:" in seen["self-test"]
+    assert seen["calibrate"].startswith("Waage kalibrieren") and "Bekanntes Gewicht:" in seen["calibrate"]
+    assert seen["step"].startswith("Kalibrieren 1/") and "Tonne leeren." in seen["step"]
+    assert "Nichts gespeichert" in seen["left"]
+    english = {"History", "Self-test", "Calibrate", "Tower", "Display", "Scale", "Ended", "early", "Empty", "Nothing"}
+    for name, text in seen.items():
+        assert not {w for w in english if w in text}, (name, text)

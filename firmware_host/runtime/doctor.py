@@ -486,7 +486,13 @@ def selftest_lines(config: Config, system: System | None = None, checks: Iterabl
     return [join([SELFTEST_PARTS.get(r.part, r.part), SELFTEST_STATUS.get(r.status, r.status)], " ") for r in results]
 
 
-SELFTEST_PARTS = {"user": T("user"), "service": T("service"), "tower": T("tower"), "state": T("state")}
-"""The parts' names on the Self-test screen, in the players' language (``gpio``, ``i2c speed`` read the same)."""
+SELFTEST_PARTS = {
+    "user": T("user"),
+    "service": T("service"),
+    "i2c speed": T("i2c speed"),
+    "tower": T("tower"),
+    "state": T("state"),
+}
+"""The parts' names on the Self-test screen, in the players' language (``gpio`` reads the same)."""
 SELFTEST_STATUS = {OK: T("ok"), FAIL: T("FAIL"), SKIP: T("skip")}
 """A check's result on the Self-test screen."""

@@ -20,6 +20,7 @@ from typing import Any
 from firmware_host.core import fsio
 from firmware_host.core.journal import Journal, JournalError, check_header
 from firmware_host.core.writer import Writer
+from games.core.text import T, join
 
 
 class StoreError(Exception):
@@ -105,8 +106,8 @@ class Store:
         try:
             kept = fsio.move_aside(path, why)
         except OSError as exc:
-            return f"left in place ({fsio.storage_message(exc)})"
-        return f"kept as {kept.name}"
+            return T("left in place ({reason})", reason=fsio.storage_message(exc))
+        return T("kept as {file}", file=kept.name)
 
     def kept_files(self) -> list[str]:
         """Names of files moved aside for damage, oldest first."""
@@ -137,7 +138,7 @@ class Store:
 
     def damaged(self, path: Path, reason: str, repair: bool) -> str:
         """Report a damaged file (moved aside when ``repair``); the report."""
-        text = f"{reason}; {self.set_aside(path)}" if repair else reason
+        text = join([reason, self.set_aside(path)], "; ") if repair else reason
         self._problem(text)
         return text
 
@@ -147,7 +148,7 @@ class Store:
 
         def clear_the_way() -> None:  # on the writer, after the writes before (a filing)
             if path.exists():  # only after a failure to file it: keep it
-                self._problem(f"unfiled game {self.set_aside(path, 'unfiled')}")
+                self._problem(T("unfiled game {where}", where=self.set_aside(path, "unfiled")))
 
         return Journal.create(path, header, records, self.writer, clear_the_way)
 
@@ -188,7 +189,7 @@ class Store:
         entries, bad, tail = parse_history(raw)
         if bad:  # keep the damaged file whole, go on with its good lines
             kept = self.set_aside(path)
-            self._problem(f"history.jsonl lines {', '.join(map(str, bad))} damaged; {kept}")
+            self._problem(T("history.jsonl lines {lines} damaged; {where}", lines=", ".join(map(str, bad)), where=kept))
             fsio.write_atomic(path, b"".join(_history_line(e) for e in entries))
             raw, tail = path.read_bytes(), b""
         if tail:  # the cut-off line of a game whose journal was never moved away: filed again now
@@ -217,9 +218,12 @@ class Store:
         entries, bad, tail = parse_history(self._read_history_bytes())
         if bad:
             lines = ", ".join(map(str, bad))
-            self._problem(f"history.jsonl: line{'s' if len(bad) > 1 else ''} {lines} damaged, left out")
+            if len(bad) > 1:
+                self._problem(T("history.jsonl: lines {lines} damaged, left out", lines=lines))
+            else:
+                self._problem(T("history.jsonl: line {lines} damaged, left out", lines=lines))
         if tail:
-            self._problem("history.jsonl: its last line was cut short (mended when the next game is filed)")
+            self._problem(T("history.jsonl: its last line was cut short (mended when the next game is filed)"))
         return entries
 
     # -- small documents ------------------------------------------------------------------------
@@ -235,7 +239,7 @@ class Store:
         except FileNotFoundError:
             return {}
         except OSError as exc:
-            self._problem(f"{path.name}: {exc.strerror or exc}; defaults used")
+            self._problem(T("{file}: {reason}; defaults used", file=path.name, reason=exc.strerror or str(exc)))
             return {}
         try:
             data = json.loads(raw.decode("utf-8"))
@@ -243,8 +247,8 @@ class Store:
             data = None
         if isinstance(data, dict):
             return data
-        where = self.set_aside(path) if repair else "left as it is"
-        self._problem(f"{path.name} is damaged: defaults used, {where}")
+        where = self.set_aside(path) if repair else T("left as it is")
+        self._problem(T("{file} is damaged: defaults used, {where}", file=path.name, where=where))
         return {}
 
     def write_doc(self, name: str, data: dict[str, Any]) -> None:

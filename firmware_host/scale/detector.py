@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from drivers.scale.faults import ALL_ONES, FULL_SCALE, MIN_CODE  # the HX711's codes: constants only
+from games.core.text import T
 
 PLACE, FALL, FAULT, RETRACT = "place", "fall", "fault", "retract"
 SETTLED, DISTURBED = "settled", "disturbed"
@@ -334,7 +335,7 @@ class Detector:
             gap = t - self._last_t
             period = 1.0 / self.sps if self.sps else 0.0
             if gap > max(tu.gap_s, tu.gap_periods * period):
-                events += self._raise(t, GAP, f"gap: no samples for {gap:.1f} s")
+                events += self._raise(t, GAP, T("gap: no samples for {seconds:.1f} s", seconds=gap))
                 self._restart()
         self._last_t = t
         self._clear_faults(t)
@@ -348,13 +349,15 @@ class Detector:
             if self._run_n < tu.saturated_samples:
                 return events + self._drop(t)  # a glitch
             self.dropped += 1
-            return events + self._raise(t, SATURATED, "saturated: full-scale readings")
+            return events + self._raise(t, SATURATED, T("saturated: full-scale readings"))
         # real readings always wobble by a count or more: a repeated value is a stuck line
         # (unless the trace's noise is below a count, as in a trace rounded to whole grams)
         if (raw == ALL_ONES or self._noise_counts() >= 2.0) and self._run_n >= tu.suspect_repeats:
             self.dropped += 1
             if self._run_n >= tu.stuck_samples and t - self._run_t0 >= tu.stuck_s:
-                events += self._raise(t, STUCK, f"stuck: raw {raw:g} for {t - self._run_t0:.1f} s")
+                events += self._raise(
+                    t, STUCK, T("stuck: raw {raw:g} for {seconds:.1f} s", raw=raw, seconds=t - self._run_t0)
+                )
             return events
         if raw == ALL_ONES:
             if self._run_n > 1:  # the start of a stuck line, not a storm of corrupted reads
@@ -459,7 +462,7 @@ class Detector:
             self._faults[SPIKES] = t  # the storm goes on: every bad reading is a sign of it
         if dropped and self._storm_drops >= tu.storm_min and self._storm_drops >= tu.storm_fraction * len(storm):
             share = 100.0 * self._storm_drops / len(storm)
-            return self._raise(t, SPIKES, f"spikes: {share:.0f}% of readings dropped")
+            return self._raise(t, SPIKES, T("spikes: {share:.0f}% of readings dropped", share=share))
         return []
 
     def _noise_counts(self) -> float:

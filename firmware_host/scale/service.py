@@ -41,7 +41,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from drivers.scale.faults import GLITCH_CODES
+from drivers.scale.faults import ALL_ONES_FAULT, GLITCH_CODES, NO_DATA, SATURATED, SLOW_CLOCK
 from firmware_host.scale.calibration import Calibration
 from firmware_host.scale.detector import (
     DISTURBED,
@@ -92,6 +92,24 @@ def fill_tolerance(expected: float, lightest: float) -> float:
     """How far (grams) a re-filled bin may be from its expected weight: half the lightest piece,
     widened by 3 % of the load for the pieces' own spread, and never under 1.5 g."""
     return max(0.5 * lightest, 0.03 * expected, 1.5)
+
+
+DRIVER_FAULTS = {
+    NO_DATA: T("no data"),
+    ALL_ONES_FAULT: T("all ones"),
+    SATURATED: T("saturated"),
+    SLOW_CLOCK: T("slow clock"),
+}
+"""The driver's fault lines, in the players' language when shown."""
+
+
+def driver_fault_words(reason: str) -> str:
+    """A fault line of the scale's driver as a Text the panel translates (unknown lines as they are)."""
+    if reason in DRIVER_FAULTS:
+        return DRIVER_FAULTS[reason]
+    if reason.startswith("stuck at "):
+        return T("stuck at {raw}", raw=reason.removeprefix("stuck at "))
+    return reason
 
 
 @dataclass
@@ -317,6 +335,7 @@ class ScaleService:
 
     def on_fault(self, reason: str) -> None:
         """The driver reports a problem (no data, stuck line)."""
+        reason = driver_fault_words(reason)
         if reason != self.driver_fault:
             self.driver_fault = reason
             log.warning("scale fault: %s", reason)

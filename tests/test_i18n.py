@@ -210,3 +210,47 @@ def test_history_self_test_and_calibration_speak_german(tmp_path):
     english = {"History", "Self-test", "Calibrate", "Tower", "Display", "Scale", "Ended", "early", "Empty", "Nothing"}
     for name, text in seen.items():
         assert not {w for w in english if w in text}, (name, text)
+
+
+def test_switching_the_language_in_a_game_redraws_the_screens_beneath_at_once(tmp_path):
+    async def body(dev):
+        dev.start_named("bomb", ["Ann", "Ben"])
+        await presses(dev, "back", "prev", "prev", "prev", "prev", "ok")  # game menu, Settings (from the end)
+        await presses(dev, "prev", "prev", "ok")  # Language (above Calibrate scale): Deutsch
+        settings = await screen(dev)
+        await presses(dev, "back")
+        menu = await screen(dev)
+        await presses(dev, "back")
+        return settings, menu, await screen(dev)
+
+    settings, menu, game = run_device(tmp_path, body)
+    assert settings.startswith("Einstellungen") and "Sprache  Deutsch" in settings
+    assert menu.startswith("Spielmenü") and "Was geschah" in menu  # kept from before the switch, drawn in German
+    assert game.splitlines()[-1] == "halten bis zum Wert"  # the game's hint (Bomb counts its cards)
+
+
+def test_a_refusal_an_engine_raises_shows_in_the_players_language(tmp_path):
+    config = configuration.parse({"display": {"language": "de"}}, "config.toml")
+
+    async def body(dev):
+        dev.start_named("bomb", ["Ann", "Ben"])
+        refused = dev.apply({"type": "fly"})
+        return refused, dev.toast_text(), await screen(dev)
+
+    refused, said, text = run_device(tmp_path, body, config)
+    assert refused is False and said == "Bomb has no action 'fly'"  # the record of it stays English
+    set_language("de")
+    assert tr(said) in text.replace("\n", " ") and tr(said) != said  # the panel shows it in German
+
+
+def test_messages_of_one_moment_show_together_each_in_the_players_language(tmp_path):
+    config = configuration.parse({"display": {"language": "de"}}, "config.toml")
+
+    async def body(dev):
+        dev.toast(T("Undone"))
+        dev.toast(T("Saving again"))  # the same moment: shown together
+        return dev.toast_text(), await screen(dev)
+
+    said, text = run_device(tmp_path, body, config)
+    assert said == "Undone · Saving again"
+    assert "Zurückgenommen · Spe" in text and "Undone" not in text  # each part translated, then joined

@@ -25,6 +25,22 @@ def test_a_standard_80x24_terminal_shows_the_whole_panel_the_status_and_every_ke
     assert lines[-len(KEYMAP) :] == list(KEYMAP) and "x quit" in lines[-1]
 
 
+def test_in_german_the_status_line_and_the_keys_are_german_and_still_fit_80_columns(tmp_path):
+    from firmware_host.core import config as configuration
+
+    config = configuration.parse({"display": {"language": "de"}}, "config.toml")
+
+    async def body(device):
+        device.start_named("tonne", ["Ann", "Ben"])
+        await device.flush()
+        return Terminal(device).lines(80, 24)
+
+    lines = run_device(tmp_path, body, config)
+    assert len(lines) <= 24 and max(len(line) for line in lines) <= 80
+    assert lines[17].startswith("Turm ") and "Anzeige ok" in lines[17] and "Tonne 0 Stk." in lines[17]
+    assert "x Ende" in lines[-1] and "Waage" in lines[-1] and "q-y lang" in lines[-2]
+
+
 def test_the_drawing_is_the_finest_that_fits_the_terminal(tmp_path):
     async def body(device):
         await device.flush()

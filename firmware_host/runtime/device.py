@@ -45,6 +45,7 @@ from firmware_host.ui.menus import GameMenu, GameOver, MainMenu
 from firmware_host.ui.panel import to_panel
 from firmware_host.ui.render import Frame, Row, compose, render
 from games.core import Action, Effect, Option, Refused, T, Task, Text, join
+from games.core.text import Joined
 
 log = logging.getLogger(__name__)
 
@@ -711,6 +712,8 @@ class Device:
         """
         if not isinstance(text, Text):  # a refusal may quote a player's input: keep fitting it cheap
             text = _cut(text)
+        elif len(text) > TOAST_CHARS and not isinstance(text, Joined):  # its quoted values cut, still translatable
+            text = Text(text.msgid, **{k: _cut(v) if type(v) is str else v for k, v in text.values.items()})
         loop = asyncio.get_running_loop()
         t = loop.time()
         parts = [text]
@@ -740,7 +743,7 @@ class Device:
 
     def toast_text(self) -> str | None:
         """The message showing now, if any."""
-        return self._message or None
+        return _cut(self._message) if self._message else None
 
     def title_note(self) -> str:
         """Marks for the title bar: parts that are degraded, then the turn timer's clock."""

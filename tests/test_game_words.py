@@ -136,12 +136,12 @@ def test_arschbombe_menus_use_the_german_editions_words():
     assert [o.label for o in menu.options] == ["Rascal (3 left)", "Rascal special", "Diver (3 left)", "Diver special"]
     set_language("de")
     assert [tr(o.label) for o in menu.options] == [
-        "Rabauke (3 übrig)",
+        "Rabauke (3)",
         "Rabauke Spezial",
-        "Kunstspringer (3)",
-        "Kunstspr. Spezial",
+        "Kunstspr. (3)",
+        "Kunstspr. Spez.",
     ]
-    assert tr(menu.options[0].submenu().title) == "Ben wählt das Ziel"
+    assert tr(menu.options[0].submenu().title) == "Ben wählt Ziel"
 
 
 def test_the_tonne_set_up_job_reads_in_german():

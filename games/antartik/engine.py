@@ -108,10 +108,11 @@ class Antartik(Engine[AntartikState]):
     def setup(self, players: list[str], rng: Rng, options: dict[str, Any]) -> AntartikState:
         juniors = options.get("juniors", [])
         if not isinstance(juniors, list) or not all(isinstance(j, str) for j in juniors):
-            raise SetupError("option 'juniors' must be a list of player names")
+            raise SetupError(T("option 'juniors' must be a list of player names"))
         for name in juniors:
             if name not in players:
-                raise SetupError(f"option 'juniors': {name!r} is not a player")
+                raise SetupError(T("option 'juniors': {name} is not a player", name=repr(name)))
+
         deck = check_deck(options["deck"]) if "deck" in options else list(DEFAULT_DECK)
         count = len(players)
         rest = list(deck)

@@ -170,7 +170,6 @@ KEPT = {"prev", "next", "back", "hold"}
 """Button names, printed on the buttons, stay as they are."""
 
 
-@pytest.mark.xfail(reason="the German catalogue is being filled", strict=False)
 @pytest.mark.parametrize("script", sorted(SCRIPTS))
 def test_a_whole_game_in_german_is_german_throughout_and_plays_the_same(script):
     with scratch_dir() as tmp:

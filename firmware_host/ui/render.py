@@ -150,18 +150,31 @@ def report(kind: str, text: str, width: int) -> None:
 
 # -- the font --------------------------------------------------------------------------------------------
 SPELLED = {
-    "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss", "Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Đ": "D", "đ": "d",
+    "Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Đ": "D", "đ": "d",
     "Æ": "AE", "æ": "ae", "Œ": "OE", "œ": "oe", "–": "-", "—": "-", "→": ">", "×": "x", "’": "'", "“": '"',
     "”": '"', "„": '"', "«": '"', "»": '"',
 }  # fmt: skip
 """Characters the 7-pixel font has no room for, written out."""
+
+
+def _picture(*lines: str) -> tuple[int, ...]:
+    """Pixel columns of a glyph drawn as text, one string a row from the top (``#`` lit)."""
+    return tuple(sum(1 << y for y, line in enumerate(lines) if line[x] == "#") for x in range(len(lines[0])))
+
+
 DRAWN: dict[str, tuple[int, ...]] = {
     "±": (0x44, 0x44, 0x5F, 0x44, 0x44),
     "…": (0x40, 0x00, 0x40, 0x00, 0x40),
     "°": (0x06, 0x09, 0x09, 0x06),
     "·": (0x0C, 0x0C),
+    # capital umlauts: the letter one pixel shorter, its dots on the top row (as a 5×7 LCD does)
+    "Ä": _picture("#...#", ".###.", "#...#", "#...#", "#####", "#...#", "#...#"),
+    "Ö": _picture("#...#", ".###.", "#...#", "#...#", "#...#", "#...#", ".###."),
+    "Ü": _picture(".#.#.", "#...#", "#...#", "#...#", "#...#", "#...#", ".###."),
+    "ß": _picture(".##..", "#..#.", "#..#.", "#.#..", "#..#.", "#...#", "#.##."),
 }
-"""Glyphs the font lacks, drawn here: one byte a pixel column, bit 0 the top row."""
+"""Glyphs the font lacks, drawn here: one byte a pixel column, bit 0 the top row (lowercase
+umlauts are the font's letters with their dots added, see :func:`_columns`)."""
 
 
 def _known(ch: str) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from firmware_host.core import config as configuration
 from firmware_host.ui.layout import big_row, score_rows
+from firmware_host.ui.menus import result_rows
 from firmware_host.ui.render import Frame, Panel, Row, compose, on_panel, render, to_text, watch
 from firmware_host.ui.rules import load_rules, paginate
 from tests.devicekit import presses, run_device
@@ -106,3 +107,12 @@ def test_a_256x64_main_menu_is_laid_out_for_its_width_not_scaled(tmp_path):
     assert len(picture) == 64 and len(picture[0]) == 256
     assert picture[0][250] == "#"  # the title bar runs the whole width
     assert picture[1:8] != [line[::2] * 2 for line in picture[1:8]]  # not the 128×64 picture doubled
+
+
+def test_who_won_is_big_on_a_128x128():
+    entry = {"game": "bomb", "reason": "over", "scores": {"Ann": 3, "Ben": 0}, "winners": ["Ann"]}
+    with on_panel(SQUARE):
+        square = result_rows(entry)
+    with on_panel(Panel()):
+        small = result_rows(entry)
+    assert square[0].big and square[0].cells == small[0].cells and not small[0].big

@@ -19,7 +19,7 @@ from firmware_host.core.i18n import LANGUAGES, NAMES, _
 from firmware_host.timers.stats import clock_text
 from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, apply_confirmed, footed, is_seat
 from firmware_host.ui.calibrate import CalibrateScreen
-from firmware_host.ui.layout import grid, names_note, text_rows
+from firmware_host.ui.layout import big_row, grid, names_note, text_rows
 from firmware_host.ui.render import Frame, Row, panel, text_width
 from firmware_host.ui.rules import rules_for
 from firmware_host.ui.timer_menu import MODE_LABELS, timer_screen
@@ -258,7 +258,7 @@ def result_rows(entry: dict[str, Any], headline: Sequence[str] = ()) -> list[Row
     ranking = sorted(_scores(entry).items(), key=lambda kv: -kv[1])
     scores = [score for _, score in ranking]
     cells = [(f"{scores.index(score) + 1}.{name}", str(score)) for name, score in ranking]
-    return [*text_rows(head, 1), *grid(cells, 2)]
+    return [*([big_row(head)] if head else []), *grid(cells, 2)]  # who won: big where there is room
 
 
 class GameOver(Screen):

@@ -8,7 +8,10 @@ luma's ``LCD_FONT`` (7 pixels tall, proportional), shifted by a small offset tha
 service moves now and then so no pixel stays lit for hours (burn-in).
 
 Every piece of text goes into a box that knows its pixel width, which comes from the panel size
-(:class:`Panel`). Each kind of text has its fitting rule:
+(:class:`Panel`): the panel in force (:func:`panel`; the device lays out inside :func:`on_panel`
+of its configured panel), 128×64 unless told. A row marked ``big`` is drawn twice the size where
+the panel has the height (128×128), fitted to half the width by the same rules. Each kind of text
+has its fitting rule:
 
 - a name beside a number (the score grid, rankings) is shortened so the number always shows
   (:func:`name_and_value`);

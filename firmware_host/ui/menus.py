@@ -374,7 +374,6 @@ def note_width() -> int:
     return panel().content_w // 2 - 4
 
 
-
 class HistoryScreen(ListScreen):
     """Finished games, newest first: the day, the game and who won; ok opens its result."""
 
@@ -456,7 +455,6 @@ TEST_STEPS = (
 def check_rows() -> int:
     """Check lines on the self-test's second page at once, above its hint (5 on a 128×64)."""
     return panel().rows - 1
-
 
 
 class SelfTest(Screen):

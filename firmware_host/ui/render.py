@@ -103,6 +103,7 @@ def on_panel(size: Panel | tuple[int, int]) -> Iterator[Panel]:
     finally:
         _in_force.reset(token)
 
+
 MARGIN = PANEL.margin
 """The picture is drawn in a 126×62 area and moved by up to this many pixels against burn-in."""
 ROWS = PANEL.rows

@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 
+from firmware_host.core.i18n import set_language, tr
 from games import get_engine
 from games.antartik.cards import DEFAULT_DECK, number
-from games.core import Collect, Menu, Option, Refused
+from games.core import Collect, Menu, Option, Refused, Text
+from tests.engine_words import check_words
 
 E = get_engine("antartik")
 P3 = ["Ann", "Ben", "Cy"]
@@ -536,3 +538,50 @@ def test_a_timeout_naming_one_player_passes_only_that_player(cli, write_script):
     assert result.json()["turn"] == "Ben"  # Ben has still to answer; Cy's time ran out
     diver = cli("replay", write_script({**base, "actions": [{"type": "timeout", "player": "Ann"}]}))
     assert diver.status == 3 and "own time" in diver.err
+
+
+# -- words ---------------------------------------------------------------------------------------
+def test_every_word_antartik_shows_is_a_message_german_translates_and_fits():
+    junior = flopping_junior(["Ann"])
+    exchange = Table().draw("7").stop(Ben="3")  # Ben's bet won: a face-down card to turn up
+    states = [
+        Table().state,  # the first decision, the others on their buttons
+        Table().draw("7").answer(Ben="3").state,  # a bet open on a dive
+        with_referee().answer().state,  # a referee to use: its orders
+        with_referee().draw("7").answer().state,  # a physical pile: cards entered, sorted by hand
+        junior.state,  # the parachute choice
+        Table().draw("7").draw("7").state,  # a failed dive to continue, or a new one
+        exchange.state,
+    ]
+    german = check_words(E, states, ["Ann", "Ben", "Cy"])  # (the game over's words are games.core's)
+    assert german["Ann's turn"] == "Ann ist dran" and german["Dive 7"] == "Sprung 7"
+    assert german["Parachute 9P"] == "Fallschirm 9P" and german["Referee 3R"] == "Schiri 3R"
+
+
+def test_what_antartik_says_reads_as_before_in_english_and_in_german_at_the_table():
+    t = Table().draw("7")
+    said = [e.value for e in t.effects if e.kind == "say"]
+    assert said == ["Ann turns 7"] and isinstance(said[0], Text)  # the replay's English, unchanged
+    set_language("de")
+    assert tr(said[0]) == "Ann deckt 7 auf"
+    t.answer(Ben="3")
+    with pytest.raises(Refused) as refusal:
+        E.apply(t.state, {"type": "referee", "card": "3R"})
+    reason = refusal.value.args[0]
+    assert reason == "no referee: someone has bet on this decision"  # as every log and replay reads it
+    assert tr(reason) == "Kein Schiedsrichter: es gibt eine Wette"  # the table reads why, in German
+    with pytest.raises(Refused) as refusal:
+        E.apply(t.state, {"type": "bet", "player": "Ben", "card": "3"})
+    assert tr(refusal.value.args[0]) == "Ben hat in diesem Zug schon gewettet"
+    over = Table(players=["Ann", "Ben"])
+    while not over.state.over:
+        over.draw()
+    winner = [e.value for e in over.effects if e.kind == "say"][-1]
+    assert tr(winner) == f"Sieger: {', '.join(E.winners(over.state))}"
+
+
+def test_the_pass_of_a_bet_is_offered_in_the_players_language():
+    side = E.prompt(Table().state).side
+    assert side is not None and side.label("pass") == "pass" and side.label("3") == "bet 3"
+    set_language("de")
+    assert tr(side.label("pass")) == "passen" and tr(side.label("3")) == "Wette 3"

@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 
+from firmware_host.core.i18n import set_language, tr
 from games import get_engine
-from games.core import Refused
+from games.core import Refused, Text
 from games.trottel.board import DEFAULT_BOARD, DEFAULT_CASINO, KINDS
+from tests.engine_words import check_words
 
 E = get_engine("trottel")
 PLAYERS = ["Ann", "Ben", "Cy"]
@@ -685,3 +687,58 @@ def test_view_shows_drinks_cap_positions_stehtisch_and_the_last_line():
     assert ("signal", "game_over") in [(e.kind, e.value) for e in effects] and E.view(state).mood == "over"
     with pytest.raises(Refused):
         E.apply(state, {"type": "penalty", "player": "Cy"})
+
+
+# -- words ---------------------------------------------------------------------------------------
+def engine_play(actions: list[dict[str, Any]], **options: Any) -> Any:
+    """The state after Ann's cap roll and ``actions``, through the engine."""
+    s = E.new(PLAYERS, 0, options)
+    for action in [ANN_CAP, *actions]:
+        s, _ = E.apply(s, action)
+    return s
+
+
+def test_every_word_trottelmuetze_shows_is_a_message_german_translates_and_fits():
+    fields = board(10, f3="taxi", f5="spielothek", f7="pinkeln", f8="kurzer")
+    states = [
+        E.new(PLAYERS, 0),  # the cap rolled by the device, the table may enter its own
+        E.apply(E.new(PLAYERS, 0), {"type": "cap_roll", "rolls": {"Ann": [1, 2], "Ben": [2, 1], "Cy": [6, 6]}})[0],
+        engine_play([roll(1, 2)], board=fields),  # the Taxi
+        engine_play([roll(2, 3)], board=fields),  # the Spielothek
+        engine_play([roll(4, 6)], board=fields),  # the Schüttelbude: invite whom, which drink
+        engine_play([roll(3, 4), {"type": "leave", "player": "Ben"}], board=fields),  # a pass, someone away
+        engine_play([{"type": "effect", "kind": "field_drink", "field": 4, "drink": "shot"}], board=fields),
+        engine_play([roll(4, 4)], board=fields, alcohol_free=True),
+        engine_play([{"type": "end"}]),
+    ]
+    german = check_words(E, states, PLAYERS)
+    assert german["Cap Ann  Tisch B"] == "Mütze Ann Tisch B" and german["Ann: roll"] == "Ann: würfeln"
+    assert german["0 Schuettelbude"] == "0 Schüttelbude" and german["Shot"] == "Kurzer"
+
+
+def test_the_line_of_what_happened_reads_as_before_in_english_and_in_german_at_the_table():
+    s = engine_play([roll(4, 4)], board=board(10, f8="kurzer"))  # a double: the cap drinks, Ann a shot
+    assert s.line == "Ann B+S | Ann 4+4 Kurzer, roll again" and isinstance(s.line, Text)
+    set_language("de")
+    assert tr(s.line) == "Ann B+K | Ann 4+4 Kurzer, nochmal würfeln"
+    everyone = engine_play([roll(2, 3)], board=board(10, f5="kneipe"))
+    assert tr(everyone.line) == "alle B | Ann 2+3 Kneipe"
+    assert tr(E.view(everyone).title) == "Mütze Ann Tisch B"
+
+
+def test_a_refusal_names_its_reason_in_the_players_language():
+    s = engine_play([{"type": "leave", "player": "Ben"}])
+    cases = [
+        ({"type": "leave", "player": "Ann"}, "Ann has the cap: never to the toilet", "Ann hat die Mütze: nie aufs Klo"),
+        ({"type": "effect", "kind": "cap", "player": "Ben"}, "Ben is away: no cap", "Ben ist weg: keine Mütze"),
+        ({"type": "effect", "kind": "drink"}, "a drink effect needs 'drink'", "Ein drink-Effekt braucht 'drink'"),
+        ({"type": "taxi", "to": 3}, "no taxi is waiting", "Kein Taxi wartet"),
+    ]
+    for action, english, german in cases:
+        with pytest.raises(Refused) as refusal:
+            E.apply(s, action)
+        reason = refusal.value.args[0]
+        assert reason == english  # as the replay and the logs read it
+        set_language("de")
+        assert tr(reason) == german
+        set_language("en")

@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from games.core import SetupError
+from games.core import SetupError, T
 
 CODE = re.compile(r"^(10|[1-9])(R?)(P?)(S?)$")
 """Number, then optional R (referee), P (parachute), S (two stars), in that order."""
@@ -86,16 +86,22 @@ def by_number(codes: list[str] | tuple[str, ...]) -> list[str]:
 def check_deck(deck: Any) -> list[str]:
     """A ``deck`` option checked: 55 codes, one 1, two 2s … ten 10s; else :class:`SetupError`."""
     if not isinstance(deck, list):
-        raise SetupError("option 'deck' must be a list of 55 card codes")
+        raise SetupError(T("option 'deck' must be a list of 55 card codes"))
     if len(deck) != DECK_SIZE:
-        raise SetupError(f"option 'deck' has {len(deck)} cards, not {DECK_SIZE}")
+        raise SetupError(T("option 'deck' has {count} cards, not {size}", count=len(deck), size=DECK_SIZE))
     for i, code in enumerate(deck):
         if not is_code(code):
             raise SetupError(
-                f"option 'deck': card {i} is {code!r}, not a card code (1-10, then optional R, P, S in that order)"
+                T(
+                    "option 'deck': card {index} is {code}, not a card code"
+                    " (1-10, then optional R, P, S in that order)",
+                    index=i,
+                    code=repr(code),
+                )
             )
     counts = Counter(number(c) for c in deck)
     for n in range(1, 11):
         if counts[n] != n:
-            raise SetupError(f"option 'deck' has {counts[n]} card(s) numbered {n}, not {n}")
+            raise SetupError(T("option 'deck' has {count} card(s) numbered {n}, not {n}", count=counts[n], n=n))
+
     return list(deck)

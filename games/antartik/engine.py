@@ -48,9 +48,11 @@ from games.core import (
     Refused,
     Rng,
     SetupError,
+    T,
     View,
     get_field,
     get_player,
+    join,
     need,
     say,
     signal,
@@ -96,7 +98,7 @@ class Antartik(Engine[AntartikState]):
     """The Antartik engine."""
 
     id = "antartik"
-    title = "Antartik"
+    title = T("Antartik")
     min_players = 2
     max_players = 5
     option_keys = frozenset({"juniors", "deck"})
@@ -106,10 +108,11 @@ class Antartik(Engine[AntartikState]):
     def setup(self, players: list[str], rng: Rng, options: dict[str, Any]) -> AntartikState:
         juniors = options.get("juniors", [])
         if not isinstance(juniors, list) or not all(isinstance(j, str) for j in juniors):
-            raise SetupError("option 'juniors' must be a list of player names")
+            raise SetupError(T("option 'juniors' must be a list of player names"))
         for name in juniors:
             if name not in players:
-                raise SetupError(f"option 'juniors': {name!r} is not a player")
+                raise SetupError(T("option 'juniors': {name} is not a player", name=repr(name)))
+
         deck = check_deck(options["deck"]) if "deck" in options else list(DEFAULT_DECK)
         count = len(players)
         rest = list(deck)
@@ -153,28 +156,28 @@ class Antartik(Engine[AntartikState]):
     def _diver_move(self, s: AntartikState, action: Action) -> str:
         diver = self.diver(s)
         named = get_player(s, action, diver)
-        need(named == diver, f"it is {diver}'s dive, not {named}'s")
+        need(named == diver, T("it is {diver}'s dive, not {player}'s", diver=diver, player=named))
         return diver
 
     def _decision(self, s: AntartikState, action: Action) -> str:
         """Checks for a decision of the diver (draw, stop, referee): everyone has answered."""
         diver = self._diver_move(s, action)
         waiting = self.waiting(s)
-        need(not waiting, f"waiting for {', '.join(waiting)} to pass or bet")
+        need(not waiting, T("waiting for {players} to pass or bet", players=join(waiting)))
         return diver
 
     def _card(self, action: Action, name: str, default: Any = ...) -> Any:
         code = get_field(action, name, str, default)
         if name in action:
-            need(is_code(code), f"{action['type']}: {code!r} is not a card")
+            need(is_code(code), T("{action}: {code} is not a card", action=action["type"], code=repr(code)))
         return code
 
     def _answerer(self, s: AntartikState, action: Action) -> str:
         """The player of a pass or bet, checked to be one who has not answered this decision."""
         default = self.turn(s)
         player = get_player(s, action, default)
-        need(player != self.diver(s), f"{player} is diving; only the others pass or bet")
-        need(player not in s.passed, f"{player} has already passed")
+        need(player != self.diver(s), T("{player} is diving; only the others pass or bet", player=player))
+        need(player not in s.passed, T("{player} has already passed", player=player))
         return player
 
     # -- moves ------------------------------------------------------------------------------------
@@ -199,31 +202,31 @@ class Antartik(Engine[AntartikState]):
             named = [get_field(action, "player", str)]
         else:
             named = get_field(action, "players", list, waiting)
-        need(waiting and all(p in waiting for p in named), "the diver decides in their own time")
+        need(waiting and all(p in waiting for p in named), T("the diver decides in their own time"))
         for player in named:
             s.passed.append(player)
         s.chute = None
         if named:
-            effects.append(say(f"Time: {', '.join(named)} pass"))
+            effects.append(say(T("Time: {players} pass", players=join(named))))
 
     def move_bet(self, s: AntartikState, action: Action, effects: list[Effect]) -> None:
         """A player bets one of their face-up cards that the turn will stop."""
         player = self._answerer(s, action)
-        need(player not in s.betted, f"{player} has already bet this turn")
+        need(player not in s.betted, T("{player} has already bet this turn", player=player))
         card = self._card(action, "card")
-        need(card in s.face_up[player], f"{player} has no face-up {card}")
+        need(card in s.face_up[player], T("{player} has no face-up {card}", player=player, card=card))
         s.face_up[player].remove(card)
         s.bets[player] = card
         s.betted.append(player)
         s.chute = None
-        effects.append(say(f"{player} bets {card}"))
+        effects.append(say(T("{player} bets {card}", player=player, card=card)))
 
     def move_draw(self, s: AntartikState, action: Action, effects: list[Effect]) -> None:
         """The diver turns a card: the named one from a physical pile, else the engine's top card."""
         diver = self._decision(s, action)
         named = self._card(action, "card", None)
         if named is not None:
-            need(named in s.pile, f"no {named} is left in the pile")
+            need(named in s.pile, T("no {card} is left in the pile", card=named))
             s.pile.remove(named)
             s.physical = True
             card = named
@@ -237,7 +240,7 @@ class Antartik(Engine[AntartikState]):
             for bettor, bet in bets.items():  # daredevil: the bets are won
                 s.face_down[bettor].append(bet)
             s.face_up[diver].append(card)
-            effects += [signal("fall"), say(f"Flop! {diver} keeps {card}")]
+            effects += [signal("fall"), say(T("Flop! {diver} keeps {card}", diver=diver, card=card))]
             self._next_turn(s)
             if s.pile:
                 s.chute, s.flop = diver, card
@@ -248,8 +251,10 @@ class Antartik(Engine[AntartikState]):
             s.face_up[diver].append(bet)
         s.dive.append(card)
         s.passed = []
-        lost = f" +{len(bets)} bet" if bets else ""
-        effects.append(say(f"{diver} turns {card}{lost}"))
+        if bets:
+            effects.append(say(T("{diver} turns {card} +{bets} bet", diver=diver, card=card, bets=len(bets))))
+        else:
+            effects.append(say(T("{diver} turns {card}", diver=diver, card=card)))
         if not s.pile:  # the last card, no flop: the diver gains the dive as if stopping
             s.face_up[diver] += s.dive
             s.dive = []
@@ -258,14 +263,14 @@ class Antartik(Engine[AntartikState]):
     def move_stop(self, s: AntartikState, action: Action, effects: list[Effect]) -> None:
         """The diver stops: a perfect entry, the dive is theirs; bets on it are won."""
         diver = self._decision(s, action)
-        need(s.turned > 0, f"{diver} must turn a card first")
+        need(s.turned > 0, T("{diver} must turn a card first", diver=diver))
         for bettor, bet in s.bets.items():
             s.face_down[bettor].append(bet)
         gained = len(s.dive)
         s.face_up[diver] += s.dive
         s.dive = []
         s.chute = None
-        effects += [signal("success"), say(f"{diver} gains {gained} card(s)")]
+        effects += [signal("success"), say(T("{diver} gains {cards} card(s)", diver=diver, cards=gained))]
         self._next_turn(s)
 
     def move_new_dive(self, s: AntartikState, action: Action, effects: list[Effect]) -> None:
@@ -274,33 +279,33 @@ class Antartik(Engine[AntartikState]):
         With no failed dive on the table the dive is new anyway: nothing changes.
         """
         diver = self._diver_move(s, action)
-        need(s.turned == 0, f"{diver} has already turned a card this turn")
+        need(s.turned == 0, T("{diver} has already turned a card this turn", diver=diver))
         s.pile += s.dive
         s.dive = []
         s.chute = None
-        effects.append(say(f"{diver}: new dive"))
+        effects.append(say(T("{diver}: new dive", diver=diver)))
 
     def move_referee(self, s: AntartikState, action: Action, effects: list[Effect]) -> None:
         """The diver discards a referee card and rearranges the top cards, or puts them under."""
         diver = self._decision(s, action)
-        need(not s.bets, "no referee: someone has bet on this decision")
+        need(not s.bets, T("no referee: someone has bet on this decision"))
         card = self._card(action, "card")
-        need(is_referee(card), f"{card} is not a referee card")
+        need(is_referee(card), T("{card} is not a referee card", card=card))
         self._discard(s, diver, card)
         look = min(REFEREE_LOOK, len(s.pile))
         order = get_field(action, "order", list, None)
         bottom = get_field(action, "bottom", bool, False)
         top = s.pile[:look]
         if order is not None:
-            need(len(order) == look, f"order must list {look} card(s)")
+            need(len(order) == look, T("order must list {cards} card(s)", cards=look))
             for code in order:
-                need(is_code(code), f"referee: {code!r} is not a card")
+                need(is_code(code), T("{action}: {code} is not a card", action="referee", code=repr(code)))
             if Counter(order) == Counter(top):
                 s.pile[:look] = order
             else:  # not the engine's top cards: a physical pile, whose top only the table knows
                 rest = list(s.pile)
                 for code in order:
-                    need(code in rest, f"no {code} is left in the pile")
+                    need(code in rest, T("no {card} is left in the pile", card=code))
                     rest.remove(code)
                 s.pile = [*order, *rest]
                 s.physical = True
@@ -309,18 +314,21 @@ class Antartik(Engine[AntartikState]):
             s.pile = s.pile[look:] + top
         s.passed = []  # a new decision: the window opens again
         s.chute = None
-        effects.append(say(f"{diver}'s referee" + (": under the pile" if bottom else "")))
+        if bottom:
+            effects.append(say(T("{diver}'s referee: under the pile", diver=diver)))
+        else:
+            effects.append(say(T("{diver}'s referee", diver=diver)))
 
     def move_parachute(self, s: AntartikState, action: Action, effects: list[Effect]) -> None:
         """Right after a junior's belly flop: the flop card goes under, the dive is theirs."""
-        need(s.chute is not None and s.flop is not None, "a parachute opens only right after a belly flop")
+        need(s.chute is not None and s.flop is not None, T("a parachute opens only right after a belly flop"))
         flopper, flop = s.chute, s.flop
         assert flopper is not None and flop is not None
         named = get_player(s, action, flopper)
-        need(named == flopper, f"only {flopper} may open a parachute now")
-        need(flopper in s.juniors, f"{flopper} is not a junior")
+        need(named == flopper, T("only {player} may open a parachute now", player=flopper))
+        need(flopper in s.juniors, T("{player} is not a junior", player=flopper))
         card = self._card(action, "card")
-        need(is_parachute(card), f"{card} is not a parachute card")
+        need(is_parachute(card), T("{card} is not a parachute card", card=card))
         s.face_up[flopper].reverse()
         s.face_up[flopper].remove(flop)  # the flop card it got last
         s.face_up[flopper].reverse()
@@ -330,18 +338,18 @@ class Antartik(Engine[AntartikState]):
         s.face_up[flopper] += s.dive
         s.dive = []
         s.chute = s.flop = None
-        effects += [signal("success"), say(f"Parachute! {flopper} +{gained}")]
+        effects += [signal("success"), say(T("Parachute! {player} +{cards}", player=flopper, cards=gained))]
 
     def move_exchange(self, s: AntartikState, action: Action, effects: list[Effect]) -> None:
         """A face-down card turns face up, and a second card comes from the bottom of the pile."""
         player = get_player(s, action, self.diver(s))
         card = self._card(action, "card")
-        need(card in s.face_down[player], f"{player} has no face-down {card}")
-        need(s.pile, "the draw pile is empty")
-        need(len(s.pile) > 1, "the last card is left for the dive")
+        need(card in s.face_down[player], T("{player} has no face-down {card}", player=player, card=card))
+        need(s.pile, T("the draw pile is empty"))
+        need(len(s.pile) > 1, T("the last card is left for the dive"))
         drawn = self._card(action, "drawn", None)
         if drawn is not None:
-            need(drawn in s.pile, f"no {drawn} is left in the pile")
+            need(drawn in s.pile, T("no {card} is left in the pile", card=drawn))
             s.pile.reverse()
             s.pile.remove(drawn)  # the one nearest the bottom
             s.pile.reverse()
@@ -350,7 +358,7 @@ class Antartik(Engine[AntartikState]):
             drawn = s.pile.pop()
         s.face_down[player].remove(card)
         s.face_up[player] += [card, drawn]
-        effects.append(say(f"{player}: {card} up, +{drawn}"))
+        effects.append(say(T("{player}: {card} up, +{drawn}", player=player, card=card, drawn=drawn)))
 
     # -- helpers of moves ---------------------------------------------------------------------
     def _discard(self, s: AntartikState, player: str, card: str) -> None:
@@ -360,7 +368,7 @@ class Antartik(Engine[AntartikState]):
                 holding.remove(card)
                 s.discarded.append(card)
                 return
-        raise Refused(f"{player} has no {card}")
+        raise Refused(T("{player} has no {card}", player=player, card=card))
 
     def _next_turn(self, s: AntartikState) -> None:
         s.current = (s.current + 1) % len(s.players)
@@ -371,7 +379,7 @@ class Antartik(Engine[AntartikState]):
     def _end(self, s: AntartikState, effects: list[Effect]) -> None:
         s.over = True
         win = self.winners(s)
-        effects.append(say(f"Winner: {', '.join(win)}"))
+        effects.append(say(T("Winner: {players}", players=join(win))))
 
     # -- reading ------------------------------------------------------------------------------
     def scores(self, s: AntartikState) -> dict[str, int]:
@@ -413,41 +421,53 @@ class Antartik(Engine[AntartikState]):
 
     def _betting(self, s: AntartikState, waiting: list[str]) -> Collect:
         values = {p: (PASS, *by_number(s.face_up[p])) for p in waiting}
-        labels = {c: f"bet {c}" for p in waiting for c in s.face_up[p]}
+        labels = {PASS: T("pass"), **{c: T("bet {card}", card=c) for p in waiting for c in s.face_up[p]}}
 
         def each(player: str, value: str) -> Action:
             if value == PASS:
                 return {"type": "pass", "player": player}
             return {"type": "bet", "player": player, "card": value}
 
-        title = f"Bet on {self.diver(s)}? {' '.join(s.dive)}".rstrip()
+        if s.dive:
+            title = T("Bet on {diver}? {cards}", diver=self.diver(s), cards=" ".join(s.dive))
+        else:
+            title = T("Bet on {diver}?", diver=self.diver(s))
         return Collect(title, tuple(waiting), values, each=each, labels=labels, default=PASS)
 
     def _chute_menu(self, s: AntartikState) -> Menu:
         who = s.chute
         assert who is not None
         held = by_number([c for c in s.face_up[who] + s.face_down[who] if is_parachute(c)])
-        options = [Option(f"Parachute {c}", action={"type": "parachute", "player": who, "card": c}) for c in held]
-        options.append(Option("No: pass", action={"type": "pass", "player": who}))
-        options += [
-            Option(f"No: bet {c}", action={"type": "bet", "player": who, "card": c}) for c in by_number(s.face_up[who])
+        options = [
+            Option(T("Parachute {card}", card=c), action={"type": "parachute", "player": who, "card": c}) for c in held
         ]
-        return Menu(f"{who} flopped: parachute?", tuple(options), who)
+        options.append(Option(T("No: pass"), action={"type": "pass", "player": who}))
+        options += [
+            Option(T("No: bet {card}", card=c), action={"type": "bet", "player": who, "card": c})
+            for c in by_number(s.face_up[who])
+        ]
+        return Menu(T("{player} flopped: parachute?", player=who), tuple(options), who)
 
     def _diver_menu(self, s: AntartikState) -> Menu:
         diver = self.diver(s)
         start = s.turned == 0 and bool(s.dive)
-        draw = Option("Continue: draw" if start else "Draw", action={"type": "draw"})
-        enter = Option("Enter card", then=lambda: self._card_menu(s, diver, "Card turned", {"type": "draw"}, "card"))
+        draw = Option(T("Continue: draw") if start else T("Draw"), action={"type": "draw"})
+        enter = Option(
+            T("Enter card"), then=lambda: self._card_menu(s, diver, T("Card turned"), {"type": "draw"}, "card")
+        )
         options = [enter, draw] if s.physical else [draw, enter]
         if s.turned:  # the diver's other everyday choice, one press from the first line
-            options.insert(1, Option("Stop", action={"type": "stop"}))
+            options.insert(1, Option(T("Stop"), action={"type": "stop"}))
         if start:
-            options.append(Option("New dive", action={"type": "new_dive"}))
+            options.append(Option(T("New dive"), action={"type": "new_dive"}))
         if not s.bets:
             for card in by_number([c for c in s.face_up[diver] + s.face_down[diver] if is_referee(c)]):
-                options.append(Option(f"Referee {card}", then=lambda card=card: self._referee_menu(s, diver, card)))
-        title = f"{diver}'s dive: {' '.join(s.dive)}" if s.dive else f"{diver}'s turn"
+                referee = T("Referee {card}", card=card)
+                options.append(Option(referee, then=lambda card=card: self._referee_menu(s, diver, card)))
+        if s.dive:
+            title = T("{diver}'s dive: {cards}", diver=diver, cards=" ".join(s.dive))
+        else:
+            title = T("{diver}'s turn", diver=diver)
         return Menu(title, tuple(options), diver)
 
     def _card_menu(self, s: AntartikState, who: str, title: str, base: Action, key: str) -> Menu:
@@ -462,20 +482,20 @@ class Antartik(Engine[AntartikState]):
                 options.append(Option(codes[0], action={**base, key: codes[0]}))
             else:
                 sub = tuple(Option(c, action={**base, key: c}) for c in codes)
-                options.append(Option(str(n), then=Menu(f"{title}: {n}", sub, who)))
+                options.append(Option(str(n), then=Menu(join([title, str(n)], ": "), sub, who)))
         return Menu(title, tuple(options), who)
 
     def _referee_menu(self, s: AntartikState, diver: str, card: str) -> Menu:
         base = {"type": "referee", "card": card}
-        under = Option("Under the pile", action={**base, "bottom": True})
+        under = Option(T("Under the pile"), action={**base, "bottom": True})
         if s.physical:
             look = min(REFEREE_LOOK, len(s.pile))
-            keep = Option("Sorted by hand", action=base)
-            return Menu(f"{card}: look at top {look}", (keep, under), diver)
+            keep = Option(T("Sorted by hand"), action=base)
+            return Menu(T("{card}: look at top {cards}", card=card, cards=look), (keep, under), diver)
         top = s.pile[:REFEREE_LOOK]
         orders = list(dict.fromkeys(itertools.permutations(top)))
         options = [Option(" ".join(o), action={**base, "order": list(o)}) for o in orders]
-        return Menu(f"Top: {' '.join(top)}", (*options, under), diver)
+        return Menu(T("Top: {cards}", cards=" ".join(top)), (*options, under), diver)
 
     def anytime(self, s: AntartikState) -> list[Option]:
         if s.over:
@@ -483,11 +503,12 @@ class Antartik(Engine[AntartikState]):
         options = []
         diver = self.diver(s)
         if s.turned == 0 and s.dive and s.chute is None:
-            options.append(Option(f"{diver}: new dive", action={"type": "new_dive"}))
+            options.append(Option(T("{diver}: new dive", diver=diver), action={"type": "new_dive"}))
         if len(s.pile) > 1:
             for p in s.players:
                 if s.face_down[p]:
-                    options.append(Option(f"{p}: exchange", then=lambda p=p: self._exchange_menu(s, p)))
+                    exchange = T("{player}: exchange", player=p)
+                    options.append(Option(exchange, then=lambda p=p: self._exchange_menu(s, p)))
         return options
 
     def _exchange_menu(self, s: AntartikState, player: str) -> Menu:
@@ -495,22 +516,24 @@ class Antartik(Engine[AntartikState]):
         for card in by_number(s.face_down[player]):
             base = {"type": "exchange", "player": player, "card": card}
             if s.physical:
-                sub = functools.partial(self._card_menu, s, player, f"{card} up, drawn", base, "drawn")
-                options.append(Option(f"Turn up {card}", then=sub))
+                drawn = T("{card} up, drawn", card=card)
+                sub = functools.partial(self._card_menu, s, player, drawn, base, "drawn")
+                options.append(Option(T("Turn up {card}", card=card), then=sub))
             else:
-                options.append(Option(f"Turn up {card}", action=base))
-        return Menu(f"{player}: exchange", tuple(options), player)
+                options.append(Option(T("Turn up {card}", card=card), action=base))
+        return Menu(T("{player}: exchange", player=player), tuple(options), player)
 
     # -- the screen -----------------------------------------------------------------------------
     def view(self, s: AntartikState) -> View:
         points = self.scores(s)
         scores = tuple((p, str(points[p])) for p in s.players)
-        title = f"{self.title}  pile {len(s.pile)}"
+        title = T("Antartik  pile {cards}", cards=len(s.pile))
         if s.over:
             return self.final_view(s, title, scores)
-        lines = ["Dive " + (" ".join(s.dive) or "empty")]
+        lines = [T("Dive {cards}", cards=" ".join(s.dive)) if s.dive else T("Dive empty")]
         if s.bets:
-            lines.append("Bets " + " ".join(f"{p}:{c}" for p, c in s.bets.items()))
+            lines.append(T("Bets {bets}", bets=" ".join(f"{p}:{c}" for p, c in s.bets.items())))
+
         if self.chute_open(s):
             return View(title, scores, tuple(lines), (s.chute or "",), "choosing")
         waiting = self.waiting(s)

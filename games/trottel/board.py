@@ -10,48 +10,55 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from games.core import T, Text, join
+
 DRINKS = ("beer", "shot", "water")
-LETTERS = {"beer": "B", "shot": "S", "water": "W"}
 
-KINDS: dict[str, str] = {
-    "schuettelbude": "Schuettelbude",
-    "trottelmuetze": "Trottelmuetze",
-    "stehtisch": "Stehtisch",
-    "jail": "Jail",
-    "kneipe": "Kneipe",
-    "brennerei": "Brennerei",
-    "parkbank": "Parkbank",
-    "bier": "Sauf! 1 Bier",
-    "kurzer": "Sauf! 1 Kurzen",
-    "waa": "Willk. am Arsch",
-    "arschloch": "Arschloch-Karte",
-    "taxi": "Taxi",
-    "daemmerschoppen": "Daemmerschoppen",
-    "fruehschoppen": "Fruehschoppen",
-    "teich": "Teich",
-    "spielothek": "Spielothek",
-    "pinkeln": "Pinkeln",
+DRINK_NAMES: dict[str, Text] = {"beer": T("Beer"), "shot": T("Shot"), "water": T("Water")}
+"""Drink → its name on a menu line."""
+DRINK_WORDS: dict[str, Text] = {"beer": T("beer"), "shot": T("shot"), "water": T("water")}
+"""Drink → its name inside a sentence (``beer card on field 0``)."""
+
+KINDS: dict[str, Text] = {
+    "schuettelbude": T("Schuettelbude"),
+    "trottelmuetze": T("Trottelmuetze"),
+    "stehtisch": T("Stehtisch"),
+    "jail": T("Jail"),
+    "kneipe": T("Kneipe"),
+    "brennerei": T("Brennerei"),
+    "parkbank": T("Parkbank"),
+    "bier": T("Sauf! 1 Bier"),
+    "kurzer": T("Sauf! 1 Kurzen"),
+    "waa": T("Willk. am Arsch"),
+    "arschloch": T("Arschloch-Karte"),
+    "taxi": T("Taxi"),
+    "daemmerschoppen": T("Daemmerschoppen"),
+    "fruehschoppen": T("Fruehschoppen"),
+    "teich": T("Teich"),
+    "spielothek": T("Spielothek"),
+    "pinkeln": T("Pinkeln"),
 }
-"""Field kind → how it reads on the screen (ASCII: the OLED font has no umlauts)."""
+"""Field kind → how it reads on the screen. The English (the msgid) spells umlauts out; the
+German catalogue writes the board's own words (Schüttelbude, Dämmerschoppen…)."""
 
-SHORT: dict[str, str] = {
-    "schuettelbude": "Schuettelbude",
-    "trottelmuetze": "Muetze",
-    "stehtisch": "Stehtisch",
-    "jail": "Jail",
-    "kneipe": "Kneipe",
-    "brennerei": "Brennerei",
-    "parkbank": "Parkbank",
-    "bier": "Bier",
-    "kurzer": "Kurzer",
-    "waa": "WaA",
-    "arschloch": "Arschloch",
-    "taxi": "Taxi",
-    "daemmerschoppen": "Daemmer",
-    "fruehschoppen": "Frueh",
-    "teich": "Teich",
-    "spielothek": "Spielothek",
-    "pinkeln": "Pinkeln",
+SHORT: dict[str, Text] = {
+    "schuettelbude": T("Schuettelbude"),
+    "trottelmuetze": T("Muetze"),
+    "stehtisch": T("Stehtisch"),
+    "jail": T("Jail"),
+    "kneipe": T("Kneipe"),
+    "brennerei": T("Brennerei"),
+    "parkbank": T("Parkbank"),
+    "bier": T("Bier"),
+    "kurzer": T("Kurzer"),
+    "waa": T("WaA"),
+    "arschloch": T("Arschloch"),
+    "taxi": T("Taxi"),
+    "daemmerschoppen": T("Daemmer"),
+    "fruehschoppen": T("Frueh"),
+    "teich": T("Teich"),
+    "spielothek": T("Spielothek"),
+    "pinkeln": T("Pinkeln"),
 }
 """Field kind → a short name for the one-line account of a move."""
 
@@ -119,29 +126,30 @@ EFFECT_FIELDS: dict[str, tuple[str, ...]] = {
 ``field_drink``, which names no player)."""
 
 
-def board_error(board: Any) -> str | None:
+def board_error(board: Any) -> Text | None:
     """Why ``board`` is not a usable board, or ``None``."""
     if not isinstance(board, list) or not all(isinstance(k, str) for k in board):
-        return "board must be a list of field kinds"
+        return T("board must be a list of field kinds")
     if not MIN_FIELDS <= len(board) <= MAX_FIELDS:
-        return f"board must have {MIN_FIELDS}–{MAX_FIELDS} fields, not {len(board)}"
+        return T("board must have {low}–{high} fields, not {count}", low=MIN_FIELDS, high=MAX_FIELDS, count=len(board))
     for i, kind in enumerate(board):
         if kind not in KINDS:
-            return f"board field {i}: unknown kind {kind!r} (known: {', '.join(KINDS)})"
+            known = ", ".join(KINDS)
+            return T("board field {field}: unknown kind {kind} (known: {known})", field=i, kind=repr(kind), known=known)
     if board[0] != "schuettelbude":
-        return f"board field 0 must be the schuettelbude, not {board[0]!r}"
+        return T("board field 0 must be the schuettelbude, not {kind}", kind=repr(board[0]))
     return None
 
 
-def _index_error(value: Any, name: str, fields: int) -> str | None:
+def _index_error(value: Any, name: str, fields: int) -> Text | None:
     if not isinstance(value, int) or isinstance(value, bool):
-        return f"{name!r} must be a field number"
+        return T("{name} must be a field number", name=repr(name))
     if not 0 <= value < fields:
-        return f"{name!r} must be a field 0–{fields - 1}, not {value}"
+        return T("{name} must be a field 0–{last}, not {value}", name=repr(name), last=fields - 1, value=value)
     return None
 
 
-def effect_error(effect: Mapping[str, Any], players: Sequence[str], fields: int, strict: bool) -> str | None:
+def effect_error(effect: Mapping[str, Any], players: Sequence[str], fields: int, strict: bool) -> Text | None:
     """Why ``effect`` (an ``effect`` action or a payout) is malformed, or ``None``.
 
     ``strict`` also refuses fields the kind does not use (for options, where a typo would
@@ -149,22 +157,22 @@ def effect_error(effect: Mapping[str, Any], players: Sequence[str], fields: int,
     """
     kind = effect.get("kind")
     if not isinstance(kind, str) or kind not in EFFECT_FIELDS:
-        return f"effect kind must be one of {', '.join(EFFECT_FIELDS)}, not {kind!r}"
+        return T("effect kind must be one of {kinds}, not {kind}", kinds=", ".join(EFFECT_FIELDS), kind=repr(kind))
     needed = EFFECT_FIELDS[kind]
     for name in needed:
         if name not in effect:
-            return f"a {kind} effect needs {name!r}"
+            return T("a {kind} effect needs {name}", kind=kind, name=repr(name))
     if strict:
         allowed = {"kind", *needed} | (set() if kind == "field_drink" else {"player"})
         extra = sorted(set(effect) - allowed - {"type"})
         if extra:
-            return f"a {kind} effect has no field {extra[0]!r}"
+            return T("a {kind} effect has no field {name}", kind=kind, name=repr(extra[0]))
     if "player" in effect and kind != "field_drink":
         player = effect["player"]
         if not isinstance(player, str) or player not in players:
-            return f"unknown player {player!r}"
+            return T("unknown player {player}", player=repr(player))
     if "drink" in needed and (not isinstance(effect["drink"], str) or effect["drink"] not in DRINKS):
-        return f"drink must be beer, shot or water, not {effect['drink']!r}"
+        return T("drink must be beer, shot or water, not {drink}", drink=repr(effect["drink"]))
     for name in ("to", "field"):
         if name in needed:
             problem = _index_error(effect[name], name, fields)
@@ -173,31 +181,37 @@ def effect_error(effect: Mapping[str, Any], players: Sequence[str], fields: int,
     return None
 
 
-def casino_error(casino: Any, players: Sequence[str], fields: int) -> str | None:
+def casino_error(casino: Any, players: Sequence[str], fields: int) -> Text | None:
     """Why ``casino`` is not a usable payout table, or ``None``."""
     if not isinstance(casino, dict):
-        return "casino must be an object: dice total → effect"
+        return T("casino must be an object: dice total → effect")
     for total, effect in casino.items():
         if not (isinstance(total, str) and total.isdigit() and 2 <= int(total) <= 12 and str(int(total)) == total):
-            return f"casino: {total!r} is not a dice total '2'..'12'"
+            return T("casino: {total} is not a dice total '2'..'12'", total=repr(total))
         if not isinstance(effect, dict):
-            return f"casino {total}: an effect is an object like {{'kind': 'drink', 'drink': 'beer'}}"
+            return T("casino {total}: an effect is an object like {{'kind': 'drink', 'drink': 'beer'}}", total=total)
         problem = effect_error(effect, players, fields, strict=True)
         if problem:
-            return f"casino {total}: {problem}"
+            return T("casino {total}: {problem}", total=total, problem=problem)
     return None
 
 
-def counts(drinks: Mapping[str, int]) -> str:
+def count(drink: str, n: int) -> Text:
+    """``n`` of ``drink`` written short: ``2B``, ``S`` (one is the letter alone); German writes
+    ``K`` for a Kurzer."""
+    shown = str(n) if n > 1 else ""
+    if drink == "beer":
+        return T("{n}B", n=shown)
+    if drink == "shot":
+        return T("{n}S", n=shown)
+    return T("{n}W", n=shown)
+
+
+def counts(drinks: Mapping[str, int]) -> Text:
     """Drink counts written short: ``2B+S``, ``W``; empty when there are none."""
-    parts = []
-    for drink in DRINKS:
-        n = drinks.get(drink, 0)
-        if n:
-            parts.append(f"{n if n > 1 else ''}{LETTERS[drink]}")
-    return "+".join(parts)
+    return join([count(drink, drinks[drink]) for drink in DRINKS if drinks.get(drink, 0)], "+")
 
 
-def field_label(board: Sequence[str], index: int) -> str:
+def field_label(board: Sequence[str], index: int) -> Text:
     """``12 Spielothek``: a field's number and name."""
-    return f"{index} {KINDS[board[index]]}"
+    return join([str(index), KINDS[board[index]]], " ")

@@ -20,9 +20,12 @@ from games.core import (
     Refused,
     Rng,
     SetupError,
+    T,
+    Text,
     View,
     get_field,
     get_player,
+    join,
     need,
     say,
     signal,
@@ -30,6 +33,8 @@ from games.core import (
 from games.trottel.board import (
     DEFAULT_BOARD,
     DEFAULT_CASINO,
+    DRINK_NAMES,
+    DRINK_WORDS,
     DRINKS,
     KINDS,
     SHORT,
@@ -39,8 +44,6 @@ from games.trottel.board import (
     effect_error,
     field_label,
 )
-
-PENDING_VERBS = {"taxi": "choose a taxi target", "invite": "invite someone", "casino": "play the Spielothek"}
 
 
 def no_drinks() -> dict[str, int]:
@@ -81,14 +84,14 @@ class TrottelState(BaseState):
     log: list[str] = field(default_factory=list)
 
 
-def check_dice(value: Any, name: str) -> tuple[int, int]:
+def check_dice(value: Any, name: str | Text) -> tuple[int, int]:
     """Two dice from an action field: a list of two whole numbers 1..6."""
     ok = (
         isinstance(value, list)
         and len(value) == 2
         and all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in value)
     )
-    need(ok, f"{name} must be two dice like [3, 5]")
+    need(ok, T("{name} must be two dice like [3, 5]", name=name))
     return value[0], value[1]
 
 
@@ -96,13 +99,13 @@ class Trottel(Engine[TrottelState]):
     """The Trottelmütze engine."""
 
     id = "trottel"
-    title = "Trottelmuetze"
+    title = T("Trottelmuetze")
     min_players = 2
     max_players = None
     option_keys = frozenset({"board", "casino", "alcohol_free"})
     rules_pick_start = True
-    confirm: ClassVar[dict[str, str]] = {"end": "End the session now? The scores go to the history."}
-    menu_options = (("alcohol_free", "Alcohol-free", (("off", False), ("on", True))),)
+    confirm: ClassVar[dict[str, str]] = {"end": T("End the session now? The scores go to the history.")}
+    menu_options = (("alcohol_free", T("Alcohol-free"), ((T("off"), False), (T("on"), True))),)
     """Options the device asks for when a game starts (key, label, choices)."""
 
     def setup(self, players: list[str], rng: Rng, options: dict[str, Any]) -> TrottelState:
@@ -116,7 +119,7 @@ class Trottel(Engine[TrottelState]):
             raise SetupError(problem)
         alcohol_free = options.get("alcohol_free", False)
         if not isinstance(alcohol_free, bool):
-            raise SetupError("alcohol_free must be true or false")
+            raise SetupError(T("alcohol_free must be true or false"))
         s = TrottelState(
             players=players,
             rng=rng,
@@ -141,10 +144,10 @@ class Trottel(Engine[TrottelState]):
         if len(tied) == 1:
             s.cap, s.contenders = tied[0], []
             s.current = s.players.index(tied[0])
-            self._log(s, f"Cap roll: {tied[0]} lowest ({low})")
+            self._log(s, T("Cap roll: {player} lowest ({total})", player=tied[0], total=low))
         else:
             s.cap, s.contenders = None, tied
-            self._log(s, f"Cap roll: {', '.join(tied)} tie ({low})")
+            self._log(s, T("Cap roll: {players} tie ({total})", players=join(tied), total=low))
 
     def _seeded_cap(self, s: TrottelState) -> None:
         """Roll for the cap with seeded dice (ties re-roll among the tied) until it is settled."""
@@ -158,19 +161,19 @@ class Trottel(Engine[TrottelState]):
     def move_cap_roll(self, s: TrottelState, action: Action, effects: list[Effect]) -> None:
         """The setup roll for the cap, before the first turn: lowest total gets it and starts."""
         self._begin(s)
-        need(not s.started, "the cap roll is over: the game has begun")
+        need(not s.started, T("the cap roll is over: the game has begun"))
         contenders = s.contenders or list(s.players)
         gone = [p for p in contenders if p in s.away]
-        need(not gone, f"{', '.join(gone)} away: roll when back")
+        need(not gone, T("{players} away: roll when back", players=join(gone)))
         rolls = get_field(action, "rolls", dict, None)
         if rolls is None:
             self._seeded_cap(s)
         else:
             need(
                 set(rolls) == set(contenders),
-                f"cap_roll needs one roll from each of {', '.join(contenders)}",
+                T("cap_roll needs one roll from each of {players}", players=join(contenders)),
             )
-            self._cap_round(s, {p: check_dice(rolls[p], f"{p}'s roll") for p in contenders})
+            self._cap_round(s, {p: check_dice(rolls[p], T("{player}'s roll", player=p)) for p in contenders})
         self._finish(s, effects)
 
     # -- turns --------------------------------------------------------------------------------------
@@ -195,28 +198,28 @@ class Trottel(Engine[TrottelState]):
     def move_taxi(self, s: TrottelState, action: Action, effects: list[Effect]) -> None:
         """The Taxi's ride: to any field (not a Taxi), entered as if moved there."""
         self._begin(s)
-        need(s.pending == "taxi", "no taxi is waiting")
+        need(s.pending == "taxi", T("no taxi is waiting"))
         to = get_field(action, "to", int)
-        need(0 <= to < len(s.board), f"to must be a field 0–{len(s.board) - 1}")
-        need(s.board[to] != "taxi", "the taxi cannot go to a Taxi field")
+        need(0 <= to < len(s.board), T("to must be a field 0–{last}", last=len(s.board) - 1))
+        need(s.board[to] != "taxi", T("the taxi cannot go to a Taxi field"))
         p = s.players[s.current]
         s.pending = None
-        self._enter(s, p, to, f"{p} taxi")
+        self._enter(s, p, to, T("{player} taxi", player=p))
         self._then(s, s.again)
         self._finish(s, effects)
 
     def move_invite(self, s: TrottelState, action: Action, effects: list[Effect]) -> None:
         """The Schüttelbude's invitation: the guest joins the field and both drink the drink."""
         self._begin(s)
-        need(s.pending == "invite", "nobody is at the Schuettelbude")
+        need(s.pending == "invite", T("nobody is at the Schuettelbude"))
         p = s.players[s.current]
         guest = get_player(s, action)
-        need(guest != p, f"{p} cannot invite themselves")
+        need(guest != p, T("{player} cannot invite themselves", player=p))
         drink = get_field(action, "drink", str)
-        need(drink in DRINKS, f"drink must be beer, shot or water, not {drink!r}")
+        need(drink in DRINKS, T("drink must be beer, shot or water, not {drink}", drink=repr(drink)))
         s.pending = None
         s.positions[guest] = s.positions[p]
-        self._log(s, f"{p} invites {guest}")
+        self._log(s, T("{player} invites {guest}", player=p, guest=guest))
         self._give(s, p, drink)
         self._give(s, guest, drink)
         self._then(s, s.again)
@@ -225,17 +228,17 @@ class Trottel(Engine[TrottelState]):
     def move_casino(self, s: TrottelState, action: Action, effects: list[Effect]) -> None:
         """A Spielothek roll: the payout; a double costs the cap a beer and plays again."""
         self._begin(s)
-        need(s.pending == "casino", "nobody is at the Spielothek")
+        need(s.pending == "casino", T("nobody is at the Spielothek"))
         p = s.players[s.current]
         a, b = self._dice(s, action, "dice")
-        self._log(s, f"{p} casino {a}+{b}")
+        self._log(s, T("{player} casino {a}+{b}", player=p, a=a, b=b))
         payout = s.casino.get(str(a + b))
         if payout is None:
-            self._log(s, "no win")
+            self._log(s, T("no win"))
         else:
             self._effect(s, payout, p, strict=False)
         if a == b:
-            self._log(s, "play again")
+            self._log(s, T("play again"))
             assert s.cap is not None
             self._give(s, s.cap, "beer")
         else:
@@ -249,17 +252,20 @@ class Trottel(Engine[TrottelState]):
         self._begin(s)
         self._no_contest(s)
         p = self._player(s, action)
-        need(p != s.cap, f"{p} has the cap: never to the toilet")
-        need(p not in s.away, f"{p} is already away")
+        need(p != s.cap, T("{player} has the cap: never to the toilet", player=p))
+        need(p not in s.away, T("{player} is already away", player=p))
         turn = s.players[s.current]
         need(not (s.pending and p == turn), self._pending_reason(s))
         allowed = p in s.passes
         if allowed:
             s.passes.remove(p)
         s.away[p] = allowed
-        self._log(s, f"{p} to WC" + ("" if allowed else ", cap on return"))
+        if allowed:
+            self._log(s, T("{player} to WC", player=p))
+        else:
+            self._log(s, T("{player} to WC, cap on return", player=p))
         if p == turn:
-            self._log(s, f"{p} skipped")
+            self._log(s, T("{player} skipped", player=p))
             self._give(s, p, "beer")
             s.again = False
             self._next_player(s)
@@ -270,20 +276,20 @@ class Trottel(Engine[TrottelState]):
         self._begin(s)
         self._no_contest(s)
         p = self._player(s, action)
-        need(p in s.away, f"{p} is not away")
+        need(p in s.away, T("{player} is not away", player=p))
         allowed = s.away.pop(p)
         if allowed:
-            self._log(s, f"{p} back")
+            self._log(s, T("{player} back", player=p))
         else:
             s.cap = p
-            self._log(s, f"{p} back: cap")
+            self._log(s, T("{player} back: cap", player=p))
         self._finish(s, effects)
 
     def move_penalty(self, s: TrottelState, action: Action, effects: list[Effect]) -> None:
         """Whining or a broken rule: a shot."""
         self._begin(s)
         p = self._player(s, action)
-        self._log(s, f"{p} penalty")
+        self._log(s, T("{player} penalty", player=p))
         self._give(s, p, "shot")
         self._finish(s, effects)
 
@@ -292,7 +298,8 @@ class Trottel(Engine[TrottelState]):
         self._begin(s)
         self._no_contest(s)
         problem = effect_error(action, s.players, len(s.board), strict=False)
-        need(problem is None, str(problem))
+        if problem is not None:
+            raise Refused(problem)
         self._effect(s, action, s.players[s.current], strict=True)
         self._finish(s, effects)
 
@@ -300,7 +307,7 @@ class Trottel(Engine[TrottelState]):
         """The table ends the session; the drink totals stand."""
         self._begin(s)
         s.over = True
-        self._log(s, "Session over")
+        self._log(s, T("Session over"))
         self._finish(s, effects)
 
     # -- the rules' machinery -------------------------------------------------------------------------
@@ -308,13 +315,13 @@ class Trottel(Engine[TrottelState]):
         """Steps 3–5 of a turn: drink cards on the field, the meeting, the field's action."""
         s.positions[p] = index
         kind = s.board[index]
-        self._log(s, f"{how} {SHORT[kind]}")
+        self._log(s, join([how, SHORT[kind]], " "))
         for drink, n in s.cards.pop(index, {}).items():
             if n:
                 self._give(s, p, drink, n)
         others = [q for q in s.players if q != p and s.positions[q] == index]
         if others:
-            self._log(s, "meet")
+            self._log(s, T("meet"))
             for q in [p, *others]:
                 self._give(s, q, "beer")
         if kind == "schuettelbude":
@@ -346,12 +353,12 @@ class Trottel(Engine[TrottelState]):
         elif kind == "teich":
             self._give(s, p, "water")
         elif kind == "waa":
-            self._log(s, "read a WaA card")
+            self._log(s, T("read a WaA card"))
         elif kind == "arschloch":
-            self._log(s, "take an Arschloch card")
+            self._log(s, T("take an Arschloch card"))
         elif kind == "pinkeln" and p != s.cap:
             s.passes.append(p)
-            self._log(s, f"{p} may pee")
+            self._log(s, T("{player} may pee", player=p))
 
     def _give(self, s: TrottelState, p: str, drink: str, n: int = 1) -> None:
         """``p`` drinks ``n`` of ``drink`` — unless on Jail: then it goes onto the Stehtisch."""
@@ -365,38 +372,38 @@ class Trottel(Engine[TrottelState]):
     def _effect(self, s: TrottelState, effect: dict[str, Any], default: str, strict: bool) -> None:
         """One generic card or payout effect; ``strict`` refuses what cannot be done, else it is void."""
 
-        def fail(reason: str) -> None:
+        def fail(reason: Text) -> None:
             if strict:
                 raise Refused(reason)
-            self._log(s, f"({reason})")
+            self._log(s, join(["(", reason, ")"], ""))
 
         kind = effect["kind"]
         if kind == "field_drink":
             index, drink = effect["field"], effect["drink"]
             s.cards.setdefault(index, no_drinks())[drink] += 1
-            self._log(s, f"{drink} card on field {index}")
+            self._log(s, T("{drink} card on field {field}", drink=DRINK_WORDS[drink], field=index))
             return
         p = effect.get("player", default)
         if kind == "drink":
             if strict:
-                self._log(s, "card")
+                self._log(s, T("card"))
             self._give(s, p, effect["drink"])
         elif kind == "cap":
             if p in s.away:
-                return fail(f"{p} is away: no cap")
+                return fail(T("{player} is away: no cap", player=p))
             s.cap = p
-            self._log(s, f"cap {p}")
+            self._log(s, T("cap {player}", player=p))
         elif kind == "move":
             s.positions[p] = effect["to"]
-            self._log(s, f"{p} moved to {effect['to']}")
+            self._log(s, T("{player} moved to {field}", player=p, field=effect["to"]))
         elif kind == "pee_pass":
             if p == s.cap:
-                return fail(f"{p} has the cap: no toilet")
+                return fail(T("{player} has the cap: no toilet", player=p))
             if p in s.away:
-                return fail(f"{p} is already away")
+                return fail(T("{player} is already away", player=p))
             if p not in s.passes:
                 s.passes.append(p)
-            self._log(s, f"{p} may pee")
+            self._log(s, T("{player} may pee", player=p))
         return None
 
     def _then(self, s: TrottelState, again: bool) -> None:
@@ -406,7 +413,7 @@ class Trottel(Engine[TrottelState]):
             return
         s.again = False
         if again:
-            self._log(s, "roll again")
+            self._log(s, T("roll again"))
         else:
             self._next_player(s)
 
@@ -420,7 +427,7 @@ class Trottel(Engine[TrottelState]):
             if q not in s.away:
                 s.current = i
                 return
-            self._log(s, f"{q} skipped")
+            self._log(s, T("{player} skipped", player=q))
             self._give(s, q, "beer")
 
     # -- helpers -----------------------------------------------------------------------------------------
@@ -431,17 +438,24 @@ class Trottel(Engine[TrottelState]):
 
     def _player(self, s: TrottelState, action: Action) -> str:
         if "player" not in action:
-            need(not s.contenders, f"{action['type']} needs 'player' while the cap is rolled for")
+            need(not s.contenders, T("{action} needs 'player' while the cap is rolled for", action=action["type"]))
             return s.players[s.current]
         return get_player(s, action)
 
     def _no_contest(self, s: TrottelState) -> None:
-        need(not s.contenders, f"first the cap: {', '.join(s.contenders)} re-roll")
+        need(not s.contenders, T("first the cap: {players} re-roll", players=join(s.contenders)))
 
-    def _pending_reason(self, s: TrottelState) -> str:
-        return f"{s.players[s.current]} must {PENDING_VERBS.get(s.pending or '', 'choose')} first"
+    def _pending_reason(self, s: TrottelState) -> Text:
+        p = s.players[s.current]
+        if s.pending == "taxi":
+            return T("{player} must choose a taxi target first", player=p)
+        if s.pending == "invite":
+            return T("{player} must invite someone first", player=p)
+        if s.pending == "casino":
+            return T("{player} must play the Spielothek first", player=p)
+        return T("{player} must choose first", player=p)
 
-    def _log(self, s: TrottelState, text: str) -> None:
+    def _log(self, s: TrottelState, text: Text) -> None:
         s.log.append(text)
 
     def _begin(self, s: TrottelState) -> None:
@@ -449,24 +463,24 @@ class Trottel(Engine[TrottelState]):
 
     def _finish(self, s: TrottelState, effects: list[Effect]) -> None:
         drank = self.drink_line(s)
-        text = ", ".join(s.log)
-        s.line = f"{drank} | {text}" if drank else text
+        text = join(s.log)
+        s.line = join([drank, text], " | ") if drank else text
         s.log = []
         effects.append(say(s.line))
         if not s.over and s.tally:
             effects.append(signal("penalty"))
 
-    def drink_line(self, s: TrottelState) -> str:
+    def drink_line(self, s: TrottelState) -> Text:
         """Who drinks what in the action just done: ``all B``, ``Ann 2B+S, Ben B, Tisch+B``."""
         each = {p: self._amount(s, s.tally[p]) for p in s.players if p in s.tally}
         parts: list[str] = []
         if len(each) == len(s.players) and len(set(each.values())) == 1:
-            parts.append(f"all {next(iter(each.values()))}")
+            parts.append(T("all {drinks}", drinks=next(iter(each.values()))))
         else:
-            parts += [f"{p} {amount}" for p, amount in each.items()]
+            parts += [join([p, amount], " ") for p, amount in each.items()]
         if any(s.tisch.values()):
-            parts.append(f"Tisch+{counts(s.tisch)}")
-        return ", ".join(parts)
+            parts.append(T("Tisch+{drinks}", drinks=counts(s.tisch)))
+        return join(parts)
 
     def _amount(self, s: TrottelState, drinks: dict[str, int]) -> str:
         return f"+{sum(drinks.values())}" if s.alcohol_free else counts(drinks)
@@ -498,29 +512,33 @@ class Trottel(Engine[TrottelState]):
         if s.over:
             return None
         if s.contenders:
-            tied = ", ".join(s.contenders)
             options = (
-                Option("Roll dice", action={"type": "cap_roll"}),
-                Option("Enter dice", then=lambda: self._cap_dice_menu(s.contenders, {})),
+                Option(T("Roll dice"), action={"type": "cap_roll"}),
+                Option(T("Enter dice"), then=lambda: self._cap_dice_menu(s.contenders, {})),
             )
-            return Menu(f"Cap tie: {tied}", options)
+            return Menu(T("Cap tie: {players}", players=join(s.contenders)), options)
         p = s.players[s.current]
         if s.pending == "invite":
             guests = tuple(
-                Option(q, then=self._drink_menu(f"{p}+{q} drink?", {"type": "invite", "player": q}, p))
+                Option(
+                    q,
+                    then=self._drink_menu(
+                        T("{player}+{guest} drink?", player=p, guest=q), {"type": "invite", "player": q}, p
+                    ),
+                )
                 for q in s.players
                 if q != p
             )
-            return Menu(f"{p}: invite whom?", guests, p)
+            return Menu(T("{player}: invite whom?", player=p), guests, p)
         if s.pending == "taxi":
-            return Menu(f"{p}: taxi to?", self._taxi_targets(s, p), p)
+            return Menu(T("{player}: taxi to?", player=p), self._taxi_targets(s, p), p)
         if s.pending == "casino":
-            return Menu(f"{p}: Spielothek", self._dice_options(p, "casino"), p)
+            return Menu(T("{player}: Spielothek", player=p), self._dice_options(p, "casino"), p)
         options = self._dice_options(p, "roll")
         if not s.started:
             players = list(s.players)
-            options += (Option("Cap roll: enter", then=lambda: self._cap_dice_menu(players, {})),)
-        return Menu(f"{p}: roll", options, p)
+            options += (Option(T("Cap roll: enter"), then=lambda: self._cap_dice_menu(players, {})),)
+        return Menu(T("{player}: roll", player=p), options, p)
 
     def _taxi_targets(self, s: TrottelState, p: str) -> tuple[Option, ...]:
         """Where a taxi can go, by kind of field, nearest ahead first (``prev`` walks back from the
@@ -537,7 +555,8 @@ class Trottel(Engine[TrottelState]):
             if len(rides) == 1:
                 options.append(rides[0])
             else:
-                options.append(Option(f"{KINDS[kind]} ({len(rides)})", then=Menu(f"{p}: taxi to?", rides, p)))
+                label = join([KINDS[kind], f"({len(rides)})"], " ")
+                options.append(Option(label, then=Menu(T("{player}: taxi to?", player=p), rides, p)))
         return tuple(options)
 
     def _dice_options(self, p: str, kind: str) -> tuple[Option, ...]:
@@ -545,19 +564,20 @@ class Trottel(Engine[TrottelState]):
 
         def second(a: int) -> Menu:
             faces = tuple(Option(f"{a}+{b}", action={"type": kind, "dice": [a, b]}) for b in range(1, 7))
-            return Menu(f"{p}: {a} + die 2?", faces, p)
+            return Menu(T("{player}: {a} + die 2?", player=p, a=a), faces, p)
 
         def first() -> Menu:
-            return Menu(f"{p}: die 1?", tuple(Option(str(a), then=lambda a=a: second(a)) for a in range(1, 7)), p)
+            faces = tuple(Option(str(a), then=lambda a=a: second(a)) for a in range(1, 7))
+            return Menu(T("{player}: die 1?", player=p), faces, p)
 
-        return (Option("Roll dice", action={"type": kind}), Option("Enter dice", then=first))
+        return (Option(T("Roll dice"), action={"type": kind}), Option(T("Enter dice"), then=first))
 
     def _cap_dice_menu(self, players: list[str], rolls: dict[str, list[int]], first: int | None = None) -> Menu:
         """Physical dice of the cap roll, one die at a time, player after player."""
         p = players[len(rolls)]
         if first is None:
             faces = tuple(Option(str(a), then=lambda a=a: self._cap_dice_menu(players, rolls, a)) for a in range(1, 7))
-            return Menu(f"Cap: {p} die 1?", faces)
+            return Menu(T("Cap: {player} die 1?", player=p), faces)
         options = []
         for b in range(1, 7):
             done = {**rolls, p: [first, b]}
@@ -565,10 +585,10 @@ class Trottel(Engine[TrottelState]):
                 options.append(Option(f"{first}+{b}", action={"type": "cap_roll", "rolls": done}))
             else:
                 options.append(Option(f"{first}+{b}", then=lambda done=done: self._cap_dice_menu(players, done)))
-        return Menu(f"Cap: {p} {first} + die 2?", tuple(options))
+        return Menu(T("Cap: {player} {a} + die 2?", player=p, a=first), tuple(options))
 
     def _drink_menu(self, title: str, base: Action, player: str | None = None) -> Menu:
-        options = tuple(Option(d.capitalize(), action={**base, "drink": d}) for d in DRINKS)
+        options = tuple(Option(DRINK_NAMES[d], action={**base, "drink": d}) for d in DRINKS)
         return Menu(title, options, player)
 
     def _players_menu(self, title: str, players: list[str], build: Any) -> Menu:
@@ -582,22 +602,22 @@ class Trottel(Engine[TrottelState]):
         if not s.contenders:
             for p in s.players:
                 if p in s.away:
-                    out.append(Option(f"{p} back from WC", action={"type": "return", "player": p}))
+                    out.append(Option(T("{player} back from WC", player=p), action={"type": "return", "player": p}))
                 elif p != s.cap:
-                    note = " (allowed)" if p in s.passes else ""
-                    out.append(Option(f"{p} to WC{note}", action={"type": "leave", "player": p}))
+                    leave = T("{player} to WC (allowed)", player=p) if p in s.passes else T("{player} to WC", player=p)
+                    out.append(Option(leave, action={"type": "leave", "player": p}))
         everyone = list(s.players)
         out.append(
             Option(
-                "Penalty shot",
+                T("Penalty shot"),
                 then=lambda: self._players_menu(
-                    "Penalty: who?", everyone, lambda q: {"action": {"type": "penalty", "player": q}}
+                    T("Penalty: who?"), everyone, lambda q: {"action": {"type": "penalty", "player": q}}
                 ),
             )
         )
         if not s.contenders:
-            out.append(Option("Card effect", then=lambda: self._card_menu(s)))
-        out.append(Option("End session", action={"type": "end"}))
+            out.append(Option(T("Card effect"), then=lambda: self._card_menu(s)))
+        out.append(Option(T("End session"), action={"type": "end"}))
         return out
 
     def _card_menu(self, s: TrottelState) -> Menu:
@@ -609,64 +629,68 @@ class Trottel(Engine[TrottelState]):
 
         def drink(q: str) -> dict[str, Any]:
             base = {"type": "effect", "kind": "drink", "player": q}
-            return {"then": self._drink_menu(f"{q} drinks?", base)}
+            return {"then": self._drink_menu(T("{player} drinks?", player=q), base)}
 
         def move(q: str) -> Menu:
             targets = tuple(
                 Option(field_label(board, i), action={"type": "effect", "kind": "move", "player": q, "to": i})
                 for i in range(len(board))
             )
-            return Menu(f"Move {q} to?", targets)
+            return Menu(T("Move {player} to?", player=q), targets)
 
         def field_drink() -> Menu:
             targets = tuple(
                 Option(
                     field_label(board, i),
-                    then=self._drink_menu(f"Card on {i}?", {"type": "effect", "kind": "field_drink", "field": i}),
+                    then=self._drink_menu(
+                        T("Card on {field}?", field=i), {"type": "effect", "kind": "field_drink", "field": i}
+                    ),
                 )
                 for i in range(len(board))
             )
-            return Menu("Drink on which field?", targets)
+            return Menu(T("Drink on which field?"), targets)
 
         options = [
-            Option("Give a drink", then=lambda: self._players_menu("Who drinks?", everyone, drink)),
+            Option(T("Give a drink"), then=lambda: self._players_menu(T("Who drinks?"), everyone, drink)),
             Option(
-                "Give the cap",
+                T("Give the cap"),
                 then=lambda: self._players_menu(
-                    "Cap to?", present, lambda q: {"action": {"type": "effect", "kind": "cap", "player": q}}
+                    T("Cap to?"), present, lambda q: {"action": {"type": "effect", "kind": "cap", "player": q}}
                 ),
             ),
             Option(
-                "Move a piece",
-                then=lambda: self._players_menu("Move whom?", everyone, lambda q: {"then": lambda: move(q)}),
+                T("Move a piece"),
+                then=lambda: self._players_menu(T("Move whom?"), everyone, lambda q: {"then": lambda: move(q)}),
             ),
         ]
         if may_pee:
             options.append(
                 Option(
-                    "Toilet pass",
+                    T("Toilet pass"),
                     then=lambda: self._players_menu(
-                        "Pass for?", may_pee, lambda q: {"action": {"type": "effect", "kind": "pee_pass", "player": q}}
+                        T("Pass for?"),
+                        may_pee,
+                        lambda q: {"action": {"type": "effect", "kind": "pee_pass", "player": q}},
                     ),
                 )
             )
-        options.append(Option("Drink on a field", then=field_drink))
-        return Menu("Card effect", tuple(options))
+        options.append(Option(T("Drink on a field"), then=field_drink))
+        return Menu(T("Card effect"), tuple(options))
 
     # -- the screen ------------------------------------------------------------------------------------------
     def view(self, s: TrottelState) -> View:
-        cap = s.cap or "?"
-        title = f"Cap {cap}  Tisch {counts(s.stehtisch)}"
-        scores = []
+        title = T("Cap {player}  Tisch {drinks}", player=s.cap or "?", drinks=counts(s.stehtisch))
+        scores: list[tuple[str, str]] = []
         for p in s.players:
-            marks = (" cap" if p == s.cap else "") + (" WC" if p in s.away else "")
-            scores.append((p, f"{sum(s.drinks[p].values())}{marks}"))
+            marks = ([T("cap")] if p == s.cap else []) + (["WC"] if p in s.away else [])
+            scores.append((p, join([str(sum(s.drinks[p].values())), *marks], " ")))
         lines = [s.line, " ".join(f"{p}@{s.positions[p]}" for p in s.players)]
-        cards = [f"{counts(c)}@{i}" for i, c in sorted(s.cards.items()) if any(c.values())]
+        cards = [join([counts(c), str(i)], "@") for i, c in sorted(s.cards.items()) if any(c.values())]
         if cards:
-            lines.append("Cards " + " ".join(cards))
+            lines.append(T("Cards {cards}", cards=join(cards, " ")))
         if s.over:
-            return View(self.title, tuple(scores), ("Session over", *lines[:1]), (), "over")
+            return View(self.title, tuple(scores), (T("Session over"), *lines[:1]), (), "over")
+
         active = tuple(s.contenders) if s.contenders else (s.players[s.current],)
         return View(title, tuple(scores), tuple(lines), active, "playing")
 

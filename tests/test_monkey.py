@@ -28,13 +28,18 @@ def test_random_presses_find_no_error_no_overflow_and_resume_to_the_same_game(se
     assert report.problems == []
 
 
-GERMAN_RUNS = 3
-
-
-@pytest.mark.parametrize("seed", range(100, 100 + GERMAN_RUNS))
-def test_random_presses_in_german_find_no_overflow(seed):
+@pytest.mark.parametrize(("panel", "seed"), [("ssd1322", 100), ("sh1107", 101), ("sh1107", 102)])
+def test_random_presses_on_a_bigger_panel_find_no_overflow(panel, seed):
     with scratch_dir() as tmp:
-        report = run_monkey(Path(tmp), seed, PRESSES, language="de")
+        report = run_monkey(Path(tmp), seed, PRESSES, panel)
+    assert report.presses == PRESSES
+    assert report.problems == []
+
+
+@pytest.mark.parametrize(("panel", "seed"), [(None, 110), (None, 111), ("ssd1322", 112), ("sh1107", 113)])
+def test_random_presses_in_german_find_no_overflow(panel, seed):
+    with scratch_dir() as tmp:
+        report = run_monkey(Path(tmp), seed, PRESSES, panel, language="de")
     assert report.presses == PRESSES
     assert report.problems == []
 

@@ -8,7 +8,7 @@
 # Makes /opt/tablemate/venv (seeing the system's python3-lgpio), installs the package with its
 # `pi` extra into it -- gpiod (libgpiod v2, Blinka's pins: the HX711), Adafruit-Blinka, lgpio
 # (gpiozero's back end) -- then `tablemate install` does the rest: user, groups, config, I2C at
-# 400 kHz, unit, service. `tablemate doctor` then checks every part as the service sees it.
+# 400 kHz, SPI for a panel on SPI, unit, service. `tablemate doctor` then checks every part as the service sees it.
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 VENV=/opt/tablemate/venv

@@ -11,7 +11,8 @@ Self-test, the game menu, undo). It fails a run on
 - a journal that, opened again as a power cut would leave it, does not replay to the summary of
   the game on screen.
 
-The suite runs a bounded slice (``tests/test_monkey.py``); a longer campaign::
+The suite runs a bounded slice (``tests/test_monkey.py``), a few runs of it on the bigger panels;
+a longer campaign (``--panel ssd1322`` or ``sh1107`` on a bigger panel)::
 
     .venv/bin/python -m tests.monkey --runs 200 --presses 2000
 """
@@ -74,8 +75,10 @@ class _Errors(logging.Handler):
             self.records.append(self.format(record))
 
 
-def _config(rng: random.Random, seats: int) -> configuration.Config:
+def _config(rng: random.Random, seats: int, panel: str | None = None) -> configuration.Config:
     config = configuration.defaults().with_sim()
+    if panel is not None:  # the simulated panel of that kind, at its size
+        config.sections["display"]["sim_panel"] = panel
     names = rng.choice(NAMES)
     config.sections["table"]["seats"] = list(SEATS[:seats])
     config.sections["table"]["names"] = dict(zip(SEATS, names, strict=True))
@@ -99,11 +102,12 @@ def _resume_matches(device: Device, store: Store) -> str | None:
     return None
 
 
-def run_monkey(state_dir: Path, seed: int, presses: int) -> Report:
-    """One seeded run of ``presses`` random inputs on a fresh device."""
+def run_monkey(state_dir: Path, seed: int, presses: int, panel: str | None = None) -> Report:
+    """One seeded run of ``presses`` random inputs on a fresh device (``panel``: a kind of
+    :data:`drivers.panels.PANELS` to draw on, else the 128×64)."""
     rng = random.Random(seed)
     seats = rng.randint(2, 6)
-    config = _config(rng, seats)
+    config = _config(rng, seats, panel)
     report = Report(seed, seats)
     errors = _Errors()
     root = logging.getLogger()
@@ -203,12 +207,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--presses", type=int, default=1000)
     parser.add_argument("--first-seed", type=int, default=1000)
+    parser.add_argument("--panel", help="a panel kind to draw on (ssd1322: 256x64, sh1107: 128x128)")
     args = parser.parse_args(argv)
     began = time.perf_counter()
     total, bad = 0, 0
     for seed in range(args.first_seed, args.first_seed + args.runs):
         with scratch_dir() as tmp:
-            report = run_monkey(Path(tmp), seed, args.presses)
+            report = run_monkey(Path(tmp), seed, args.presses, args.panel)
         total += report.presses
         for problem in report.problems[:5]:
             print(f"seed {seed}: {problem}")

@@ -13,7 +13,7 @@ from importlib.metadata import version
 import pytest
 from packaging.requirements import Requirement
 
-from firmware_host.cli.install import BAUD_LINE, Installer, boot_config_edit
+from firmware_host.cli.install import BAUD_LINE, I2C_LINE, SPI_DROP_IN, SPI_LINE, Installer, boot_config_edit
 from tests.conftest import ROOT
 from tests.test_install import FakeSystem, pi_root
 
@@ -101,6 +101,57 @@ def test_lines_are_not_appended_inside_a_model_filter():
     # every other Pi
     text, _ = boot_config_edit("[cm5]\ndtoverlay=dwc2,dr_mode=host\n")
     assert text == "[cm5]\ndtoverlay=dwc2,dr_mode=host\n[all]\ndtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=400000\n"
+
+
+# -- SPI for a panel on SPI (the 3.12" SSD1322, or another with interface = "spi") ---------------------
+def spi_pi(tmp_path, config: str):
+    """A Pi whose /etc/tablemate/config.toml is ``config`` (the installer keeps an existing one)."""
+    root = pi_root(tmp_path)
+    (root / "etc/tablemate").mkdir(parents=True)
+    (root / "etc/tablemate/config.toml").write_text(config)
+    return root
+
+
+def test_an_spi_panel_gets_spi_turned_on_and_the_service_its_group_once(tmp_path):
+    root, system = spi_pi(tmp_path, '[display]\nkind = "ssd1322"\n'), FakeSystem()
+    plan = Installer(ROOT, root, system, dry_run=True).install()
+    assert "enable SPI in /boot/firmware/config.txt" in plan and "enable I2C in /boot/firmware/config.txt" in plan
+    assert "add tablemate to spi" in plan and f"write /{SPI_DROP_IN}" in plan
+    assert SPI_LINE not in (root / "boot/firmware/config.txt").read_text()  # dry: untouched
+    Installer(ROOT, root, system).install()
+    boot = (root / "boot/firmware/config.txt").read_text().splitlines()
+    assert boot[:2] == ["[all]", "dtparam=audio=on"] and SPI_LINE in boot and "dtparam=i2c_arm=on" in boot
+    assert "spi" in system.users["tablemate"] and "spi" in system.groups
+    assert (root / SPI_DROP_IN).read_text().splitlines()[1:] == ["[Service]", "SupplementaryGroups=spi"]
+    assert "systemctl daemon-reload" in system.log
+    assert Installer(ROOT, root, system).install() == []
+
+
+def test_a_panel_on_i2c_leaves_spi_alone(tmp_path):
+    for config in ('[display]\nkind = "ssd1309"\n', "", '[display]\nkind = "sim"\n', "[display\nbroken"):
+        root, system = spi_pi(tmp_path / str(len(config)), config), FakeSystem()
+        done = Installer(ROOT, root, system).install()
+        assert not any("SPI" in step or "spi" in step for step in done), config
+        assert SPI_LINE not in (root / "boot/firmware/config.txt").read_text()
+        assert not (root / SPI_DROP_IN).exists() and "spi" not in system.users["tablemate"]
+
+
+def test_any_panel_wired_for_spi_turns_spi_on_and_uninstall_takes_the_drop_in_away(tmp_path):
+    root, system = spi_pi(tmp_path, '[display]\nkind = "sh1107"\ninterface = "spi"\n'), FakeSystem()
+    Installer(ROOT, root, system).install()
+    assert SPI_LINE in (root / "boot/firmware/config.txt").read_text().splitlines()
+    Installer(ROOT, root, system).uninstall()
+    assert not (root / SPI_DROP_IN).exists() and not (root / SPI_DROP_IN).parent.exists()
+
+
+def test_spi_turned_off_is_turned_on_in_place_and_a_combined_line_is_understood():
+    text, changes = boot_config_edit("dtparam=i2c_arm=on,i2c_arm_baudrate=400000\ndtparam=spi=off\n", spi=True)
+    assert text == "dtparam=i2c_arm=on,i2c_arm_baudrate=400000\ndtparam=spi=on\n"
+    assert changes == ["enable SPI (was off)"]
+    assert boot_config_edit("dtparam=i2c_arm=on,spi=on,i2c_arm_baudrate=400000\n", spi=True)[1] == []
+    appended = "[all]\n" + "\n".join((I2C_LINE, BAUD_LINE, SPI_LINE)) + "\n"
+    assert boot_config_edit("[pi4]\narm_boost=1\n", spi=True)[0].endswith(appended)  # never under [pi4]
+    assert boot_config_edit("dtparam=i2c_arm=on,i2c_arm_baudrate=400000\ndtparam=spi=off\n")[1] == []  # not asked
 
 
 def test_boot_config_is_replaced_atomically_so_a_failure_leaves_the_old_one(tmp_path, monkeypatch):

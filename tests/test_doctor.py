@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
 import pytest
 
-from firmware_host.core.config import defaults
+from firmware_host.cli import install
+from firmware_host.core.config import defaults, parse
+from firmware_host.runtime import doctor
 from firmware_host.runtime.doctor import CHECKS, System, run_checks, selftest_lines
 from tests.conftest import ROOT
 
@@ -185,3 +188,46 @@ def test_the_self_test_shows_the_doctors_checks_on_its_second_page(tmp_path):
     assert "Checks 1-5/" in checks and "user FAIL" in checks  # failures first, each part a line
     assert "Checks 6-" in more and "state ok" in more  # this device's own state folder
     assert "1/2" in back
+
+
+# -- the bigger panels: any panel on I2C is checked on its bus, a panel on SPI by its spidev node ------
+def spi_pi(tmp_path: Path, *, node: bool = True, drop_in: bool = True) -> System:
+    """A Pi the installer set up for an SPI panel: /dev/spidev0.0 of group spi, the user in spi
+    and the unit's drop-in giving the service that group."""
+    system = fake_pi(tmp_path)
+    if node:
+        (system.root / "dev/spidev0.0").write_bytes(b"")
+        (system.root / "dev/spidev0.0").chmod(0o660)
+    if drop_in:
+        (system.root / install.SPI_DROP_IN).parent.mkdir(parents=True)
+        (system.root / install.SPI_DROP_IN).write_text(install.SPI_DROP_IN_TEXT)
+    return dataclasses.replace(
+        system,
+        user_groups=lambda user: PI_GROUPS | {"spi"} if user == "tablemate" else None,
+        group_name=lambda gid: "spi",
+    )
+
+
+def spi_config():
+    return parse({"display": {"kind": "ssd1322"}}, "config.toml")
+
+
+def test_an_spi_panel_set_up_by_the_installer_is_well(tmp_path):
+    parts = by_part(run_checks(spi_config(), spi_pi(tmp_path)))
+    assert parts["display"].status == "ok" and "ssd1322 on /dev/spidev0.0" in parts["display"].found
+    assert parts["i2c speed"].status == "skip"
+    assert doctor.SPI_DROP_IN == install.SPI_DROP_IN and doctor.SPI_GROUP == install.SPI_GROUP
+
+
+def test_an_spi_panel_without_spi_on_or_its_group_is_named_with_the_fix(tmp_path):
+    missing = by_part(run_checks(spi_config(), spi_pi(tmp_path / "a", node=False)))["display"]
+    assert missing.failed and "no /dev/spidev0.0" in missing.found and "then reboot" in missing.fix
+    no_group = by_part(run_checks(spi_config(), spi_pi(tmp_path / "b", drop_in=False)))["display"]
+    assert no_group.failed and "group spi" in no_group.found and "install.sh" in no_group.fix
+
+
+def test_a_bigger_panel_on_i2c_is_checked_on_the_i2c_bus(tmp_path):
+    config = parse({"display": {"kind": "ssd1309"}}, "config.toml")
+    parts = by_part(run_checks(config, fake_pi(tmp_path)))
+    assert parts["display"].status == "ok" and "ssd1309 answers at 0x3C" in parts["display"].found
+    assert parts["i2c speed"].status == "ok"

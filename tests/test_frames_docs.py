@@ -1,18 +1,26 @@
-"""The README's frames come from committed scripts: they still run, at each panel's size."""
+"""The README's frames come from committed scripts: they still run, at each panel's size, and
+every kind of screen fits every panel without a cut, a missing glyph or a lost row."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 from PIL import Image
 
-ROOT = Path(__file__).resolve().parents[1]
-FRAMES = ROOT / "docs" / "frames"
+from firmware_host.ui.render import watch
+from tests.docframes import FRAMES, PANEL_SCRIPTS, PANELS, panel_config, play
+
+KINDS = {
+    "main-menu", "settings", "history", "self-test", "game-menu", "game-over", "rules-placing", "rules-next",
+    "tonne-bin", "tonne", "bomb", "antartik", "trottel", "arschbombe",
+}  # fmt: skip
+"""Every kind of screen the panel folders show: the menus, History, Self-test, the Rules screen,
+a game in play of each of the five games, a game over."""
+SIZES = {"128x64": (128, 64), "256x64": (256, 64), "128x128": (128, 128)}
 
 
-@pytest.mark.parametrize(("size", "pixels"), [("128x64", (128, 64)), ("256x64", (256, 64)), ("128x128", (128, 128))])
-def test_the_frame_scripts_run_and_draw_at_the_panels_size(cli, tmp_path, size, pixels):
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_frame_scripts_run_and_draw_at_the_panels_size(cli, tmp_path, size):
+    """The README's commands (a config file of docs/frames each) still make the folder's frames."""
     for script, first in (("rules.sim", "rules-placing"), ("screens.sim", "game-over")):
         out = tmp_path / size / script
         config = FRAMES / f"de-{size}.toml"
@@ -30,6 +38,18 @@ def test_the_frame_scripts_run_and_draw_at_the_panels_size(cli, tmp_path, size, 
             tmp_path / f"state-{script}",
         )
         assert result.status == 0, result.err
-        assert Image.open(out / f"{first}.png").size == pixels
+        assert Image.open(out / f"{first}.png").size == SIZES[size]
         made, committed = {p.name for p in out.iterdir()}, {p.name for p in (FRAMES / size).iterdir()}
         assert made <= committed, made - committed  # every frame the script makes is in the README's folder
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+@pytest.mark.parametrize("size", ["256x64", "128x128"])
+def test_every_kind_of_screen_fits_the_bigger_panels(tmp_path, size, language):
+    with watch() as found:
+        for script in PANEL_SCRIPTS:
+            play(FRAMES / script, panel_config(size, language), tmp_path)
+    assert found == []
+    assert {p.stem for p in tmp_path.glob("*.png")} == KINDS
+    assert all(Image.open(p).size == SIZES[size] for p in tmp_path.glob("*.png"))
+    assert set(PANELS) == set(SIZES)

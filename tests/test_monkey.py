@@ -27,6 +27,14 @@ def test_random_presses_find_no_error_no_overflow_and_resume_to_the_same_game(se
     assert report.problems == []
 
 
+@pytest.mark.parametrize(("panel", "seed"), [("ssd1322", 100), ("sh1107", 101), ("sh1107", 102)])
+def test_random_presses_on_a_bigger_panel_find_no_overflow(panel, seed):
+    with scratch_dir() as tmp:
+        report = run_monkey(Path(tmp), seed, PRESSES, panel)
+    assert report.presses == PRESSES
+    assert report.problems == []
+
+
 def test_the_slice_reaches_every_game_and_every_screen():
     if len(REPORTS) < RUNS:
         pytest.skip("runs after the monkey's runs (alone, it has nothing to look at)")

@@ -8,7 +8,12 @@ looks before it acts, so running it again changes nothing and says so:
 3. I2C on at 400 kHz: ``dtparam=i2c_arm=on`` and ``dtparam=i2c_arm_baudrate=400000`` in the boot
    config (under ``[all]``, so no model filter hides them), ``i2c-dev`` loaded at boot. A full
    frame to the OLED takes ~93 ms of bus time at the default 100 kHz, ~23 ms at 400 kHz;
-4. the systemd unit, enabled and (re)started: a running service is restarted when its unit, its
+4. SPI on when the configuration's ``[display]`` panel is on SPI (the 3.12" SSD1322 always, any
+   other with ``interface = "spi"``): ``dtparam=spi=on`` in the boot config the same way (a
+   ``spi=off`` turned on in place), the user in the ``spi`` group that owns ``/dev/spidev0.*``,
+   and a drop-in (``tablemate.service.d/spi.conf``) giving the service that group. A panel on
+   I2C leaves SPI as it is;
+5. the systemd unit, enabled and (re)started: a running service is restarted when its unit, its
    code (``systemd/install.sh`` sets ``TABLEMATE_CODE_CHANGED=1`` when pip changed the package) or
    its user's groups changed -- it would run the old code, without the new group, until a reboot.
 
@@ -29,6 +34,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +46,13 @@ CONFIG = "etc/tablemate/config.toml"
 MODULES = "etc/modules-load.d/tablemate.conf"
 BOOT_CONFIGS = ("boot/firmware/config.txt", "boot/config.txt")
 I2C_LINE = "dtparam=i2c_arm=on"
+SPI_LINE = "dtparam=spi=on"
+SPI_GROUP = "spi"
+SPI_DROP_IN = "etc/systemd/system/tablemate.service.d/spi.conf"
+SPI_DROP_IN_TEXT = (
+    "# Written by tablemate install: the [display] panel is on SPI (/dev/spidev0.*, group spi).\n"
+    "[Service]\nSupplementaryGroups=spi\n"
+)
 I2C_BAUDRATE = 400_000
 BAUD_LINE = f"dtparam=i2c_arm_baudrate={I2C_BAUDRATE}"
 STATE = "var/lib/tablemate"
@@ -95,15 +108,23 @@ _SECTION = re.compile(r"^\s*\[([^\]]*)\]")
 _BAUD = re.compile(r"i2c_arm_baudrate=(\d+)")
 
 
-def boot_config_edit(text: str) -> tuple[str, list[str]]:
-    """The boot config with I2C on at 400 kHz, and what changed (nothing when already so).
+def boot_config_edit(text: str, spi: bool = False) -> tuple[str, list[str]]:
+    """The boot config with I2C on at 400 kHz (and SPI on, if ``spi``), and what changed
+    (nothing when already so).
 
-    A ``dtparam=...i2c_arm_baudrate=N`` with another N is rewritten in place; missing lines are
-    appended, after an ``[all]`` when the file ends inside a model filter such as ``[pi4]``.
+    A ``dtparam=...i2c_arm_baudrate=N`` with another N is rewritten in place, and so is a
+    ``dtparam=...spi=off``; missing lines are appended, after an ``[all]`` when the file ends
+    inside a model filter such as ``[pi4]``.
     """
     lines = text.splitlines()
     changes: list[str] = []
     has_i2c = any(line.strip() == I2C_LINE or _is_param(line, "i2c_arm=on") for line in lines)
+    has_spi = not spi or any(_is_param(line, "spi=on") for line in lines)
+    for i, line in enumerate(lines):
+        if not has_spi and _is_param(line, "spi=off"):
+            lines[i] = line.replace("spi=off", "spi=on", 1)
+            changes.append("enable SPI (was off)")
+            has_spi = True
     has_baud = False
     for i, line in enumerate(lines):
         match = _BAUD.search(line)
@@ -113,7 +134,7 @@ def boot_config_edit(text: str) -> tuple[str, list[str]]:
         if int(match.group(1)) != I2C_BAUDRATE:
             lines[i] = line[: match.start(1)] + str(I2C_BAUDRATE) + line[match.end(1) :]
             changes.append(f"set the I2C bus to {I2C_BAUDRATE // 1000} kHz (was {int(match.group(1)) // 1000} kHz)")
-    add = ([] if has_i2c else [I2C_LINE]) + ([] if has_baud else [BAUD_LINE])
+    add = ([] if has_i2c else [I2C_LINE]) + ([] if has_baud else [BAUD_LINE]) + ([] if has_spi else [SPI_LINE])
     if add:
         sections = [m.group(1).strip().lower() for m in map(_SECTION.match, lines) if m]
         if sections and sections[-1] != "all":
@@ -123,12 +144,28 @@ def boot_config_edit(text: str) -> tuple[str, list[str]]:
             changes.append("enable I2C")
         if not has_baud:
             changes.append(f"set the I2C bus to {I2C_BAUDRATE // 1000} kHz")
+        if not has_spi:
+            changes.append("enable SPI")
     return ("\n".join(lines) + "\n" if changes else text), changes
 
 
 def _is_param(line: str, param: str) -> bool:
     stripped = line.strip()
     return stripped.startswith("dtparam=") and param in stripped[len("dtparam=") :].split(",")
+
+
+def panel_on_spi(config_text: str) -> bool:
+    """Whether the configuration (a ``config.toml``'s text) puts its ``[display]`` panel on SPI:
+    the SSD1322 always, another panel kind when ``interface = "spi"``. A file that cannot be
+    read says no (``tablemate run`` names what is wrong with it)."""
+    from drivers.panels import PANELS  # the panel table only: no luma driver is imported
+
+    try:
+        display = tomllib.loads(config_text).get("display", {})
+        panel = PANELS.get(display.get("kind", ""))
+        return panel is not None and panel.bus(str(display.get("interface", "auto"))) == "spi"
+    except (tomllib.TOMLDecodeError, AttributeError, ValueError):
+        return False
 
 
 @dataclass
@@ -159,7 +196,8 @@ class Installer:
         groups_changed = self.ensure_user()
         self.ensure_config()
         self.ensure_i2c()
-        unit_changed = self.ensure_unit()
+        spi_changed = self.ensure_spi()
+        unit_changed = self.ensure_unit() | spi_changed
         self.ensure_service(unit_changed, restart=groups_changed or self.code_changed)
         return self.done
 
@@ -183,12 +221,37 @@ class Installer:
         if not path.exists() and self.step(f"write /{CONFIG}"):
             write_atomic(path, (self.source / "hardware" / "config.toml").read_bytes(), 0o644)
 
+    def wants_spi(self) -> bool:
+        """Whether the configuration in force (or the one about to be written) has its panel on SPI."""
+        config = self.path(CONFIG)
+        source = config if config.exists() else self.source / "hardware" / "config.toml"
+        return panel_on_spi(source.read_text(encoding="utf-8"))
+
+    def ensure_spi(self) -> bool:
+        """For a panel on SPI: the user in the ``spi`` group and the unit's drop-in giving the
+        service that group (``dtparam=spi=on`` is :meth:`ensure_i2c`'s edit of the boot config).
+        ``True`` when the drop-in changed (systemd must reload, the service restart)."""
+        if not self.wants_spi():
+            return False
+        if self.run(["getent", "group", SPI_GROUP]) != 0 and self.step(f"create group {SPI_GROUP}"):
+            self.run(["groupadd", "--system", SPI_GROUP])
+        in_group = self.run(["sh", "-c", f"id -nG {USER} | grep -qw {SPI_GROUP}"]) == 0
+        if not in_group and self.step(f"add {USER} to {SPI_GROUP}"):
+            self.run(["usermod", "-aG", SPI_GROUP, USER])
+        drop_in = self.path(SPI_DROP_IN)
+        if drop_in.exists() and drop_in.read_text(encoding="utf-8") == SPI_DROP_IN_TEXT:
+            return False
+        if self.step(f"write /{SPI_DROP_IN}"):
+            write_atomic(drop_in, SPI_DROP_IN_TEXT.encode("utf-8"), 0o644)
+        return True
+
     def ensure_i2c(self) -> None:
-        """I2C on at 400 kHz in the boot config (rewritten atomically), and i2c-dev loaded at boot."""
+        """I2C on at 400 kHz in the boot config (rewritten atomically), SPI on too for a panel on
+        SPI, and i2c-dev loaded at boot."""
         boot = next((self.path(b) for b in BOOT_CONFIGS if self.path(b).exists()), None)
         if boot is not None:
             where = boot.relative_to(self.root)
-            text, changes = boot_config_edit(boot.read_text(encoding="utf-8"))
+            text, changes = boot_config_edit(boot.read_text(encoding="utf-8"), spi=self.wants_spi())
             for change in changes:
                 self.step(f"{change} in /{where}")
             if changes and not self.dry_run:
@@ -226,6 +289,11 @@ class Installer:
     def uninstall(self, purge: bool = False) -> list[str]:
         """Stop and remove the service; ``purge`` also removes config, state, user and /opt."""
         unit = self.path(UNIT)
+        drop_in = self.path(SPI_DROP_IN)
+        if drop_in.exists() and self.step(f"remove /{SPI_DROP_IN}"):
+            drop_in.unlink()
+            with contextlib.suppress(OSError):  # the folder, if nothing else is in it
+                drop_in.parent.rmdir()
         if unit.exists():
             if self.step("stop and disable tablemate"):
                 self.run(["systemctl", "disable", "--now", "tablemate"])

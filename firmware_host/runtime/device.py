@@ -42,8 +42,8 @@ from firmware_host.timers.service import TimerService
 from firmware_host.ui.base import Confirm, Message, Screen
 from firmware_host.ui.game import GameScreen
 from firmware_host.ui.menus import GameMenu, GameOver, MainMenu
-from firmware_host.ui.panel import to_panel
-from firmware_host.ui.render import Frame, Row, compose, render
+from firmware_host.ui.panel import layout_panel, to_panel
+from firmware_host.ui.render import Frame, Row, compose, on_panel, render
 from games.core import Action, Effect, Option, Refused, Task
 
 log = logging.getLogger(__name__)
@@ -97,6 +97,8 @@ class Device:
         self.hw: Hardware | None = None
         self.panel_size = panel_size(config)
         """The size of the panel's picture (rotation applied): what every frame is drawn to."""
+        self.panel = layout_panel(self.panel_size)
+        """The panel the screens lay out for (the configured one's size, see :mod:`firmware_host.ui.panel`)."""
         self.display = DisplayService(None)
         self.lights = Lights(None)
         self.tower_status = "ok"
@@ -417,6 +419,11 @@ class Device:
             self._held.append(press)
             return
         self.clear_message()  # the next input: the last outcome has been seen
+        with on_panel(self.panel):  # a screen opened by this press lays out for the panel
+            self._press(press)
+        self.redraw()
+
+    def _press(self, press: Press) -> None:
         top = self.screens[-1] if self.screens else None
         try:
             if (
@@ -434,7 +441,6 @@ class Device:
             log.exception("press %s failed", press)
             self.home()
             self.refuse("Internal error: back to the start")
-        self.redraw()
 
     def _tower_status(self, status: str, detail: str | None) -> None:
         if status != self.tower_status:
@@ -848,13 +854,14 @@ class Device:
             self.pop()
 
     def frame(self) -> Frame:
-        """The frame of the screen on top."""
+        """The frame of the screen on top, laid out for the panel."""
         if not self.screens:
             return Frame("tablemate", (Row.of("Starting"),))
-        frame = self.screens[-1].frame()
-        if self._message and not frame.message:
-            frame = replace(frame, message=self._message)
-        return compose(frame)
+        with on_panel(self.panel) as panel:
+            frame = self.screens[-1].frame()
+            if self._message and not frame.message:
+                frame = replace(frame, message=self._message)
+            return compose(frame, panel)
 
     # -- drawing, dimming, burn-in ------------------------------------------------------------------
     def redraw(self) -> None:
@@ -871,7 +878,7 @@ class Device:
         if self._inflight:  # what changed shows once it is durable
             self._draw_held = True
             return
-        self.display.show(to_panel(render(self.frame(), SHIFTS[self._shift]), self.panel_size))
+        self.display.show(to_panel(render(self.frame(), SHIFTS[self._shift], self.panel), self.panel_size))
 
     async def flush(self) -> None:
         """Wait until the current frame is on the display."""

@@ -31,11 +31,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from drivers.panels import PANELS
 from firmware_host.core.config import Config
 
 SERVICE_USER = "tablemate"
 SERVICE_GROUPS = ("gpio", "i2c", "dialout")
 UNIT = "etc/systemd/system/tablemate.service"
+SPI_GROUP = "spi"
+SPI_DROP_IN = "etc/systemd/system/tablemate.service.d/spi.conf"
+"""What ``tablemate install`` writes for a panel on SPI (:mod:`firmware_host.cli.install`)."""
 BOOT_CONFIGS = ("boot/firmware/config.txt", "boot/config.txt")
 WANT_I2C_HZ = 400_000
 MIN_FREE_MB = 50
@@ -332,11 +336,23 @@ def _i2c_hz(system: System, port: int) -> int | None:
     return None
 
 
-def check_i2c(config: Config, system: System) -> Result:
-    """``/dev/i2c-<port>`` exists, the service may use it, the panel answers, the bus is fast."""
+def _panel_bus(config: Config) -> str | None:
+    """The bus of the configured panel (``"i2c"``, ``"spi"``), ``None`` for ``sim`` and ``none``."""
     d = config["display"]
-    if d["kind"] not in ("ssd1306", "sh1106"):
-        return Result("display", SKIP, f"display kind {d['kind']}: no I2C panel")
+    panel = PANELS.get(d["kind"])
+    return panel.bus(d["interface"]) if panel is not None else None
+
+
+def check_display(config: Config, system: System) -> Result:
+    """The panel's bus: on I2C, ``/dev/i2c-<port>`` exists, the service may use it and the panel
+    answers; on SPI, ``/dev/spidev0.<spi_device>`` exists and the service may use it (an SPI
+    panel answers nothing: whether it shows the picture is for the eye)."""
+    d = config["display"]
+    bus = _panel_bus(config)
+    if bus is None:
+        return Result("display", SKIP, f"display kind {d['kind']}: no panel")
+    if bus == "spi":
+        return _check_spi(config, system)
     port, address = d["i2c_port"], d["address"]
     dev = system.path(f"/dev/i2c-{port}")
     if not dev.exists():
@@ -358,9 +374,28 @@ def check_i2c(config: Config, system: System) -> Result:
     return Result("display", OK, f"{d['kind']} answers at 0x{address:02X} on /dev/i2c-{port}")
 
 
+def _check_spi(config: Config, system: System) -> Result:
+    d = config["display"]
+    dev = system.path(f"/dev/spidev0.{d['spi_device']}")
+    if not dev.exists():
+        return Result("display", FAIL, f"no /dev/{dev.name}", f"{REINSTALL} (turns SPI on), then reboot")
+    groups = system.user_groups(system.user) or set()
+    service_groups = set(SERVICE_GROUPS) | ({SPI_GROUP} if SPI_GROUP in groups and _spi_drop_in(system) else set())
+    problem = _device_access(system, dev, SPI_GROUP, service_groups)
+    if problem:
+        return Result("display", FAIL, problem, f"{REINSTALL} (gives the service the spi group)")
+    return Result("display", OK, f"{d['kind']} on /dev/{dev.name} (DC GPIO {d['dc']}, RES GPIO {d['reset']})")
+
+
+def _spi_drop_in(system: System) -> bool:
+    """Whether the unit's drop-in gives the service the spi group (the installer writes it)."""
+    drop_in = system.path(f"/{SPI_DROP_IN}")
+    return drop_in.exists() and f"SupplementaryGroups={SPI_GROUP}" in drop_in.read_text(encoding="utf-8")
+
+
 def check_i2c_speed(config: Config, system: System) -> Result:
     """The I2C bus runs at 400 kHz (a full frame: ~23 ms, against ~93 ms at 100 kHz)."""
-    if config["display"]["kind"] not in ("ssd1306", "sh1106"):
+    if _panel_bus(config) != "i2c":
         return Result("i2c speed", SKIP, "no I2C panel")
     port = config["display"]["i2c_port"]
     hz = _i2c_hz(system, port)
@@ -445,7 +480,7 @@ CHECKS: tuple[Callable[[Config, System], Result], ...] = (
     check_unit,
     check_gpiochips,
     check_gpio_backends,
-    check_i2c,
+    check_display,
     check_i2c_speed,
     check_tower,
     check_hx711,

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from drivers.buttons import Press
 from firmware_host.core.config import SEATS
 from firmware_host.ui.layout import text_rows
-from firmware_host.ui.render import ROWS, Frame, Row, report
+from firmware_host.ui.render import Frame, Row, panel, report
 
 if TYPE_CHECKING:
     from firmware_host.ui.table import GameTable, Table
@@ -49,9 +49,15 @@ class Screen:
 def footed(rows: list[Row], foot: Row) -> list[Row]:
     """``rows`` padded to fill the screen above ``foot``, then ``foot`` on the last line (rows
     that do not fit are reported: a screen must page or scroll them)."""
-    if len(rows) > ROWS - 1:
-        report("rows", " / ".join(" ".join(r.cells) for r in rows[ROWS - 1 :]), ROWS - 1)
-    return [*rows[: ROWS - 1], *[Row.of()] * (ROWS - 1 - len(rows)), foot]
+    on = panel()
+    room = on.rows - on.slots(foot)
+    shown = len(rows)
+    while on.height_of(rows[:shown]) > room:
+        shown -= 1
+    if shown < len(rows):
+        report("rows", " / ".join(" ".join(r.cells) for r in rows[shown:]), room)
+        rows = rows[:shown]
+    return [*rows, *[Row.of()] * (room - on.height_of(rows)), foot]
 
 
 def apply_confirmed(table: GameTable, action: dict[str, Any]) -> None:
@@ -119,7 +125,7 @@ class ListScreen(Screen):
 
     def frame(self) -> Frame:
         items = self.items()
-        room = ROWS - 1
+        room = panel().rows - 1
         if items:
             self.index %= len(items)
         first = max(0, min(self.index - room // 2, len(items) - room))
@@ -149,7 +155,7 @@ class Confirm(Screen):
             self.table.pop()
 
     def frame(self) -> Frame:
-        rows = footed(text_rows(self.question, ROWS - 1), Row.of(TEXT["yes_no"], invert=True))
+        rows = footed(text_rows(self.question, panel().rows - 1), Row.of(TEXT["yes_no"], invert=True))
         return Frame(self.title, tuple(rows))
 
 
@@ -176,9 +182,9 @@ class Message(Screen):
 
     def frame(self) -> Frame:
         if self.on_ok:
-            rows = footed(text_rows(self.text, ROWS - 1), Row.of(TEXT["continue"]))
+            rows = footed(text_rows(self.text, panel().rows - 1), Row.of(TEXT["continue"]))
         else:
-            rows = text_rows(self.text, ROWS)
+            rows = text_rows(self.text, panel().rows)
         return Frame(self.title, tuple(rows))
 
 

@@ -24,7 +24,7 @@ from firmware_host.scale.calibration import (
 )
 from firmware_host.ui.base import Screen, footed, is_seat
 from firmware_host.ui.layout import grid, text_rows
-from firmware_host.ui.render import ROWS, Frame, Row
+from firmware_host.ui.render import Frame, Row, panel
 from games import scale_kinds
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ class CalibrateScreen(Screen):
         return self._page(title, text, TEXT["hint_measure"])
 
     def _page(self, title: str, text: str, hint: str) -> Frame:
-        return self._rows(title, text_rows(text, ROWS - 1), hint)
+        return self._rows(title, text_rows(text, panel().rows - 1), hint)
 
     def _rows(self, title: str, rows: list[Row], hint: str) -> Frame:
         return Frame(title, tuple(footed(rows, Row.of(hint, invert=True))))

@@ -35,8 +35,8 @@ from drivers.buttons import Press
 from firmware_host.core.config import SEATS
 from firmware_host.ui.base import TEXT as BASE_TEXT
 from firmware_host.ui.base import Confirm, Screen, apply_confirmed, footed, is_seat
-from firmware_host.ui.layout import MIN_NAME, grid, per_row, score_rows, text_rows
-from firmware_host.ui.render import BAR_W, PANEL, ROWS, Frame, Row, text_width
+from firmware_host.ui.layout import MIN_NAME, big_row, grid, per_row, score_rows, text_rows
+from firmware_host.ui.render import BAR_W, Frame, Row, panel, text_width
 from games.core import Collect, Menu, Order, Prompt, Task
 
 if TYPE_CHECKING:
@@ -391,7 +391,8 @@ class GameScreen(Screen):
             return Frame("tablemate", (Row.of(TEXT["no_game"]),))
         view = session.view()
         prompt = self.prompt
-        scores = score_rows(view.scores, view.active)
+        on = panel()
+        scores = score_rows(view.scores, view.active, big=True)  # twice the size where there is room
         if isinstance(prompt, Collect):
             rows, keep = self._collect_rows(prompt, scores, view.lines), 1
         elif isinstance(prompt, Task):
@@ -399,14 +400,15 @@ class GameScreen(Screen):
         else:
             prompt_rows = self._prompt_rows()
             keep = min(2, len(prompt_rows))  # the highlighted option and the hint
-            if len(scores) + len(prompt_rows) + min(1, len(view.lines)) > ROWS:  # the game's line before the hint
+            # the game's line before the hint
+            if on.height_of(scores + prompt_rows) + min(1, len(view.lines)) > on.rows:
                 shown = [r for r in prompt_rows if r.cells[0] not in HINTS]
                 keep = min(keep - (len(prompt_rows) - len(shown)), len(shown))  # a bet's hint stays kept
                 prompt_rows = shown
-            room = ROWS - len(scores) - len(prompt_rows)
+            room = on.rows - on.height_of(scores + prompt_rows)
             lines = [row for line in view.lines for row in text_rows(line, room)][:room]
             rows = scores + lines + prompt_rows
-        return Frame(view.title, tuple(rows[:ROWS]), self.table.title_note(), self.table.time_bar(), keep=keep)
+        return Frame(view.title, tuple(rows[: on.rows]), self.table.title_note(), self.table.time_bar(), keep=keep)
 
     def _prompt_rows(self) -> list[Row]:
         prompt = self.prompt
@@ -426,19 +428,19 @@ class GameScreen(Screen):
             if side is not None and choosing:  # a bet being chosen out of turn: hold to lock it
                 hint_row = self._side_hint(side, choosing)
             return [
-                Row.of(menu.title, cut=True),
+                big_row(menu.title),  # whose turn it is, twice the size where there is room
                 Row.of(label, f"{self.index + 1}/{n}", invert=True, cut=True),
                 hint_row,
             ]
         if isinstance(prompt, Order):
             left = [p for p in prompt.players if p not in self.order]
             done = " ".join(self.order) + (f" ({' '.join(left)})" if left else "")
-            return [Row.of(prompt.title, cut=True), Row.of(done.strip(), cut=True), Row.of(TEXT["hint_order"])]
+            return [big_row(prompt.title), Row.of(done.strip(), cut=True), Row.of(TEXT["hint_order"])]
         return []
 
     def _task_rows(self, task: Task) -> list[Row]:
         status = self.table.task_line(task)
-        room = ROWS - 2 - (1 if status else 0)
+        room = panel().rows - 2 - (1 if status else 0)
         lines = [row for text in task.lines for row in text_rows(text, room)][:room]
         rows = [Row.of(task.title, cut=True), *lines]
         if status:
@@ -461,9 +463,10 @@ class GameScreen(Screen):
                 cells.append((p, "..."))
         answers = grid(cells, per_row(cells))
         rows = [Row.of(prompt.title, cut=True), *answers]
-        if len(rows) + len(scores) <= ROWS - 1:
+        on = panel()
+        if on.height_of(rows + scores) <= on.rows - 1:
             rows += scores
-        room = ROWS - 1 - len(rows)
+        room = on.rows - 1 - on.height_of(rows)
         rows += [row for line in lines for row in text_rows(line, room)][: max(0, room)]
         return footed(rows, Row.of(_collect_hint(prompt)))
 
@@ -471,7 +474,7 @@ class GameScreen(Screen):
         """The answers being chosen out of turn (``Ben bet 3? hold``), as whole as fits: whole
         names, then names cut to :data:`~firmware_host.ui.layout.MIN_NAME` letters, then the
         values alone (``Ben 3?``) without the hold, then an ellipsis."""
-        width = PANEL.content_w - 2 - BAR_W
+        width = panel().content_w - 2 - BAR_W
         labels = [side.label(side.values[p][self.answers[p]]) for p in choosing]
         short = [p[:MIN_NAME] for p in choosing]
         last = [label.split()[-1] if label.split() else label for label in labels]

@@ -19,8 +19,8 @@ from firmware_host.core.i18n import LANGUAGES, NAMES, _
 from firmware_host.timers.stats import clock_text
 from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, apply_confirmed, footed, is_seat
 from firmware_host.ui.calibrate import CalibrateScreen
-from firmware_host.ui.layout import grid, names_note, text_rows
-from firmware_host.ui.render import CONTENT_W, ROWS, Frame, Row, text_width
+from firmware_host.ui.layout import big_row, grid, names_note, text_rows
+from firmware_host.ui.render import Frame, Row, panel, text_width
 from firmware_host.ui.rules import rules_for
 from firmware_host.ui.timer_menu import MODE_LABELS, timer_screen
 from games import TITLES, get_engine
@@ -204,7 +204,7 @@ class EventsScreen(Screen):
 
     def _pages(self) -> list[list[Row]]:
         rows = [row for event in reversed(self.events) for row in text_rows("- " + event, 2)]
-        room = ROWS - 1
+        room = panel().rows - 1
         return [rows[i : i + room] for i in range(0, len(rows), room)] or [[Row.of(TEXT["nothing_yet"])]]
 
     def press(self, press: Press) -> None:
@@ -258,7 +258,7 @@ def result_rows(entry: dict[str, Any], headline: Sequence[str] = ()) -> list[Row
     ranking = sorted(_scores(entry).items(), key=lambda kv: -kv[1])
     scores = [score for _, score in ranking]
     cells = [(f"{scores.index(score) + 1}.{name}", str(score)) for name, score in ranking]
-    return [*text_rows(head, 1), *grid(cells, 2)]
+    return [*([big_row(head)] if head else []), *grid(cells, 2)]  # who won: big where there is room
 
 
 class GameOver(Screen):
@@ -311,11 +311,11 @@ class GameOver(Screen):
                 continue
             total = clock_text(round(t["total_s"] * 1000))
             spread = f"{short(t['fastest_s'])}/{short(t['average_s'])}/{short(t['slowest_s'])}s"
-            rows.extend(grid([(name, total)], 1, width=CONTENT_W - text_width(spread) - 4))
+            rows.extend(grid([(name, total)], 1, width=panel().content_w - text_width(spread) - 4))
             rows[-1] = Row(rows[-1].cells, spread)
-        if len(rows) < ROWS:
+        if len(rows) < panel().rows:
             rows = footed(rows, Row.of(TEXT["times_hint"]))
-        return Frame(TEXT["time_used"], tuple(rows[:ROWS]), "2/2")
+        return Frame(TEXT["time_used"], tuple(rows[: panel().rows]), "2/2")
 
 
 class SettingsScreen(ListScreen):
@@ -369,8 +369,9 @@ class SettingsScreen(ListScreen):
         self.table.change_setting("brightness", higher[0] if higher else self.LEVELS[0])
 
 
-NOTE_W = CONTENT_W // 2 - 4
-"""Pixels a history line's winners may take beside the day and the game (which may be cut)."""
+def note_width() -> int:
+    """Pixels a history line's winners may take beside the day and the game (which may be cut)."""
+    return panel().content_w // 2 - 4
 
 
 class HistoryScreen(ListScreen):
@@ -407,7 +408,7 @@ class HistoryEntry(Screen):
 def history_item(entry: dict[str, Any], pick: Callable[[], None] = lambda: None) -> Item:
     """One finished game as a line of the History list; a wrongly typed field shows as ``?``
     (the history file is read, not trusted)."""
-    who = names_note(_winners(entry), NOTE_W) or (TEXT["early"] if entry.get("reason") != "over" else "-")
+    who = names_note(_winners(entry), note_width()) or (TEXT["early"] if entry.get("reason") != "over" else "-")
     return Item(f"{_day(entry, '%m-%d')} {_title(entry)}", pick, who)
 
 
@@ -451,8 +452,9 @@ TEST_STEPS = (
 )
 
 
-CHECK_ROWS = 5
-"""Check lines on the self-test's second page at once, above its hint."""
+def check_rows() -> int:
+    """Check lines on the self-test's second page at once, above its hint (5 on a 128×64)."""
+    return panel().rows - 1
 
 
 class SelfTest(Screen):
@@ -494,16 +496,16 @@ class SelfTest(Screen):
             self.checking, self.first = not self.checking, 0
         elif press.button == "next" and self.checking:  # the next lines, round to the first
             lines = self.table.checks() or ()
-            self.first = self.first + CHECK_ROWS if self.first + CHECK_ROWS < len(lines) else 0
+            self.first = self.first + check_rows() if self.first + check_rows() < len(lines) else 0
         elif press.button == "ok" and not self.checking:
             self.table.tower_test([(s, 0.6) for s in TEST_STEPS])
 
     def frame(self) -> Frame:
         if self.checking:
             lines = list(self.table.checks() or [TEXT["checking"]])
-            shown = lines[self.first : self.first + CHECK_ROWS]
+            shown = lines[self.first : self.first + check_rows()]
             title = TEXT["self_checks"]
-            if len(lines) > CHECK_ROWS:  # which lines, of how many: next shows the others
+            if len(lines) > check_rows():  # which lines, of how many: next shows the others
                 title = TEXT["checks_part"].format(self.first + 1, self.first + len(shown), len(lines))
             return Frame(title, (*(Row.of(line) for line in shown), Row.of(TEXT["checks_hint"])))
         cells = [f"{b}{self.seen.get(b, '')}" for b in BUTTONS]

@@ -1,19 +1,31 @@
-"""The seam between the layout and the panel: the frame size, and a picture made to fit it.
+"""The seam between the layout and the panel: the panel a layout is made for, and a picture made
+to fit the panel.
 
-The screens lay out a 128×64 picture (:data:`LAYOUT_SIZE`, :func:`firmware_host.ui.render.render`).
-A bigger panel shows that picture scaled by whole pixels — twice as wide on a 256×64 SSD1322,
-twice as tall on a 128×128 SH1107/SSD1327 — so every screen works on every panel and reads from
-further away. A layout that uses the room differently (more lines, larger scores) asks
-:func:`firmware_host.runtime.hardware.panel_size` (the device keeps it as ``Device.panel_size``)
-and draws at that size; :func:`to_panel` passes a picture of the panel's size through unchanged.
+The screens lay out for the panel in force (:func:`firmware_host.ui.render.panel`): the device
+draws at the configured panel's own size (:func:`layout_panel` of
+:func:`firmware_host.runtime.hardware.panel_size`, kept as ``Device.panel_size``), so a 256×64
+SSD1322 gets wider columns and more scores to a row, and a 128×128 SH1107/SSD1327 gets more lines
+and its score grid and whose turn it is twice the size. A panel narrower or lower than 128×64
+(a turned 256×64 is 64 wide) gets the 128×64 layout, scaled or cut to fit by :func:`to_panel`,
+which passes a picture of the panel's size through unchanged.
 """
 
 from __future__ import annotations
 
 from PIL import Image
 
-LAYOUT_SIZE = (128, 64)
-"""The size the screens' layout draws at today."""
+from firmware_host.ui.render import PANEL, Panel
+
+LAYOUT_SIZE = (PANEL.width, PANEL.height)
+"""The smallest size a layout is made for (128×64)."""
+
+
+def layout_panel(size: tuple[int, int]) -> Panel:
+    """The panel the screens lay out for on a panel of ``size`` pixels: that size, or 128×64 on
+    a panel smaller either way."""
+    if size[0] < LAYOUT_SIZE[0] or size[1] < LAYOUT_SIZE[1]:
+        return PANEL
+    return Panel(*size)
 
 
 def scale_of(size: tuple[int, int], layout: tuple[int, int] = LAYOUT_SIZE) -> tuple[int, int]:

@@ -8,7 +8,10 @@ luma's ``LCD_FONT`` (7 pixels tall, proportional), shifted by a small offset tha
 service moves now and then so no pixel stays lit for hours (burn-in).
 
 Every piece of text goes into a box that knows its pixel width, which comes from the panel size
-(:class:`Panel`). Each kind of text has its fitting rule:
+(:class:`Panel`): the panel in force (:func:`panel`; the device lays out inside :func:`on_panel`
+of its configured panel), 128×64 unless told. A row marked ``big`` is drawn twice the size where
+the panel has the height (128×128), fitted to half the width by the same rules. Each kind of text
+has its fitting rule:
 
 - a name beside a number (the score grid, rankings) is shortened so the number always shows
   (:func:`name_and_value`);
@@ -27,7 +30,8 @@ from __future__ import annotations
 
 import contextlib
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -57,11 +61,49 @@ class Panel:
         """Text rows under the title bar."""
         return (self.height - self.margin) // ROW - 1
 
+    @property
+    def big(self) -> int:
+        """How many times larger a ``big`` row is drawn: 2 on a panel with :data:`BIG_ROWS` rows
+        or more (128×128: a score grid or whose turn it is, readable from across the table),
+        else 1 (the row is drawn like any other)."""
+        return 2 if self.rows >= BIG_ROWS else 1
+
+    def slots(self, row: Row) -> int:
+        """The rows of :data:`ROW` pixels ``row`` takes on this panel (a drawn-big row: two)."""
+        return self.big if row.big else 1
+
+    def height_of(self, rows: Iterable[Row]) -> int:
+        """The rows of :data:`ROW` pixels ``rows`` take on this panel."""
+        return sum(self.slots(r) for r in rows)
+
 
 ROW = 8
 """Pixels per text row (the font is 7 tall; the last line keeps stacked inverted bars apart)."""
+BIG_ROWS = 12
+"""Rows under the title a panel needs before a ``big`` row is drawn twice the size (twice the
+128×64 panel's six)."""
 PANEL = Panel()
-"""The panel the device draws on (128×64)."""
+"""The smallest panel, 128×64 (the 0.96" SSD1306): what is drawn when no other is in force."""
+_in_force: ContextVar[Panel] = ContextVar("panel", default=PANEL)
+
+
+def panel() -> Panel:
+    """The panel in force: the one the device draws on while it lays out a frame or handles a
+    press (:func:`on_panel`), else :data:`PANEL`. Screens take their room from it."""
+    return _in_force.get()
+
+
+@contextlib.contextmanager
+def on_panel(size: Panel | tuple[int, int]) -> Iterator[Panel]:
+    """Lay out for the panel ``size`` (a :class:`Panel` or its width and height) in the block."""
+    chosen = size if isinstance(size, Panel) else Panel(*size)
+    token = _in_force.set(chosen)
+    try:
+        yield chosen
+    finally:
+        _in_force.reset(token)
+
+
 MARGIN = PANEL.margin
 """The picture is drawn in a 126×62 area and moved by up to this many pixels against burn-in."""
 ROWS = PANEL.rows
@@ -79,21 +121,24 @@ class Row:
     """One line of text: one cell, or a few columns; ``right`` is right-aligned.
 
     ``cut`` says a text too long for its cell may end in an ellipsis (meant, not an accident).
+    ``big`` asks for twice the size where the panel has the height (:attr:`Panel.big`): the row
+    then takes two rows and fits its text in half the width; elsewhere it is an ordinary row.
     """
 
     cells: tuple[str, ...] = ("",)
     right: str = ""
     invert: bool = False
     cut: bool = False
+    big: bool = False
 
     def __post_init__(self) -> None:  # what an engine said (a Text) is shown in the players' language
         object.__setattr__(self, "cells", tuple(tr(c) for c in self.cells))
         object.__setattr__(self, "right", tr(self.right))
 
     @classmethod
-    def of(cls, text: str = "", right: str = "", invert: bool = False, cut: bool = False) -> Row:
+    def of(cls, text: str = "", right: str = "", invert: bool = False, cut: bool = False, big: bool = False) -> Row:
         """A one-cell row."""
-        return cls((text,), right, invert, cut)
+        return cls((text,), right, invert, cut, big)
 
 
 @dataclass(frozen=True)
@@ -150,18 +195,31 @@ def report(kind: str, text: str, width: int) -> None:
 
 # -- the font --------------------------------------------------------------------------------------------
 SPELLED = {
-    "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss", "Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Đ": "D", "đ": "d",
+    "Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Đ": "D", "đ": "d",
     "Æ": "AE", "æ": "ae", "Œ": "OE", "œ": "oe", "–": "-", "—": "-", "→": ">", "×": "x", "’": "'", "“": '"',
     "”": '"', "„": '"', "«": '"', "»": '"',
 }  # fmt: skip
 """Characters the 7-pixel font has no room for, written out."""
+
+
+def _picture(*lines: str) -> tuple[int, ...]:
+    """Pixel columns of a glyph drawn as text, one string a row from the top (``#`` lit)."""
+    return tuple(sum(1 << y for y, line in enumerate(lines) if line[x] == "#") for x in range(len(lines[0])))
+
+
 DRAWN: dict[str, tuple[int, ...]] = {
     "±": (0x44, 0x44, 0x5F, 0x44, 0x44),
     "…": (0x40, 0x00, 0x40, 0x00, 0x40),
     "°": (0x06, 0x09, 0x09, 0x06),
     "·": (0x0C, 0x0C),
+    # capital umlauts: the letter one pixel shorter, its dots on the top row (as a 5×7 LCD does)
+    "Ä": _picture("#...#", ".###.", "#...#", "#...#", "#####", "#...#", "#...#"),
+    "Ö": _picture("#...#", ".###.", "#...#", "#...#", "#...#", "#...#", ".###."),
+    "Ü": _picture(".#.#.", "#...#", "#...#", "#...#", "#...#", "#...#", ".###."),
+    "ß": _picture(".##..", "#..#.", "#..#.", "#.#..", "#..#.", "#...#", "#.##."),
 }
-"""Glyphs the font lacks, drawn here: one byte a pixel column, bit 0 the top row."""
+"""Glyphs the font lacks, drawn here: one byte a pixel column, bit 0 the top row (lowercase
+umlauts are the font's letters with their dots added, see :func:`_columns`)."""
 
 
 def _known(ch: str) -> bool:
@@ -274,9 +332,11 @@ def _chunks(word: str, width: int) -> list[str]:
     return pieces
 
 
-def wrap(text: str, width: int = CONTENT_W - 2) -> list[str]:
-    """``text`` broken into lines that fit ``width`` pixels (a word longer than a line is split)."""
+def wrap(text: str, width: int | None = None) -> list[str]:
+    """``text`` broken into lines that fit ``width`` pixels (a word longer than a line is split;
+    ``width``: a whole row of the panel in force unless given)."""
     text = tr(text)
+    width = _in_force.get().content_w - 2 if width is None else width
     space = char_width(" ")
     lines: list[str] = []
     for para in text.split("\n"):
@@ -300,8 +360,10 @@ def wrap(text: str, width: int = CONTENT_W - 2) -> list[str]:
     return lines
 
 
-def message_lines(text: str, width: int = CONTENT_W - 2 - BAR_W, lines: int = MESSAGE_LINES) -> list[str]:
-    """A message wrapped to at most ``lines`` lines, the last ending in an ellipsis if more."""
+def message_lines(text: str, width: int | None = None, lines: int = MESSAGE_LINES) -> list[str]:
+    """A message wrapped to at most ``lines`` lines, the last ending in an ellipsis if more
+    (``width``: a row of the panel in force beside the timer's bar unless given)."""
+    width = _in_force.get().content_w - 2 - BAR_W if width is None else width
     wrapped = wrap(text, width)
     if len(wrapped) <= lines:
         return wrapped
@@ -310,35 +372,54 @@ def message_lines(text: str, width: int = CONTENT_W - 2 - BAR_W, lines: int = ME
 
 
 # -- composing and drawing ----------------------------------------------------------------------------------
-def compose(frame: Frame, panel: Panel = PANEL) -> Frame:
+def compose(frame: Frame, panel: Panel | None = None) -> Frame:
     """``frame`` with its message laid out on rows of its own, above the rows it keeps.
 
     The message takes the place of the body's last rows, never of the hint or the highlighted
     option; rows beyond the panel are reported (a screen must scroll or page, not lose rows).
+    ``panel``: the panel in force (:func:`panel`) unless given.
     """
     if frame.composed:
         return frame
+    panel = panel or _in_force.get()
     rows = list(frame.rows)
-    if len(rows) > panel.rows:
-        report("rows", " / ".join(" ".join(r.cells) for r in rows[panel.rows :]), panel.rows)
-        rows = rows[: panel.rows]
+    if panel.height_of(rows) > panel.rows:
+        shown = _fitting(rows, panel)
+        report("rows", " / ".join(" ".join(r.cells) for r in rows[shown:]), panel.rows)
+        rows = rows[:shown]
     if frame.message and not any(" ".join(r.cells).strip() == frame.message for r in rows):
         keep = max(0, min(frame.keep, len(rows), panel.rows - 1))
         kept = rows[len(rows) - keep :] if keep else []
         body = rows[: len(rows) - keep]
-        room = panel.rows - keep
-        lines = message_lines(frame.message, panel.content_w - 2 - BAR_W, min(MESSAGE_LINES, room))
-        body = _shed(body, max(0, room - len(lines)))
-        body += [Row.of()] * (room - len(lines) - len(body))
+        room = panel.rows - panel.height_of(kept)
+        lines = message_lines(frame.message, panel.content_w - 2 - BAR_W, min(MESSAGE_LINES, max(1, room)))
+        body = _shed(body, max(0, room - len(lines)), panel)
+        body += [Row.of()] * (room - len(lines) - panel.height_of(body))
         rows = body + [Row.of(line, invert=True) for line in lines] + kept
     return replace(frame, rows=tuple(rows), composed=True)
 
 
-def _shed(rows: list[Row], room: int) -> list[Row]:
-    """``rows`` cut to ``room``: blank rows go first, then plain rows from the end; a highlighted
+def _fitting(rows: list[Row], panel: Panel) -> int:
+    """How many of the leading ``rows`` fit on ``panel``."""
+    used = 0
+    for i, row in enumerate(rows):
+        used += panel.slots(row)
+        if used > panel.rows:
+            return i
+    return len(rows)
+
+
+def _shed(rows: list[Row], room: int, panel: Panel = PANEL) -> list[Row]:
+    """``rows`` cut to ``room`` rows of the panel: blank rows go first, then a row drawn big
+    becomes an ordinary one (from the end), then plain rows go from the end; a highlighted
     (inverted) row goes last of all."""
     rows = list(rows)
-    while len(rows) > room:
+    while panel.height_of(rows) > room:
+        blank = next((i for i in range(len(rows) - 1, -1, -1) if not any(rows[i].cells) and not rows[i].right), None)
+        big = next((i for i in range(len(rows) - 1, -1, -1) if panel.slots(rows[i]) > 1), None)
+        if blank is None and big is not None:
+            rows[big] = replace(rows[big], big=False)
+            continue
         for test in (lambda r: not any(r.cells) and not r.right, lambda r: not r.invert, lambda r: True):
             i = next((i for i in range(len(rows) - 1, -1, -1) if test(rows[i])), None)
             if i is not None:
@@ -402,16 +483,31 @@ def _draw_text(img: Image.Image, x: int, y: int, text: str, width: int) -> int:
     return x + line.width
 
 
-def render(frame: Frame, offset: tuple[int, int] = (0, 0), panel: Panel = PANEL) -> Image.Image:
-    """The picture of ``frame`` on ``panel``, shifted by ``offset`` (each 0..margin)."""
+def _big_row(img: Image.Image, x0: int, y: int, row: Row, width: int, scale: int) -> None:
+    """``row`` drawn ``scale`` times the size: laid out and fitted in ``width // scale`` pixels,
+    then each pixel drawn as a ``scale``×``scale`` block."""
+    small = Image.new("1", (width // scale, ROW))
+    _row(small, 0, 0, row, width // scale)
+    img.paste(small.resize((small.width * scale, ROW * scale), Image.Resampling.NEAREST), (x0, y))
+
+
+def render(frame: Frame, offset: tuple[int, int] = (0, 0), panel: Panel | None = None) -> Image.Image:
+    """The picture of ``frame`` on ``panel`` (the panel in force unless given), shifted by
+    ``offset`` (each 0..margin)."""
+    panel = panel or _in_force.get()
     frame = compose(frame, panel)
     img = Image.new("1", (panel.width, panel.height))
     ox, oy = offset
     bar_w = BAR_W if frame.bar is not None else 0
     width = panel.content_w - bar_w
     _row(img, ox, oy, Row.of(frame.title, frame.title_right, invert=True, cut=True), width)
-    for i, row in enumerate(frame.rows[: panel.rows]):
-        _row(img, ox, oy + ROW * (i + 1), row, width)
+    y = oy + ROW
+    for row in frame.rows[: _fitting(list(frame.rows), panel)]:
+        if panel.slots(row) > 1:
+            _big_row(img, ox, y, row, width, panel.big)
+        else:
+            _row(img, ox, y, row, width)
+        y += ROW * panel.slots(row)
     if frame.bar is not None:
         height = ROW * (panel.rows + 1)
         filled = round(max(0.0, min(1.0, frame.bar)) * height)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from drivers.buttons import Press
 from firmware_host.core.i18n import _, language
 from firmware_host.ui.base import Screen
-from firmware_host.ui.render import ROWS, Frame, Row, wrap
+from firmware_host.ui.render import ROWS, Frame, Panel, Row, panel, wrap
 from games.core import Task
 
 if TYPE_CHECKING:
@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TEXT_ROWS = ROWS - 1
-"""Lines of rules on a page; the last row is the hint."""
+"""Lines of rules on a page of the 128×64 panel; the last row is the hint (a bigger panel's page
+takes its own rows less one)."""
 
 
 @dataclass(frozen=True)
@@ -77,20 +78,21 @@ def load_rules(game: str, lang: str) -> tuple[Section, ...]:
 
 def paginate(sections: tuple[Section, ...]) -> list[Page]:
     """Every page of ``sections``. A section's text is a paragraph a line; each is wrapped to the
-    panel, and a page takes whole paragraphs while they fit in :data:`TEXT_ROWS` lines, so a
-    page never ends inside a paragraph (the texts are written so that every paragraph fits one
-    page; a longer one is cut every :data:`TEXT_ROWS` lines)."""
+    panel in force, and a page takes whole paragraphs while they fit in its rows less the hint's
+    (:data:`TEXT_ROWS` on a 128×64), so a page never ends inside a paragraph (the texts are
+    written so that every paragraph fits one page; a longer one is cut every page's lines)."""
     pages = []
+    text_rows = panel().rows - 1
     for section in sections:
         page: list[str] = []
         for paragraph in section.text.split("\n"):
             lines = wrap(paragraph)
-            if page and len(page) + len(lines) > TEXT_ROWS:
+            if page and len(page) + len(lines) > text_rows:
                 pages.append(Page(section, tuple(page)))
                 page = []
-            while len(lines) > TEXT_ROWS:
-                pages.append(Page(section, tuple(lines[:TEXT_ROWS])))
-                lines = lines[TEXT_ROWS:]
+            while len(lines) > text_rows:
+                pages.append(Page(section, tuple(lines[:text_rows])))
+                lines = lines[text_rows:]
             page += lines
         if page:
             pages.append(Page(section, tuple(page)))
@@ -116,18 +118,20 @@ class RulesScreen(Screen):
         self.game = game
         self.page = 0
         self._lang = ""
+        self._panel: Panel | None = None
         self._pages: list[Page] = []
         pages = self.pages()
         self.page = next((i for i, p in enumerate(pages) if p.section.key == at), 0)
 
     def pages(self) -> list[Page]:
-        """Every page in the language in force (made again when the language changes)."""
-        if self._lang != language():
+        """Every page in the language in force on the panel in force (made again when either
+        changes)."""
+        if self._lang != language() or self._panel != panel():
             place = None
             if self._pages:  # keep the place: the same section, as far into it as it goes
                 key = self._pages[self.page].section.key
                 place = (key, sum(1 for p in self._pages[: self.page] if p.section.key == key))
-            self._lang = language()
+            self._lang, self._panel = language(), panel()
             try:
                 self._pages = paginate(load_rules(self.game, self._lang))
             except RulesError as exc:  # a game without its rules file: say so, never crash
@@ -156,7 +160,7 @@ class RulesScreen(Screen):
         pages = self.pages()
         page = pages[min(self.page, len(pages) - 1)]
         rows = [Row.of(line) for line in page.lines]
-        rows += [Row.of("")] * (TEXT_ROWS - len(rows))
+        rows += [Row.of("")] * (panel().rows - 1 - len(rows))
         rows.append(Row.of(_("prev/next: page  back"), invert=True))
         return Frame(page.section.title, tuple(rows), f"{self.page + 1}/{len(pages)}")
 

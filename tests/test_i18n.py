@@ -64,14 +64,16 @@ def test_every_translation_fills_the_same_fields_as_its_english():
 
 
 def test_what_an_engine_says_is_translated_when_drawn_and_english_in_replay():
-    said = T("{player} has no {jumper} left", player="Ann", jumper=T("Rules"))
-    assert said == "Ann has no Rules left" and said.msgid == "{player} has no {jumper} left"
+    said = T("{player} has no {jumper} left", player="Ann", jumper=T("rascal"))
+    assert said == "Ann has no rascal left" and said.msgid == "{player} has no {jumper} left"
+    unknown = T("{player} has no {thing} to spare", player="Ann", thing=T("Rules"))
     set_language("de")
+    assert tr(said) == "Ann: kein Rabauke mehr"  # Arschbombe's words, the jumper kind translated inside
     assert tr(join(["Ann", T("Rules")])) == "Ann, Regeln"
     assert tr("Ann") == "Ann" and tr(T("Rules")) == "Regeln"
     with watch_misses() as missed:
-        assert tr(said) == "Ann has no Regeln left"  # the English pattern shows, the miss is told
-    assert missed == {"{player} has no {jumper} left"}
+        assert tr(unknown) == "Ann has no Regeln to spare"  # the English pattern shows, the miss is told
+    assert missed == {"{player} has no {thing} to spare"}
 
 
 def test_no_catalogue_entry_is_left_over():

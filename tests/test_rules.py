@@ -57,7 +57,7 @@ def test_both_languages_have_the_same_sections_in_the_same_order(game):
 def test_the_german_rules_use_the_games_own_words():
     words = {
         "tonne": ["Tonne", "Vorrat", "Mäuse"],
-        "arschbombe": ["Rüpel", "Turmspringer"],
+        "arschbombe": ["Rabauke", "Kunstspringer"],
         "trottel": ["Stehtisch", "Schüttelbude", "Trottelmütze", "Pasch", "Jail"],
         "bomb": ["SAFE", "Lebenschips"],
         "antartik": ["Bauchklatscher", "Fallschirm"],

@@ -19,6 +19,8 @@ from games.core import (
     Option,
     Rng,
     SetupError,
+    T,
+    Text,
     View,
     get_field,
     get_player,
@@ -29,6 +31,8 @@ from games.core import (
 )
 
 JUMPERS = ("rascal", "diver")
+JUMPER_NAMES = {"rascal": T("rascal"), "diver": T("diver")}
+"""Each jumper kind as a sentence names it (the German edition's Rabauke and Kunstspringer)."""
 EACH_KIND = 3
 EDGE_CARDS = {2: 18, 3: 20, 4: 24}
 
@@ -38,15 +42,15 @@ COMMON_RESULTS = ("out", "under", "under_edge")
 RESULTS = {"rascal": (*RASCAL_POINTS, *COMMON_RESULTS), "diver": (*DIVER_RESULTS, *COMMON_RESULTS)}
 
 RESULT_LABELS = {
-    "A": "A on target",
-    "B": "B part cover",
-    "C": "C full cover",
-    "D": "D missed",
-    "clean": "Clean",
-    "touch": "Touched card",
-    "out": "Out/edge",
-    "under": "Under a card",
-    "under_edge": "Under + edge",
+    "A": T("A on target"),
+    "B": T("B part cover"),
+    "C": T("C full cover"),
+    "D": T("D missed"),
+    "clean": T("Clean"),
+    "touch": T("Touched card"),
+    "out": T("Out/edge"),
+    "under": T("Under a card"),
+    "under_edge": T("Under + edge"),
 }
 
 
@@ -80,13 +84,13 @@ class Arschbombe(Engine[ArschbombeState]):
     """The Arschbombe engine."""
 
     id = "arschbombe"
-    title = "Arschbombe"
+    title = T("Arschbombe")
     min_players = 2
     max_players = 4
 
     def setup(self, players: list[str], rng: Rng, options: dict[str, Any]) -> ArschbombeState:
         if options:
-            raise SetupError("arschbombe takes no options")
+            raise SetupError(T("arschbombe takes no options"))
         return ArschbombeState(
             players=players,
             rng=rng,
@@ -99,16 +103,22 @@ class Arschbombe(Engine[ArschbombeState]):
         """The current player's jump: jumper kind, normal or special, and where it landed."""
         player = get_player(s, action, s.players[s.current], turn_of=s.players[s.current])
         jumper = get_field(action, "jumper", str)
-        need(jumper in JUMPERS, f"jumper must be rascal or diver, not {jumper!r}")
+        need(
+            jumper in JUMPERS,
+            T("jumper must be {rascal} or {diver}, not {jumper!r}", rascal="rascal", diver="diver", jumper=jumper),
+        )
         special = get_field(action, "special", bool, False)
         result = get_field(action, "result", str)
-        need(result in RESULTS[jumper], f"a {jumper} cannot land {result!r}")
-        need(s.left[player][jumper] > 0, f"{player} has no {jumper} left")
+        need(
+            result in RESULTS[jumper],
+            T("a {jumper} cannot land {result!r}", jumper=JUMPER_NAMES[jumper], result=result),
+        )
+        need(s.left[player][jumper] > 0, T("{player} has no {jumper} left", player=player, jumper=JUMPER_NAMES[jumper]))
 
         s.left[player][jumper] -= 1
         points = jump_points(jumper, special, result, s.jumps(player))
         s.score[player] += points
-        effects.append(say(f"{player} {points:+d}"))
+        effects.append(say(T("{player} {points:+d}", player=player, points=points)))
         if points > 0:
             effects.append(signal("success"))
         elif points < 0:
@@ -157,23 +167,31 @@ class Arschbombe(Engine[ArschbombeState]):
             n = s.left[player][jumper]
             if n:
                 for special in (False, True):
-                    label = f"{jumper.capitalize()} {'special' if special else f'({n} left)'}"
+                    label = self._jumper_label(jumper, special, n)
                     kinds.append(Option(label, then=self._result_menu(s, jumper, special, ordinal)))
-        return Menu(f"{player}: jump {ordinal}/6", tuple(kinds), player)
+        return Menu(T("{player}: jump {n}/6", player=player, n=ordinal), tuple(kinds), player)
+
+    def _jumper_label(self, jumper: str, special: bool, left: int) -> Text:
+        """A menu line naming the jumper and the jump (each its own message: German needs room)."""
+        if jumper == "rascal":
+            return T("Rascal special") if special else T("Rascal ({n} left)", n=left)
+        return T("Diver special") if special else T("Diver ({n} left)", n=left)
 
     def _result_menu(self, s: ArschbombeState, jumper: str, special: bool, ordinal: int) -> Menu:
         player = s.players[s.current]
         options = tuple(
             Option(
-                f"{RESULT_LABELS[r]} {jump_points(jumper, special, r, ordinal):+d}",
+                T("{result} {points:+d}", result=RESULT_LABELS[r], points=jump_points(jumper, special, r, ordinal)),
                 action={"type": "jump", "jumper": jumper, "special": special, "result": r},
             )
             for r in RESULTS[jumper]
         )
         if jumper == "rascal":
-            title = f"{self.target_picker(s)} picks target"
+            title = T("{player} picks target", player=self.target_picker(s))
+        elif special:
+            title = T("{player}: platform", player=player)
         else:
-            title = f"{player}: {'platform' if special else 'dive'}"
+            title = T("{player}: dive", player=player)
         return Menu(title, options, player)
 
     def view(self, s: ArschbombeState) -> View:
@@ -183,7 +201,7 @@ class Arschbombe(Engine[ArschbombeState]):
             return self.final_view(s, self.title, scores)
         player = s.players[s.current]
         left = s.left[player]
-        lines = (f"{player} R{left['rascal']} D{left['diver']} left",)
+        lines = (T("{player} R{rascals} D{divers} left", player=player, rascals=left["rascal"], divers=left["diver"]),)
         return View(self.title, scores, lines, (player,), "playing")
 
 

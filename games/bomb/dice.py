@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.core import Rng
+from games.core import Rng, T, Text, join
 
 MARKS = ("bomb", "fuse", "card")
+LETTERS = {"bomb": T("b"), "fuse": T("f"), "card": T("c")}
+"""The letter a mark is written with on screen (``bf``: a bomb and a fuse), in the players' language."""
 SIDES = 6
 MAX_MARKS = 9
 """The most marks of one kind a face may carry (a sanity bound on options and entered faces)."""
@@ -35,19 +37,33 @@ DEFAULT_RED: tuple[Face, ...] = (
 
 
 class FaceError(ValueError):
-    """A face or a die that is not mark counts; ``str()`` says what is wrong."""
+    """A face or a die that is not mark counts; ``str()`` says what is wrong (a Text)."""
+
+    def __str__(self) -> str:
+        return self.args[0] if len(self.args) == 1 and isinstance(self.args[0], str) else super().__str__()
 
 
-def check_face(face: Any, where: str) -> Face:
+def check_face(face: Any, where: Text) -> Face:
     """``face`` checked to be an object of mark counts; returns it with zero counts dropped."""
     if not isinstance(face, Mapping):
-        raise FaceError(f'{where} must be an object of mark counts like {{"bomb": 1}}')
+        raise FaceError(
+            T("{where} must be an object of mark counts like {example}", where=where, example='{"bomb": 1}')
+        )
     out: Face = {}
     for mark, count in face.items():
         if mark not in MARKS:
-            raise FaceError(f"{where}: unknown mark {mark!r} (marks: {', '.join(MARKS)})")
+            raise FaceError(
+                T("{where}: unknown mark {mark!r} (marks: {marks})", where=where, mark=mark, marks=join(MARKS))
+            )
         if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_MARKS:
-            raise FaceError(f"{where}: {mark!r} must be a whole number 0-{MAX_MARKS}, not {count!r}")
+            wrong = T(
+                "{where}: {mark!r} must be a whole number 0-{most}, not {count!r}",
+                where=where,
+                mark=mark,
+                most=MAX_MARKS,
+                count=count,
+            )
+            raise FaceError(wrong)
         if count:
             out[mark] = count
     return out
@@ -56,8 +72,8 @@ def check_face(face: Any, where: str) -> Face:
 def check_die(faces: Any, name: str) -> tuple[Face, ...]:
     """A die given as a list of exactly six faces."""
     if not isinstance(faces, Sequence) or isinstance(faces, str | bytes) or len(faces) != SIDES:
-        raise FaceError(f"option {name!r} must be a list of {SIDES} faces")
-    return tuple(check_face(face, f"option {name!r} face {i + 1}") for i, face in enumerate(faces))
+        raise FaceError(T("option {name!r} must be a list of {sides} faces", name=name, sides=SIDES))
+    return tuple(check_face(face, T("option {name!r} face {n}", name=name, n=i + 1)) for i, face in enumerate(faces))
 
 
 def totals(faces: Sequence[Mapping[str, int]]) -> dict[str, int]:
@@ -92,6 +108,7 @@ def spread(dice: int, bombs: int, fuses: int, cards: int) -> list[Face]:
 
 
 def face_text(face: Mapping[str, int]) -> str:
-    """A face in a few letters: ``b`` per bomb, ``f`` per fuse, ``c`` per card, ``-`` for none."""
-    text = "".join(mark[0] * face.get(mark, 0) for mark in MARKS)
-    return text or "-"
+    """A face in a few letters: ``b`` per bomb, ``f`` per fuse, ``c`` per card, ``-`` for none
+    (a Text: the letters are the players' language's)."""
+    letters = [LETTERS[mark] for mark in MARKS for _ in range(face.get(mark, 0))]
+    return join(letters, "") if letters else "-"

@@ -39,9 +39,12 @@ from games.core import (
     Refused,
     Rng,
     SetupError,
+    T,
+    Text,
     View,
     get_field,
     get_player,
+    join,
     need,
     say,
     signal,
@@ -89,6 +92,7 @@ class BombState(BaseState):
     used: int = 0
     table: int = 0
     notice: str = ""
+    """What the table does between rounds after a failure (draws, discards): the next reveal's title."""
 
 
 def defusers_of(cards: dict[str, str]) -> list[str]:
@@ -102,11 +106,18 @@ def defusers_of(cards: dict[str, str]) -> list[str]:
     return [p for p, v in values.items() if v == low]
 
 
+def defusing(order: list[str]) -> Text:
+    """Who defuses this round, in order: ``Ann defuses``, ``Cy, Ann and Ben defuse``."""
+    if len(order) == 1:
+        return T("{player} defuses", player=order[0])
+    return T("{players} defuse", players=T("{some} and {last}", some=join(order[:-1]), last=order[-1]))
+
+
 class Bomb(Engine[BombState]):
     """The Bomb engine."""
 
     id = "bomb"
-    title = "Bomb"
+    title = T("Bomb")
     min_players = 2
     max_players = 5
     option_keys = frozenset({"white", "red"})
@@ -148,14 +159,14 @@ class Bomb(Engine[BombState]):
         if phase == wanted:
             return
         if phase == "claim":
-            raise Refused(f"{s.claim} first chooses: life or cards")
+            raise Refused(T("{player} first chooses: life or cards", player=str(s.claim)))
         if phase == "defuse":
-            raise Refused(f"{s.defusers[0]} must defuse first")
-        raise Refused("reveal the cards first")
+            raise Refused(T("{player} must defuse first", player=s.defusers[0]))
+        raise Refused(T("reveal the cards first"))
 
     def _player(self, s: BombState, action: Action, expected: str) -> str:
         named = get_player(s, action, expected)
-        need(named not in s.out, f"{named} is out")
+        need(named not in s.out, T("{player} is out", player=named))
         return named
 
     def _draw(self, s: BombState, player: str, count: int) -> int:
@@ -177,8 +188,8 @@ class Bomb(Engine[BombState]):
     def _defuser(self, s: BombState, action: Action) -> str:
         self._waiting(s, "defuse")
         player = self._player(s, action, s.defusers[0])
-        need(player in s.defusers, f"{player} is not defusing this round")
-        need(player == s.defusers[0], f"{s.defusers[0]} defuses before {player}")
+        need(player in s.defusers, T("{player} is not defusing this round", player=player))
+        need(player == s.defusers[0], T("{first} defuses before {player}", first=s.defusers[0], player=player))
         s.ties = []
         s.defusers.pop(0)
         return player
@@ -189,13 +200,16 @@ class Bomb(Engine[BombState]):
         self._waiting(s, "reveal")
         cards = get_field(action, "cards", dict)
         for name, value in cards.items():
-            need(name in s.players, f"unknown player {name!r}")
-            need(name not in s.out, f"{name} is out")
-            need(not (isinstance(value, str) and value.upper() == "SAFE"), "SAFE cannot be chosen in a reveal")
-            need(isinstance(value, str) and value in VALUES, f"{name}: a card is '0' to '9', not {value!r}")
+            need(name in s.players, T("unknown player {player!r}", player=name))
+            need(name not in s.out, T("{player} is out", player=name))
+            need(not (isinstance(value, str) and value.upper() == "SAFE"), T("SAFE cannot be chosen in a reveal"))
+            need(
+                isinstance(value, str) and value in VALUES,
+                T("{player}: a card is '0' to '9', not {value!r}", player=name, value=value),
+            )
         alive = self.alive(s)
         missing = [p for p in alive if p not in cards]
-        need(not missing, f"no card for {', '.join(missing)}")
+        need(not missing, T("no card for {players}", players=join(missing)))
 
         s.cards = {p: cards[p] for p in alive}
         s.notice = ""
@@ -221,33 +235,32 @@ class Bomb(Engine[BombState]):
                 s.ties.append(list(group))
             order += group
         s.defusers = order
-        verb = "defuses" if len(order) == 1 else "defuse"
-        effects.append(say(f"{', '.join(order)} {verb}"))
+        effects.append(say(defusing(order)))
 
     def move_order(self, s: BombState, action: Action, effects: list[Effect]) -> None:
         """The table's order for defusers tied on life chips (replacing the random one)."""
         self._waiting(s, "defuse")
-        need(s.ties, "no tie to settle (or the defusals have begun)")
+        need(s.ties, T("no tie to settle (or the defusals have begun)"))
         players = get_field(action, "players", list)
-        need(players, "order names no player")
+        need(players, T("order names no player"))
         for p in players:
-            need(isinstance(p, str) and p in s.players, f"unknown player {p!r}")
-            need(p not in s.out, f"{p} is out")
-            need(p in s.defusers, f"{p} is not defusing this round")
-        need(len(set(players)) == len(players), "order names a player twice")
+            need(isinstance(p, str) and p in s.players, T("unknown player {player!r}", player=p))
+            need(p not in s.out, T("{player} is out", player=p))
+            need(p in s.defusers, T("{player} is not defusing this round", player=p))
+        need(len(set(players)) == len(players), T("order names a player twice"))
         named = set(players)
         groups = [g for g in s.ties if named & set(g)]
         for p in players:
-            need(any(p in g for g in groups), f"{p} is not tied with anyone")
+            need(any(p in g for g in groups), T("{player} is not tied with anyone", player=p))
         for g in groups:
             left = [p for p in g if p not in named]
-            need(not left, f"{', '.join(left)} is tied too: order the whole tie")
+            need(not left, T("{players} is tied too: order the whole tie", players=join(left)))
         for g in groups:
             slots = sorted(s.defusers.index(p) for p in g)
             for slot, p in zip(slots, [p for p in players if p in g], strict=True):
                 s.defusers[slot] = p
         s.ties = [g for g in s.ties if g not in groups]
-        effects.append(say(f"{s.defusers[0]} defuses first"))
+        effects.append(say(T("{player} defuses first", player=s.defusers[0])))
 
     def move_safe(self, s: BombState, action: Action, effects: list[Effect]) -> None:
         """The next defuser plays SAFE: discarded, the defusal succeeds without a roll."""
@@ -255,7 +268,7 @@ class Bomb(Engine[BombState]):
         s.hands[player] = max(1, s.hands[player] - 1)
         s.used += 1
         s.last = {"player": player, "round": s.round, "safe": True}
-        effects += [signal("success"), say(f"{player}: SAFE")]
+        effects += [signal("success"), say(T("{player}: SAFE", player=player))]
         self._advance(s, effects)
 
     def move_roll(self, s: BombState, action: Action, effects: list[Effect]) -> None:
@@ -265,10 +278,14 @@ class Bomb(Engine[BombState]):
         count = s.dice + (1 if s.red else 0)
         given = get_field(action, "faces", list, None)
         if given is not None:
-            red = " with the red die" if s.red else ""
-            need(len(given) == count, f"{count} dice in the centre{red}, not {len(given)} faces")
+            n = len(given)
+            if s.red:
+                wrong = T("{count} dice in the centre with the red die, not {faces} faces", count=count, faces=n)
+            else:
+                wrong = T("{count} dice in the centre, not {faces} faces", count=count, faces=n)
+            need(len(given) == count, wrong)
             try:
-                faces = [check_face(f, f"face {i + 1}") for i, f in enumerate(given)]
+                faces = [check_face(f, T("face {n}", n=i + 1)) for i, f in enumerate(given)]
             except FaceError as exc:
                 raise Refused(str(exc)) from None
         player = self._defuser(s, action)
@@ -285,18 +302,23 @@ class Bomb(Engine[BombState]):
             effects.append(signal("explosion"))
             if s.lives[player] == 0:
                 self._eliminate(s, player)
-                effects.append(say(f"{player} -{lost}, out!"))
+                effects.append(say(T("{player} -{lost}, out!", player=player, lost=lost)))
+            elif lost == 1:
+                effects.append(say(T("{player} -{lost} life", player=player, lost=lost)))
             else:
-                effects.append(say(f"{player} -{lost} {'life' if lost == 1 else 'lives'}"))
+                effects.append(say(T("{player} -{lost} lives", player=player, lost=lost)))
         else:
             effects.append(signal("success"))
             ending = not s.defusers and len(self.alive(s)) <= 1
             if cards >= CLAIM_MARKS and not ending:
                 s.claim, s.claim_cards = player, cards
-                effects.append(say(f"{player}: {cards} cards or a life?"))
+                effects.append(say(T("{player}: {cards} cards or a life?", player=player, cards=cards)))
             else:
                 drawn = self._draw(s, player, cards)
-                effects.append(say(f"{player} defused, draws {drawn}" if drawn else f"{player} defused"))
+                if drawn:
+                    effects.append(say(T("{player} defused, draws {drawn}", player=player, drawn=drawn)))
+                else:
+                    effects.append(say(T("{player} defused", player=player)))
         self._advance(s, effects)
 
     def move_claim(self, s: BombState, action: Action, effects: list[Effect]) -> None:
@@ -305,15 +327,18 @@ class Bomb(Engine[BombState]):
         claimant = s.claim
         assert claimant is not None
         player = self._player(s, action, claimant)
-        need(player == claimant, f"{claimant} chooses, not {player}")
+        need(player == claimant, T("{claimant} chooses, not {player}", claimant=claimant, player=player))
         take = get_field(action, "take", str)
-        need(take in ("life", "cards"), f"take 'life' or 'cards', not {take!r}")
+        need(
+            take in ("life", "cards"),
+            T("take {life!r} or {cards!r}, not {take!r}", life="life", cards="cards", take=take),
+        )
         if take == "life":
             s.lives[player] += 1
-            effects.append(say(f"{player} +1 life"))
+            effects.append(say(T("{player} +1 life", player=player)))
         else:
             drawn = self._draw(s, player, s.claim_cards)
-            effects.append(say(f"{player} draws {drawn}"))
+            effects.append(say(T("{player} draws {drawn}", player=player, drawn=drawn)))
         s.claim, s.claim_cards = None, 0
         self._advance(s, effects)
 
@@ -330,7 +355,7 @@ class Bomb(Engine[BombState]):
         alive = self.alive(s)
         if len(alive) <= 1:
             s.over = True
-            effects.append(say(f"{alive[0]} wins!" if alive else "Everyone loses!"))
+            effects.append(say(T("{player} wins!", player=alive[0]) if alive else T("Everyone loses!")))
             return
         s.used += s.table
         s.table = 0
@@ -344,7 +369,10 @@ class Bomb(Engine[BombState]):
             s.pile += s.used
             s.used = 0
             s.dice = START_DICE
-            s.notice = f"{','.join(over)}: to {HAND_LIMIT}, +1 card" if over else "Everyone +1 card"
+            if over:
+                s.notice = T("{players}: to {limit}, +1 card", players=join(over, ","), limit=HAND_LIMIT)
+            else:
+                s.notice = T("Everyone +1 card")
         else:
             self._add_die(s)
         s.red = False
@@ -383,7 +411,7 @@ class Bomb(Engine[BombState]):
         if phase == "reveal":
             alive = tuple(self.alive(s))
             return Collect(  # the cards are revealed on the table; each player holds to theirs
-                s.notice or "Cards shown? (no SAFE)",
+                s.notice or T("Cards shown? (no SAFE)"),
                 alive,
                 {p: VALUES for p in alive},
                 build=lambda answers: {"type": "reveal", "cards": dict(answers)},
@@ -392,66 +420,70 @@ class Bomb(Engine[BombState]):
         if phase == "claim":
             p, n = s.claim, s.claim_cards
             options = (
-                Option(f"Draw {n} cards", action={"type": "claim", "player": p, "take": "cards"}),
-                Option("Take 1 life", action={"type": "claim", "player": p, "take": "life"}),
+                Option(T("Draw {n} cards", n=n), action={"type": "claim", "player": p, "take": "cards"}),
+                Option(T("Take 1 life"), action={"type": "claim", "player": p, "take": "life"}),
             )
-            return Menu(f"{p}: {n} card marks", options, p)
+            return Menu(T("{player}: {n} card marks", player=str(p), n=n), options, p)
         menu = self._defuse_menu(s)
         if not s.ties:
             return menu
         tied = tuple(p for p in s.defusers if any(p in g for g in s.ties))
-        choose = Order("Press in defusal order", tied, build=lambda order: {"type": "order", "players": list(order)})
-        options = (Option("Random order", then=menu), Option("Choose on screen", then=choose))
-        return Menu("Tie on lives: order?", options)
+        choose = Order(T("Press in defusal order"), tied, build=lambda order: {"type": "order", "players": list(order)})
+        options = (Option(T("Random order"), then=menu), Option(T("Choose on screen"), then=choose))
+        return Menu(T("Tie on lives: order?"), options)
 
     def _defuse_menu(self, s: BombState) -> Menu:
         p = s.defusers[0]
         count = s.dice + (1 if s.red else 0)
         dice = [s.white] * s.dice + ([s.red_die] if s.red else [])
         top = {mark: sum(most(die, mark) for die in dice) for mark in ("bomb", "fuse", "card")}
-        label = f"Roll {s.dice} dice" + (" +red" if s.red else "")
+        label = T("Roll {dice} dice +red", dice=s.dice) if s.red else T("Roll {dice} dice", dice=s.dice)
 
         def entered(bombs: int, fuses: int, cards: int) -> Action:
             return {"type": "roll", "player": p, "faces": spread(count, bombs, fuses, cards)}
 
         def card_menu(bombs: int, fuses: int) -> Menu:
             options = tuple(Option(str(c), action=entered(bombs, fuses, c)) for c in range(top["card"] + 1))
-            return Menu(f"B{bombs} F{fuses}: card marks?", options, p)
+            return Menu(T("B{bombs} F{fuses}: card marks?", bombs=bombs, fuses=fuses), options, p)
 
         def fuse_menu(bombs: int) -> Menu:
             options = []
             for f in range(top["fuse"] + 1):
                 if bombs and f:
-                    options.append(Option(f"{f}  boom -{min(bombs, f)}", action=entered(bombs, f, 0)))
+                    boom = T("{fuses}  boom -{lost}", fuses=f, lost=min(bombs, f))
+                    options.append(Option(boom, action=entered(bombs, f, 0)))
                 else:
                     options.append(Option(str(f), then=lambda f=f: card_menu(bombs, f)))
-            return Menu(f"B{bombs}: fuse marks?", tuple(options), p)
+            return Menu(T("B{bombs}: fuse marks?", bombs=bombs), tuple(options), p)
 
         def bomb_menu() -> Menu:
             options = tuple(Option(str(b), then=lambda b=b: fuse_menu(b)) for b in range(top["bomb"] + 1))
-            return Menu(f"{p}: bomb marks?", options, p)
+            return Menu(T("{player}: bomb marks?", player=p), options, p)
 
         options = (
             Option(label, action={"type": "roll", "player": p}),
-            Option("Play SAFE", action={"type": "safe", "player": p}),
-            Option("Enter dice", then=bomb_menu),
+            Option(T("Play SAFE"), action={"type": "safe", "player": p}),
+            Option(T("Enter dice"), then=bomb_menu),
         )
-        return Menu(f"{p} defuses", options, p)
+        return Menu(T("{player} defuses", player=p), options, p)
 
     def view(self, s: BombState) -> View:
-        scores = tuple((p, "out" if p in s.out else str(s.lives[p])) for p in s.players)
-        title = f"Bomb R{s.round} {s.dice}d" + ("+red" if s.red else "")
+        scores = tuple((p, T("out") if p in s.out else str(s.lives[p])) for p in s.players)
+        if s.red:
+            title = T("Bomb R{round} {dice}d+red", round=s.round, dice=s.dice)
+        else:
+            title = T("Bomb R{round} {dice}d", round=s.round, dice=s.dice)
         phase = self.phase(s)
         if phase == "over":
             win = self.winners(s)
-            head = f"Winner: {win[0]}" if win else "Everyone lost"
+            head = T("Winner: {players}", players=win[0]) if win else T("Everyone lost")
             return View(title, scores, (head, *self._roll_lines(s)), tuple(win), "over")
-        lines: list[str] = []
+        lines: list[str] = []  # Texts, and the revealed cards (names and values: no words)
         if s.last is not None and s.last["round"] == s.round:
             lines += self._roll_lines(s)
         if s.cards:
             lines.append(" ".join(f"{p}:{v}" for p, v in s.cards.items()))
-        lines.append("Hands " + " ".join(f"{p} {s.hands[p]}" for p in self.alive(s)))
+        lines.append(T("Hands {hands}", hands=" ".join(f"{p} {s.hands[p]}" for p in self.alive(s))))
         if phase == "reveal":
             return View(title, scores, tuple(lines), tuple(self.alive(s)), "choosing")
         if phase == "claim":
@@ -467,15 +499,18 @@ class Bomb(Engine[BombState]):
             return []
         p = last["player"]
         if last.get("safe"):
-            return [f"{p}: SAFE"]
+            return [T("{player}: SAFE", player=p)]
         faces = last["faces"]
-        marks = totals(faces)
-        head = f"{p}: B{marks['bomb']} F{marks['fuse']} C{marks['card']}"
-        head += f" boom -{last['lost']}" if "lost" in last else " ok"
-        shown = [face_text(f) for f in faces]
+        marks = dict(totals(faces))
+        head: Text
+        if "lost" in last:
+            head = T("{player}: B{bomb} F{fuse} C{card} boom -{lost}", player=p, lost=last["lost"], **marks)
+        else:
+            head = T("{player}: B{bomb} F{fuse} C{card} ok", player=p, **marks)
+        shown: list[str] = [face_text(f) for f in faces]
         if last.get("red") and shown:
-            shown[-1] = "R:" + shown[-1]
-        return [head, " ".join(shown)]
+            shown[-1] = join(["R:", shown[-1]], "")
+        return [head, join(shown, " ")]
 
 
 ENGINE = Bomb()

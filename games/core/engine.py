@@ -21,14 +21,29 @@ from typing import Any, ClassVar, Generic, TypeVar
 from games.core.prompts import Action, Option, Prompt
 from games.core.rng import Rng
 from games.core.sensors import ScaleNow, ScaleUse
+from games.core.text import T, Text, join
 
 
-class Refused(Exception):
-    """An action the rules forbid, or a malformed one. ``str()`` is the reason for players."""
+class _Told:
+    """An exception whose one argument is what players read: ``str()`` gives it back as it is,
+    so a :class:`~games.core.text.Text` keeps its message id and values (and stays translatable)."""
+
+    args: tuple[Any, ...]
+
+    def __str__(self) -> str:
+        if len(self.args) == 1 and isinstance(self.args[0], str):
+            return self.args[0]
+        return super().__str__()
 
 
-class SetupError(ValueError):
-    """Players or options a game cannot start with."""
+class Refused(_Told, Exception):
+    """An action the rules forbid, or a malformed one. ``str()`` is the reason for players (a
+    :class:`~games.core.text.Text`)."""
+
+
+class SetupError(_Told, ValueError):
+    """Players or options a game cannot start with (``str()``: the reason, a Text where players
+    may read it)."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +60,7 @@ def signal(name: str) -> Effect:
 
 
 def say(text: str) -> Effect:
-    """A short line shown to the table for a moment."""
+    """A short line shown to the table for a moment: a :class:`~games.core.text.Text`."""
     return Effect("say", text)
 
 
@@ -82,6 +97,7 @@ class Engine(ABC, Generic[S]):
 
     id: ClassVar[str]
     title: ClassVar[str]
+    """The game's name on the menus (a :class:`~games.core.text.Text`)."""
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int | None] = None
     option_keys: ClassVar[frozenset[str]] = frozenset()
@@ -105,20 +121,24 @@ class Engine(ABC, Generic[S]):
     def new(self, players: list[str], seed: int = 0, options: Mapping[str, Any] | None = None) -> S:
         """The first state; raises :class:`SetupError` for bad players or options."""
         if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
-            raise SetupError("players must be a list of non-empty names")
+            raise SetupError(T("players must be a list of non-empty names"))
         if len(set(players)) != len(players):
-            raise SetupError("player names must differ")
+            raise SetupError(T("player names must differ"))
         top = self.max_players
         if len(players) < self.min_players or (top is not None and len(players) > top):
-            allowed = f"{self.min_players}–{top}" if top else f"{self.min_players} or more"
-            raise SetupError(f"{self.id} takes {allowed} players, not {len(players)}")
+            low, n = self.min_players, len(players)
+            if top:
+                raise SetupError(T("{game} takes {low}–{top} players, not {n}", game=self.id, low=low, top=top, n=n))
+            raise SetupError(T("{game} takes {low} or more players, not {n}", game=self.id, low=low, n=n))
         options = dict(options or {})
         unknown = sorted(set(options) - self.option_keys)
         if unknown:
-            known = ", ".join(sorted(self.option_keys)) or "none"
-            raise SetupError(f"unknown option {unknown[0]!r} for {self.id} (known: {known})")
+            known = join(sorted(self.option_keys)) if self.option_keys else T("none")
+            raise SetupError(
+                T("unknown option {option!r} for {game} (known: {known})", option=unknown[0], game=self.id, known=known)
+            )
         if not isinstance(seed, int) or isinstance(seed, bool):
-            raise SetupError("seed must be an integer")
+            raise SetupError(T("seed must be an integer"))
         return self.setup(list(players), Rng(seed), options)
 
     @abstractmethod
@@ -128,12 +148,12 @@ class Engine(ABC, Generic[S]):
     def apply(self, state: S, action: Action) -> tuple[S, list[Effect]]:
         """The state after ``action`` and the effects to play out. ``state`` is left unchanged."""
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-            raise Refused("an action is an object with a string 'type'")
+            raise Refused(T("an action is an object with a string {key!r}", key="type"))
         move = getattr(self, "move_" + action["type"], None)
         if move is None:
-            raise Refused(f"{self.title} has no action {action['type']!r}")
+            raise Refused(T("{game} has no action {action!r}", game=self.title, action=action["type"]))
         if state.over:
-            raise Refused("the game is over")
+            raise Refused(T("the game is over"))
         new = copy.deepcopy(state)
         effects: list[Effect] = []
         move(new, action, effects)
@@ -186,7 +206,7 @@ class Engine(ABC, Generic[S]):
     def final_view(self, state: S, title: str, scores: tuple[tuple[str, str], ...]) -> View:
         """The view of a finished game: the winners (ties share the win) lit up."""
         win = self.winners(state)
-        return View(title, scores, (f"Winner: {', '.join(win)}",), tuple(win), "over")
+        return View(title, scores, (T("Winner: {players}", players=join(win)),), tuple(win), "over")
 
     def anytime(self, state: S) -> list[Option]:
         """Actions open outside the turn order (a toilet break, an exchange), for the game menu."""
@@ -194,8 +214,8 @@ class Engine(ABC, Generic[S]):
 
 
 # -- helpers for moves ---------------------------------------------------------------------------
-def need(condition: object, reason: str) -> None:
-    """Refuse with ``reason`` unless ``condition`` holds."""
+def need(condition: object, reason: Text) -> None:
+    """Refuse with ``reason`` (a :class:`~games.core.text.Text`) unless ``condition`` holds."""
     if not condition:
         raise Refused(reason)
 
@@ -204,14 +224,12 @@ def get_field(action: Action, name: str, kind: type | tuple[type, ...], default:
     """``action[name]`` checked to be of ``kind``; missing gives ``default`` or a refusal."""
     if name not in action:
         if default is ...:
-            raise Refused(f"{action['type']} needs {name!r}")
+            raise Refused(T("{action} needs {field!r}", action=action["type"], field=name))
         return default
     value = action[name]
     kinds = kind if isinstance(kind, tuple) else (kind,)
-    if isinstance(value, bool) and bool not in kinds:
-        raise Refused(f"{action['type']}: {name!r} has the wrong type")
-    if not isinstance(value, kinds):
-        raise Refused(f"{action['type']}: {name!r} has the wrong type")
+    if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
+        raise Refused(T("{action}: {field!r} has the wrong type", action=action["type"], field=name))
     return value
 
 
@@ -220,10 +238,10 @@ def get_player(s: BaseState, action: Action, default: str | None = None, turn_of
     game — and, with ``turn_of``, to be that very player (whose turn it is)."""
     named = get_field(action, "player", str, default)
     if named is None:
-        raise Refused(f"{action['type']} needs 'player'")
-    need(named in s.players, f"unknown player {named!r}")
+        raise Refused(T("{action} needs {field!r}", action=action["type"], field="player"))
+    need(named in s.players, T("unknown player {player!r}", player=named))
     if turn_of is not None:
-        need(named == turn_of, f"it is {turn_of}'s turn, not {named}'s")
+        need(named == turn_of, T("it is {turn}'s turn, not {player}'s", turn=turn_of, player=named))
     return named
 
 

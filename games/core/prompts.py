@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from games.core.text import T
+
 Action = dict
 """A replay action: a JSON object with a ``type`` (see ``docs/commands.md``)."""
 
@@ -123,7 +125,7 @@ class Task:
     lines: tuple[str, ...]
     key: str
     then: Prompt | None
-    confirm: str = "Done"
+    confirm: str = T("Done")
     mood: str = "waiting"
 
 

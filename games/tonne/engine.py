@@ -32,10 +32,12 @@ from games.core import (
     ScaleNow,
     ScaleUse,
     SetupError,
+    T,
     Task,
     View,
     get_field,
     get_player,
+    join,
     need,
     say,
     signal,
@@ -44,7 +46,7 @@ from games.core import (
 
 KINDS = ("milk", "can", "bottle", "apple")
 """The four kinds of piece, 10 of each."""
-KIND_LABELS = {"milk": "milk carton", "can": "can", "bottle": "bottle", "apple": "apple core"}
+KIND_LABELS = {"milk": T("milk carton"), "can": T("can"), "bottle": T("bottle"), "apple": T("apple core")}
 PIECE_GRAMS = {"milk": 6.5, "can": 5.0, "bottle": 8.0, "apple": 4.0}
 """About what one piece of each kind weighs (the simulated table's pieces)."""
 EACH_KIND = 10
@@ -89,7 +91,7 @@ def prefill(players: int) -> int:
 
 def _check_mice(mice: Any) -> dict[str, list[int]]:
     if not isinstance(mice, dict):
-        raise SetupError("option 'mice' must map player names to 10 mouse counts")
+        raise SetupError(T("option {option!r} must map player names to 10 mouse counts", option="mice"))
     out = {}
     for name, counts in mice.items():
         if (
@@ -97,7 +99,13 @@ def _check_mice(mice: Any) -> dict[str, list[int]]:
             or len(counts) != len(VALUES)
             or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts)
         ):
-            raise SetupError(f"option 'mice': {name!r} needs a list of 10 mouse counts (values 1..10)")
+            raise SetupError(
+                T(
+                    "option {option!r}: {player!r} needs a list of 10 mouse counts (values 1..10)",
+                    option="mice",
+                    player=name,
+                )
+            )
         out[str(name)] = list(counts)
     return out
 
@@ -106,12 +114,12 @@ class Tonne(Engine[TonneState]):
     """The Ab in die Tonne engine."""
 
     id = "tonne"
-    title = "Ab in die Tonne"
+    title = T("Ab in die Tonne")
     min_players = 2
     max_players = 5
     option_keys = frozenset({"mice"})
     rules_pick_start = True
-    confirm: ClassVar[dict[str, str]] = {"fall": "Something fell? The player takes a minus chip."}
+    confirm: ClassVar[dict[str, str]] = {"fall": T("Something fell? The player takes a minus chip.")}
     scale = ScaleUse(tuple(Piece(k, KIND_LABELS[k], PIECE_GRAMS[k]) for k in KINDS))
     """The scale under the bin counts placed pieces (``place``) and sees a fall (``fall``)."""
 
@@ -159,8 +167,8 @@ class Tonne(Engine[TonneState]):
         for group in self.ties(s, cards):
             missing = [p for p in group if p not in rank]
             if missing:
-                names = ", ".join(group)
-                raise Refused(f"{names} tie on {cards[group[0]]}: give their order")
+                value = cards[group[0]]
+                raise Refused(T("{players} tie on {value}: give their order", players=join(group), value=value))
 
         def key(p: str) -> tuple[int, int, int]:
             value = cards[p]
@@ -172,23 +180,23 @@ class Tonne(Engine[TonneState]):
     # -- moves ------------------------------------------------------------------------------------
     def move_reveal(self, s: TonneState, action: Action, effects: list[Effect]) -> None:
         """Every player's card for the round; ``order`` settles ties the mice leave open."""
-        need(s.phase == REVEAL, f"{self._current(s)} still has {s.owed} to place")
+        need(s.phase == REVEAL, T("{player} still has {owed} to place", player=str(self._current(s)), owed=s.owed))
         cards = get_field(action, "cards", dict)
         for name in cards:
-            need(name in s.players, f"unknown player {name!r}")
+            need(name in s.players, T("unknown player {player!r}", player=name))
         for p in s.players:
-            need(p in cards, f"reveal needs {p}'s card")
+            need(p in cards, T("reveal needs {player}'s card", player=p))
             value = cards[p]
             need(
                 isinstance(value, int) and not isinstance(value, bool) and value in VALUES,
-                f"{p}'s card must be 1 to 10, not {value!r}",
+                T("{player}'s card must be 1 to 10, not {value!r}", player=p, value=value),
             )
-            need(value not in s.played[p], f"{p} already played a {value}")
+            need(value not in s.played[p], T("{player} already played a {value}", player=p, value=value))
         order = get_field(action, "order", list, None)
         if order is not None:
             for name in order:
-                need(isinstance(name, str) and name in s.players, f"order: unknown player {name!r}")
-            need(len(set(order)) == len(order), "order names a player twice")
+                need(isinstance(name, str) and name in s.players, T("order: unknown player {player!r}", player=name))
+            need(len(set(order)) == len(order), T("order names a player twice"))
         queue = self.turn_order(s, cards, order)
         for p in s.players:
             s.played[p].append(cards[p])
@@ -197,23 +205,23 @@ class Tonne(Engine[TonneState]):
         s.phase = PLACE
         s.owed = s.cards[queue[0]]
         s.refill = False
-        effects.append(say(f"{queue[0]} first: {s.owed}"))
+        effects.append(say(T("{player} first: {owed}", player=queue[0], owed=s.owed)))
         effects.append(signal("turn"))
 
     def move_place(self, s: TonneState, action: Action, effects: list[Effect]) -> None:
         """The current player put ``count`` pieces (default 1) from the supply into the bin."""
         player = self._acting(s, action)
         count = get_field(action, "count", int, 1)
-        need(count >= 1, f"count must be 1 or more, not {count}")
-        need(count <= s.owed, f"{player} owes only {s.owed}")
-        need(count <= s.supply, f"only {s.supply} left in the supply")
+        need(count >= 1, T("count must be 1 or more, not {count}", count=count))
+        need(count <= s.owed, T("{player} owes only {owed}", player=player, owed=s.owed))
+        need(count <= s.supply, T("only {supply} left in the supply", supply=s.supply))
         s.refill = False
         s.supply -= count
         s.bin += count
         s.owed -= count
         if s.supply == 0:
             chip = self._take_chip(s, player, +1)
-            effects.append(say(f"{player} +{chip}: supply empty"))
+            effects.append(say(T("{player} +{chip}: supply empty", player=player, chip=chip)))
             effects.append(signal("success"))
             self._empty_bin(s)
             self._end_turn(s, effects, quiet=True)
@@ -225,7 +233,7 @@ class Tonne(Engine[TonneState]):
         player = self._acting(s, action)
         s.refill = False
         chip = self._take_chip(s, player, -1)
-        effects.append(say(f"{player} fell: -{chip}"))
+        effects.append(say(T("{player} fell: -{chip}", player=player, chip=chip)))
         effects.append(signal("fall"))
         self._empty_bin(s)
         self._end_turn(s, effects, quiet=True)
@@ -236,7 +244,7 @@ class Tonne(Engine[TonneState]):
 
     def _acting(self, s: TonneState, action: Action) -> str:
         player = self._current(s)
-        need(player is not None, "nothing is owed: reveal the cards first")
+        need(player is not None, T("nothing is owed: reveal the cards first"))
         return get_player(s, action, player, turn_of=player)
 
     def _take_chip(self, s: TonneState, player: str, sign: int) -> int:
@@ -309,12 +317,18 @@ class Tonne(Engine[TonneState]):
 
     def _fill_task(self, s: TonneState, then: Prompt) -> Task:
         each = PREFILL_EACH[len(s.players)]
-        fill = f"put {each} of each kind in" if each else "leave it empty"
+        lines: tuple[str, ...]
         if s.resets == 0:
-            title, lines = "Set up the bin", (f"Empty bin, then {fill}", f"Supply: {s.supply} pieces")
+            title = T("Set up the bin")
+            first = T("Empty bin, then put {each} of each kind in", each=each)
+            if not each:
+                first = T("Empty bin, then leave it empty")
+            lines = (first, T("Supply: {supply} pieces", supply=s.supply))
         else:
-            title, lines = "Empty the bin", ("All pieces out, then", fill[0].upper() + fill[1:])
-        return Task(title, lines, f"bin{s.resets}", then, "Bin filled")
+            title = T("Empty the bin")
+            fill = T("Put {each} of each kind in", each=each) if each else T("Leave it empty")
+            lines = (T("All pieces out, then"), fill)
+        return Task(title, lines, f"bin{s.resets}", then, T("Bin filled"))
 
     def _reveal_prompt(self, s: TonneState) -> Collect:
         values = {p: tuple(str(v) for v in VALUES if v not in s.played[p]) for p in s.players}
@@ -325,32 +339,34 @@ class Tonne(Engine[TonneState]):
             tied = [p for group in self.ties(s, cards) for p in group]
             if not tied:
                 return reveal
-            return Order("Tie: fewer mice first", tuple(tied), lambda order: {**reveal, "order": order})
+            return Order(T("Tie: fewer mice first"), tuple(tied), lambda order: {**reveal, "order": order})
 
-        return Collect(f"Round {s.round}: cards", tuple(s.players), values, build=build, counting=True)
+        title = T("Round {round}: cards", round=s.round)
+        return Collect(title, tuple(s.players), values, build=build, counting=True)
 
     def _place_prompt(self, s: TonneState) -> Menu:
         player = s.queue[0]
         options = [
-            Option("Placed", action={"type": "place", "count": 1}),
-            Option("Fell", action={"type": "fall"}),
+            Option(T("Placed"), action={"type": "place", "count": 1}),
+            Option(T("Fell"), action={"type": "fall"}),
         ]
         options += [
-            Option(f"Placed {n}", action={"type": "place", "count": n}) for n in range(2, min(s.owed, s.supply) + 1)
+            Option(T("Placed {n}", n=n), action={"type": "place", "count": n})
+            for n in range(2, min(s.owed, s.supply) + 1)
         ]
-        return Menu(f"{player}: {s.owed} to place", tuple(options), player)
+        return Menu(T("{player}: {owed} to place", player=player, owed=s.owed), tuple(options), player)
 
     def view(self, s: TonneState) -> View:
         scores = tuple((p, f"{sum(s.chips[p]):+d}" if s.chips[p] else "0") for p in s.players)
-        title = f"Tonne R{s.round}/{ROUNDS}"
+        title = T("Tonne R{round}/{rounds}", round=s.round, rounds=ROUNDS)
         if s.over:
             return self.final_view(s, title, scores)
-        stock = f"Supply {s.supply} bin {s.bin}"
+        stock = T("Supply {supply} bin {bin}", supply=s.supply, bin=s.bin)
         if s.phase == REVEAL:
-            return View(title, scores, (stock, "Reveal your cards"), (), "choosing")
+            return View(title, scores, (stock, T("Reveal your cards")), (), "choosing")
         player = s.queue[0]
-        later = " ".join(f"{p} {s.cards[p]}" for p in s.queue[1:])
-        lines = (stock, f"Next: {later}") if later else (stock,)
+        later = " ".join(f"{p} {s.cards[p]}" for p in s.queue[1:])  # names and card values: no words
+        lines = (stock, T("Next: {players}", players=later)) if later else (stock,)
         return View(title, scores, lines, (player,), "playing")
 
 

@@ -35,11 +35,6 @@ class _Told:
             return self.args[0]
         return super().__str__()
 
-    @property
-    def reason(self) -> str:
-        """The reason as the engine said it (a Text: the English sentence, translatable)."""
-        return str(self)
-
 
 class Refused(_Told, Exception):
     """An action the rules forbid, or a malformed one. ``str()`` is the reason for players (a

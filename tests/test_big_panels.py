@@ -7,7 +7,7 @@ from __future__ import annotations
 from firmware_host.core import config as configuration
 from firmware_host.ui.layout import big_row, score_rows
 from firmware_host.ui.menus import result_rows
-from firmware_host.ui.render import Frame, Panel, Row, compose, on_panel, render, to_text, watch
+from firmware_host.ui.render import Frame, Panel, Row, compose, on_panel, render, to_text, watch, wrap
 from firmware_host.ui.rules import load_rules, paginate
 from tests.devicekit import presses, run_device
 
@@ -116,3 +116,19 @@ def test_who_won_is_big_on_a_128x128():
     with on_panel(Panel()):
         small = result_rows(entry)
     assert square[0].big and square[0].cells == small[0].cells and not small[0].big
+
+
+def test_a_message_wrapped_over_two_lines_of_the_game_is_not_shown_twice():
+    said = "Cy 4+5 truth or dare, read the card out"
+    with on_panel(SQUARE):
+        lines = wrap(said, SQUARE.content_w - 2)
+        assert len(lines) == 2  # the game's own line wraps on the panel
+        rows = (
+            Row.of(">Ann 0", big=True),
+            *(Row.of(line) for line in lines),
+            Row.of("Roll", invert=True),
+            Row.of("ok"),
+        )
+        frame = compose(Frame("Trottel", rows, message=said, keep=2), SQUARE)
+    texts = [" ".join(r.cells) for r in frame.rows]
+    assert texts.count(lines[0]) == 1 and not any(r.invert and r.cells[0] == lines[0] for r in frame.rows)

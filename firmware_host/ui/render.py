@@ -387,7 +387,7 @@ def compose(frame: Frame, panel: Panel | None = None) -> Frame:
         shown = _fitting(rows, panel)
         report("rows", " / ".join(" ".join(r.cells) for r in rows[shown:]), panel.rows)
         rows = rows[:shown]
-    if frame.message and not any(" ".join(r.cells).strip() == frame.message for r in rows):
+    if frame.message and not _already_shown(frame.message, rows):
         keep = max(0, min(frame.keep, len(rows), panel.rows - 1))
         kept = rows[len(rows) - keep :] if keep else []
         body = rows[: len(rows) - keep]
@@ -397,6 +397,15 @@ def compose(frame: Frame, panel: Panel | None = None) -> Frame:
         body += [Row.of()] * (room - len(lines) - panel.height_of(body))
         rows = body + [Row.of(line, invert=True) for line in lines] + kept
     return replace(frame, rows=tuple(rows), composed=True)
+
+
+def _already_shown(message: str, rows: list[Row]) -> bool:
+    """Whether ``message`` is on the rows already, on one row or wrapped over a few in a row."""
+    wanted = " ".join(message.split())
+    texts = [" ".join(" ".join(r.cells).split()) for r in rows]
+    return any(
+        " ".join(texts[i:j]) == wanted for i in range(len(texts)) for j in range(i + 1, min(len(texts), i + 4) + 1)
+    )
 
 
 def _fitting(rows: list[Row], panel: Panel) -> int:

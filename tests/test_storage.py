@@ -10,6 +10,7 @@ import json
 import pytest
 
 from firmware_host.core import config as configuration
+from firmware_host.core import fsio
 from firmware_host.core.journal import Journal
 from firmware_host.core.session import Session
 from firmware_host.core.store import Store
@@ -270,3 +271,21 @@ def test_a_running_turn_timer_pauses_with_the_reason_when_its_saves_fail(tmp_pat
     assert "||" in paused and paused == still and before != paused  # paused, not frozen unseen
     assert "F!" in text.splitlines()[0] and "Internal error" not in text
     assert "||" not in after and after != still  # counting again
+
+
+def test_a_replaced_file_keeps_its_mode_and_an_unsyncable_folder_fails_only_the_store(tmp_path, monkeypatch):
+    path = tmp_path / "config.txt"
+    path.write_bytes(b"old")
+    path.chmod(0o600)
+    fsio.write_atomic(path, b"new")
+    assert path.read_bytes() == b"new" and path.stat().st_mode & 0o777 == 0o600
+    assert not list(tmp_path.glob("*.tmp"))
+
+    def no_folder_sync(folder):
+        raise OSError(22, "Invalid argument")
+
+    monkeypatch.setattr(fsio, "fsync_dir", no_folder_sync)
+    fsio.write_atomic(path, b"boot", folder_sync=False)  # a FAT boot partition: the file is written
+    assert path.read_bytes() == b"boot"
+    with pytest.raises(OSError):
+        fsio.write_atomic(path, b"state")  # the store's own folder must sync or say so

@@ -29,15 +29,15 @@ cut short may not boot.
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import shutil
 import subprocess
-import tempfile
 import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from firmware_host.core import fsio
 
 USER = "tablemate"
 GROUPS = ("gpio", "i2c", "dialout")
@@ -75,33 +75,10 @@ def find_source(start: Path) -> Path | None:
 
 
 def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Replace ``path`` with ``data``: a temporary file beside it, fsync, rename, fsync the folder.
-
-    Readers (and a Pi booting after a power cut) see the old content or the new, never a mix.
-    ``mode`` defaults to the old file's permissions (0644 for a new file).
-    """
-    folder = path.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    if mode is None:
-        mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fchmod(f.fileno(), mode)
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    dir_fd = os.open(folder, os.O_RDONLY)
-    try:
-        with contextlib.suppress(OSError):  # some filesystems refuse to fsync a folder
-            os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    """Replace ``path`` with ``data`` as the store replaces its files (:func:`fsio.write_atomic`),
+    making its folder first; a boot partition that cannot fsync a folder is let pass."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fsio.write_atomic(path, data, mode, folder_sync=False)
 
 
 _SECTION = re.compile(r"^\s*\[([^\]]*)\]")

@@ -9,6 +9,7 @@ and truncate (``tests/crashkit.py``), and gives the players one wording for stor
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import time
@@ -70,22 +71,40 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_new(path: Path, data: bytes) -> None:
-    """Write a whole new file at ``path`` and fsync it (not its folder)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+def write_new(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """Write a whole new file at ``path`` with permissions ``mode`` and fsync it (not its folder)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
+        os.fchmod(fd, mode)  # whatever the umask
         write(fd, data, 0)
         fsync(fd)
     finally:
         os.close(fd)
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` durably: temp file, fsync, rename, fsync the folder."""
+def write_atomic(path: Path, data: bytes, mode: int | None = None, folder_sync: bool = True) -> None:
+    """Replace ``path`` with ``data`` durably: temp file, fsync, rename, fsync the folder.
+
+    Readers (and a Pi booting after a power cut) see the old content or the new, never a mix.
+    ``mode`` defaults to the old file's permissions (0644 for a new file). ``folder_sync=False``
+    lets a folder that cannot be fsynced (the Pi's FAT boot partition) pass; the store's own
+    folders must sync or fail.
+    """
+    if mode is None:
+        mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
     tmp = path.with_name(path.name + ".tmp")
-    write_new(tmp, data)
-    rename(tmp, path)
-    fsync_dir(path.parent)
+    try:
+        write_new(tmp, data, mode)
+        rename(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    try:
+        fsync_dir(path.parent)
+    except OSError:
+        if folder_sync:
+            raise
 
 
 def stamp() -> str:

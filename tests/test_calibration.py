@@ -18,6 +18,7 @@ from firmware_host.scale.calibration import (
     piece_grams,
 )
 from games.tonne.engine import KIND_LABELS
+from tests.devicekit import run_device, screen
 
 OFFSET = 84_000
 
@@ -187,3 +188,16 @@ def test_a_calibration_file_with_nan_or_infinity_is_no_calibration():
     assert Calibration.from_json(json.loads('{"counts_per_gram": NaN, "offset": 0}')) is None
     assert Calibration.from_json(json.loads('{"counts_per_gram": 420, "offset": Infinity}')) is None
     assert Calibration.from_json({"counts_per_gram": 420, "offset": 0}) is not None
+
+
+def test_a_scale_json_with_no_usable_calibration_is_told_on_the_panel_not_dropped_silently(tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "scale.json").write_text('{"counts_per_gram": 0, "offset": 1}')
+
+    async def body(device):
+        return list(device.store.problems), await screen(device)
+
+    problems, shown = run_device(state, body)
+    assert "scale.json holds no usable calibration: calibrate again" in problems
+    assert "calibrate" in shown  # the "Files checked" screen names it

@@ -91,6 +91,10 @@ class Store:
         if text not in self.problems:
             self.problems.append(text)
 
+    def note_problem(self, text: str) -> None:
+        """Add what a reader of a document found wrong in it to :attr:`problems` (once)."""
+        self._problem(text)
+
     @property
     def game_path(self) -> Path:
         """The journal of the unfinished game."""

@@ -164,6 +164,10 @@ class Docs(Protocol):
         """Write the document ``name`` durably."""
         ...
 
+    def note_problem(self, text: str) -> None:
+        """Tell the table what was wrong with a document (the "Files checked" screen)."""
+        ...
+
 
 class WeighedGame(Protocol):
     """What the scale service reads of the game in play."""
@@ -259,8 +263,14 @@ class ScaleService:
 
     # -- calibration --------------------------------------------------------------------------------
     def load(self) -> None:
-        """Read ``scale.json`` from the state folder and start the detector afresh."""
-        self.calibration = Calibration.from_json(self.docs.read_doc("scale"))
+        """Read ``scale.json`` from the state folder and start the detector afresh.
+
+        A ``scale.json`` that reads as JSON but holds no usable calibration (a zero or missing
+        scale factor) leaves the scale uncalibrated and says so, rather than silently."""
+        doc = self.docs.read_doc("scale")
+        self.calibration = Calibration.from_json(doc)
+        if doc and self.calibration is None:
+            self.docs.note_problem(T("scale.json holds no usable calibration: calibrate again"))
         self.rezero()
 
     def save(self, calibration: Calibration) -> None:

@@ -251,6 +251,18 @@ def test_rezero_while_disturbed_takes_the_next_settled_weight_without_an_event()
     assert det.net_grams == pytest.approx(0.0, abs=0.5)
 
 
+def test_rezero_now_takes_the_settled_level_at_once_so_a_piece_right_after_counts():
+    det = Detector(430.0, 5.0, 10.0)
+    events = []
+    for t, raw in trace(steps((10.0, 80.0), (20.3, 5.0)), 30):
+        if t == 20.0:  # the re-filled bin (80 g) was confirmed on the level it stands at now
+            events = []
+            det.rezero(now=True)
+        events += det.feed(t, raw)
+    assert kinds(events) == [PLACE] and events[0].pieces == 1
+    assert det.net_grams == pytest.approx(5.0, abs=0.5)
+
+
 def test_the_reference_second_sets_zero_and_the_rate():
     det = Detector(430.0, 5.0)
     for t, raw in trace(steps(), 2, sps=80):

@@ -310,14 +310,22 @@ class Detector:
             return None
         return self.settled_grams - self.zero_grams
 
-    def rezero(self) -> None:
+    def rezero(self, now: bool = False) -> None:
         """Take the next settled weight as the new reference, without an event.
 
         For after the bin was emptied and refilled: the handling in between reports nothing.
+        ``now``: when the pile is settled, its level this moment is the reference at once (the
+        refill was just confirmed on that level: a piece placed a moment later must count, not
+        sink into a reference still to be taken).
         """
-        self._rezero = True
         self._candidate = None
+        self._landing = None
         self._plateau = None
+        if now and self.state == SETTLED and self.settled_grams is not None and len(self._window) >= self._n:
+            self._rezero = False
+            self.settled_grams = self.zero_grams = self._median
+            return
+        self._rezero = True
 
     def fault(self, t: float, reason: str) -> list[ScaleEvent]:
         """A fault the driver saw (a read timeout); reported once like the detector's own."""

@@ -474,9 +474,10 @@ class Detector:
         # a hand pressing hard jitters in proportion to its force: a fifth of the load above the
         # settled weight is not a corrupted read
         load = abs(before - self.settled_grams) if self.settled_grams is not None else 0.0
-        limit = max(
-            self._spike_limit(), self.tuning.event_fraction * self._unit(), self.tuning.storm_load_fraction * load
-        )
+        # a still pile has no hand on it: there an excursion of a spike's size counts (a bit slip
+        # of a gram or two); while it moves only one that could upset a count
+        floor = 0.0 if self.state == SETTLED else self.tuning.event_fraction * self._unit()
+        limit = max(self._spike_limit(), floor, self.tuning.storm_load_fraction * load)
         return jump > limit and abs(grams - before) * self.tuning.spike_contrast < jump
 
     def _storm_note(self, t: float, dropped: bool) -> list[ScaleEvent]:

@@ -361,17 +361,3 @@ def test_a_still_hand_lifted_just_before_four_seconds_is_judged_as_a_hand_even_i
     _, events = run(trace(load, 22, noise_counts=60), piece=5.0)
     assert [e.event for e in events][-1] == RETRACT
     assert final_events(events) == []
-
-
-def test_a_hand_counted_twice_as_it_pressed_harder_is_taken_back_whole_when_it_lifts_off():
-    # a hand laid on the pile at two pieces' weight, counted; it presses a piece's weight harder,
-    # counted again; then it lifts straight off: both places go, and no fall is reported
-    def load(t: float) -> float:
-        if 10.0 <= t < 13.0:
-            return 10.0 + (5.0 if t >= 11.5 else 0.0)
-        return 0.0
-
-    det, events = run(trace(load, 18), piece=5.0)
-    assert [e.event for e in events] == [PLACE, PLACE, RETRACT, RETRACT]
-    assert final_events(events) == []
-    assert det.net_grams == pytest.approx(0.0, abs=0.5)

@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import pairwise
 
 from drivers.scale.faults import ALL_ONES, FULL_SCALE, MIN_CODE  # the HX711's codes: constants only
@@ -631,22 +631,12 @@ class Detector:
         self._landing = None
         before = self.settled_grams
         self.settled_grams = level
-        if step < 0 and plateau is not None:
-            taken = self._taken_back_chain(plateau, level, threshold, t)
-            if taken:
-                self._plateau = None
-                return [ScaleEvent(t, RETRACT, -p.grams, p.pieces, "a hand, not pieces") for p in taken]
+        if step < 0 and plateau is not None and self._taken_back(plateau, level, threshold, t):
+            self._plateau = None
+            return [ScaleEvent(t, RETRACT, -plateau.grams, plateau.pieces, "a hand, not pieces")]
         pieces = piece_count(step, self.piece_weights)
         if step > 0:
-            # a place while the last one may still be taken back joins its chain: a hand that
-            # pressed harder after it was counted is counted again, and goes all at once
-            chain = [*plateau.chain, plateau] if plateau is not None else []
-            chain = [p for p in chain if t - p.t <= tu.retract_s]
-            for p in chain:
-                p.chain = []  # the run is kept flat, on the last place only
-            self._plateau = _Plateau(
-                t, before, level, step, pieces, list(cand.readings), level, not cand.unlanded, chain=chain
-            )
+            self._plateau = _Plateau(t, before, level, step, pieces, list(cand.readings), level, not cand.unlanded)
         else:
             self._plateau = None
         return [ScaleEvent(t, PLACE if step > 0 else FALL, step, pieces)]
@@ -769,32 +759,6 @@ class Detector:
         readings = plateau.readings[self._n :] if len(plateau.readings) >= 3 * self._n else plateau.readings
         return self._hand_like(readings, plateau.grams, scale, hindsight=True)
 
-    def _taken_back_chain(self, plateau: _Plateau, level: float, threshold: float, t: float) -> list[_Plateau]:
-        """The places a drop takes back, the last first: the last place alone (:meth:`_taken_back`),
-        or, when the drop goes back to the weight before a run of places each reported while the
-        one before could still be taken back, the whole run judged as one place (a hand counted,
-        then counted again as it pressed harder, and lifted off)."""
-        if self._taken_back(plateau, level, threshold, t):
-            return [plateau]
-        tu = self.tuning
-        chain = [p for p in plateau.chain if t - p.t <= tu.retract_s + tu.odd_place_confirm_s]
-        for k in range(len(chain)):
-            run = [*chain[k:], plateau]
-            whole = _Plateau(
-                plateau.t,
-                run[0].before,
-                plateau.level,
-                sum(p.grams for p in run),
-                sum(p.pieces for p in run),
-                plateau.readings,
-                plateau.peak,
-                all(p.landed for p in run),
-                plateau.wandered,
-            )
-            if abs(level - whole.before) < threshold:
-                return run[::-1] if self._taken_back(whole, level, threshold, t) else []
-        return []
-
     def _pressed(self, plateau: _Plateau, threshold: float) -> bool:
         """Whether something pressed on the level of a place before it went: its window's level
         rose by half a piece, by ``press_fraction`` of the place and by ``press_k`` times the
@@ -861,8 +825,6 @@ class _Plateau:
     peak: float
     landed: bool = True
     wandered: bool = False
-    chain: list[_Plateau] = field(default_factory=list)
-    """The places reported just before it, each while the one before could still be taken back."""
 
 
 def final_events(events: Sequence[ScaleEvent]) -> list[ScaleEvent]:

@@ -28,9 +28,7 @@ scale driver (or ``None``) and whether a screen reads the scale itself (calibrat
   a Tonne turn, the calibration and self-test screens) and powered down otherwise, so an idle
   device never wakes for it. After a pause the detector starts afresh (re-zeroed).
 - **Taken back.** A place the detector takes back (a hand that held as still as pieces, then
-  lifted straight off) is undone while it is still the last action (journaled as an undo); a run
-  of places taken back together (a hand counted again as it pressed harder) is undone place by
-  place, the last first.
+  lifted straight off) is undone while it is still the last action (journaled as an undo).
 - **Faults** (from the driver, or the detector's ``fault`` events) show as the title bar's mark
   and on the self-test line; the buttons keep working throughout.
 """
@@ -201,9 +199,8 @@ class ScaleService:
         self._expected: float | None = None
         self._empty_level: float | None = None
         self._own = False
-        self._placed_at: list[int] = []
-        """How many actions there were right after each of the scale's recent places, the last
-        last (for a take-back: the detector may take back a run of them, the last first)."""
+        self._placed_at: int | None = None
+        """How many actions there were right after the scale's last place (for a take-back)."""
         self._shown = ""
         self._fault_at = 0.0
         self._reader: Any = None
@@ -355,8 +352,6 @@ class ScaleService:
             if fall is not None:
                 self._apply(fall)
         elif event.event == PLACE:
-            self._placed_at = self._placed_at[-7:]
-            self._placed_at.append(-1)  # nothing to take back, unless the place is applied below
             self._place(event)
         elif event.event == RETRACT:
             self._take_back()
@@ -377,15 +372,13 @@ class ScaleService:
             self.host.toast(f"Scale saw {n}, counted {count}")
         if count > 0:
             self._apply(self.use.place_action(count))
-            if self.game is not None:
-                self._placed_at[-1] = len(self.game.actions)
+            self._placed_at = len(self.game.actions) if self.game is not None else None
 
     def _take_back(self) -> None:
-        """The detector took its last place back: undo it, if it was applied and nothing came
-        after it (a run of places is taken back one by one, the last first)."""
+        """The detector took its last place back: undo it, if nothing came after it."""
         game = self.game
-        at = self._placed_at.pop() if self._placed_at else None
-        if game is not None and at is not None and at == len(game.actions):
+        if game is not None and self._placed_at is not None and self._placed_at == len(game.actions):
+            self._placed_at = None
             self.host.undo()
 
     def _apply(self, action: Action) -> None:

@@ -251,6 +251,18 @@ def test_rezero_while_disturbed_takes_the_next_settled_weight_without_an_event()
     assert det.net_grams == pytest.approx(0.0, abs=0.5)
 
 
+def test_rezero_now_takes_the_settled_level_at_once_so_a_piece_right_after_counts():
+    det = Detector(430.0, 5.0, 10.0)
+    events = []
+    for t, raw in trace(steps((10.0, 80.0), (20.3, 5.0)), 30):
+        if t == 20.0:  # the re-filled bin (80 g) was confirmed on the level it stands at now
+            events = []
+            det.rezero(now=True)
+        events += det.feed(t, raw)
+    assert kinds(events) == [PLACE] and events[0].pieces == 1
+    assert det.net_grams == pytest.approx(5.0, abs=0.5)
+
+
 def test_the_reference_second_sets_zero_and_the_rate():
     det = Detector(430.0, 5.0)
     for t, raw in trace(steps(), 2, sps=80):
@@ -323,3 +335,29 @@ def test_a_hand_as_still_as_wood_lifted_off_soon_after_it_was_counted_is_taken_b
     assert [e.event for e in events] == [PLACE, RETRACT]
     assert final_events(events) == []
     assert det.net_grams == pytest.approx(0.0, abs=0.5)
+
+
+def test_a_piece_set_down_gently_that_falls_out_on_its_own_three_seconds_later_is_a_fall():
+    # 80 SPS: no landing rings the bin (a gentle hand), so the place is doubtful; the piece lies
+    # as still as wood and falls out 3 s later, untouched: a place and a fall, not a hand taken back
+    def load(t: float) -> float:
+        return 5.0 if 10.0 <= t < 13.5 else 0.0
+
+    _, events = run(trace(load, 18, sps=80), piece=5.0, sps=80)
+    assert [(e.event, e.pieces) for e in final_events(events)] == [(PLACE, 1), (FALL, 1)]
+
+
+def test_a_still_hand_lifted_just_before_four_seconds_is_judged_as_a_hand_even_if_confirmed_after():
+    # a hand at two pieces' weight that wavers by a gram is counted, then lifted straight off
+    # 3.9 s after it was counted: the drop began within the 4 s, so it is judged as a take-back
+    rng = random.Random(7)
+    waver = [rng.gauss(0.0, 1.0) for _ in range(200)]
+
+    def load(t: float) -> float:
+        if not 10.0 <= t < 15.3:
+            return 0.0
+        return 10.0 + (waver[int((t - 11.2) * 8)] if t >= 11.2 else 0.0)
+
+    _, events = run(trace(load, 22, noise_counts=60), piece=5.0)
+    assert [e.event for e in events][-1] == RETRACT
+    assert final_events(events) == []

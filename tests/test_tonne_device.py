@@ -218,6 +218,24 @@ def test_events_change_nothing_while_the_bin_is_being_emptied_and_refilled(tmp_p
     assert seen["owed"] == 4
 
 
+def test_a_piece_placed_as_soon_as_the_refill_is_confirmed_is_counted(tmp_path):
+    seen: dict[str, Any] = {}
+
+    async def body(device: Device, run: ScriptRunner) -> None:
+        await start_and_fill(device, run, {"Ann": 3, "Ben": 5})
+        await put(run, -6.0)  # Ann drops a milk carton: the bin is to be emptied and re-filled
+        await put(run, -(FILL_2P - 6.0), EMPTY_SEEN)  # emptied
+        await run.grams(FILL_2P)  # re-filled
+        await until(run, lambda: not isinstance(screen(device).prompt, Task))  # the scale saw it
+        await run.wait(0.1)
+        await run.grams(5.0)  # Ben's first piece, at once
+        await run.wait(1.0)
+        seen["owed"] = summary(device)["owed"]
+
+    run_device(tmp_path, body)
+    assert seen["owed"] == 4  # counted within a second, not taken for part of the re-filled bin
+
+
 def test_buttons_place_and_fall_without_a_scale(tmp_path):
     seen: dict[str, Any] = {}
 

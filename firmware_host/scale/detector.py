@@ -157,6 +157,17 @@ class Tuning:
     """A place is taken back only when its level, seen over its whole life, looked like a hand
     by the hand test with its limits times this (a looser test: a piece placed and then fallen
     out without a press within seconds is rarer than a hand that held still for half a second)."""
+    unlanded_retract_scale: float = 0.45
+    """The same for a place that showed no landing (at 40 SPS and more): more likely a hand, so
+    judged with tighter limits; a piece set down gently and then falling out on its own still
+    lies as still as wood before it goes."""
+    press_fraction: float = 0.5
+    """A place whose level rose by more than this fraction of its weight (and half a piece) before
+    it went is a fall, never a take-back: something pressed on the pile. A hand resting there
+    drifts by about 8 % of its force a square-root second, under a third of it in 4 s."""
+    press_k: float = 4.0
+    """... and by this many times the scatter of the place's own readings (a hand that wavers by
+    grams reaches grams higher without pressing)."""
     hand_rest_s: float = 2.0
     """A place whose weight goes straight back (no press seen) this soon after it was reported is
     taken back whatever it looked like: a hand held as still as wood for half a second lifts off
@@ -207,6 +218,20 @@ def _median_sorted(s: Sequence[float]) -> float:
     n = len(s)
     mid = n // 2
     return s[mid] if n % 2 else (s[mid - 1] + s[mid]) / 2
+
+
+def _scatter(values: Sequence[float], detrend: bool = False) -> float:
+    """The standard deviation of ``values`` about their mean, or (``detrend``) about the straight
+    line that fits them best: over seconds a pile creeps and the cell drifts along a line, while a
+    hand's waver goes up and down."""
+    n = len(values)
+    mean = sum(values) / n
+    if not detrend or n < 4:
+        return math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    xm = (n - 1) / 2
+    sxx = sum((i - xm) ** 2 for i in range(n))
+    slope = sum((i - xm) * (v - mean) for i, v in enumerate(values)) / sxx
+    return math.sqrt(sum((v - mean - slope * (i - xm)) ** 2 for i, v in enumerate(values)) / (n - 2))
 
 
 def piece_fit(grams: float, weights: Sequence[float]) -> tuple[int, float]:
@@ -311,14 +336,22 @@ class Detector:
             return None
         return self.settled_grams - self.zero_grams
 
-    def rezero(self) -> None:
+    def rezero(self, now: bool = False) -> None:
         """Take the next settled weight as the new reference, without an event.
 
         For after the bin was emptied and refilled: the handling in between reports nothing.
+        ``now``: when the pile is settled, its level this moment is the reference at once (the
+        refill was just confirmed on that level: a piece placed a moment later must count, not
+        sink into a reference still to be taken).
         """
-        self._rezero = True
         self._candidate = None
+        self._landing = None
         self._plateau = None
+        if now and self.state == SETTLED and self.settled_grams is not None and len(self._window) >= self._n:
+            self._rezero = False
+            self.settled_grams = self.zero_grams = self._median
+            return
+        self._rezero = True
 
     def fault(self, t: float, reason: str) -> list[ScaleEvent]:
         """A fault the driver saw (a read timeout); reported once like the detector's own."""
@@ -444,9 +477,10 @@ class Detector:
         # a hand pressing hard jitters in proportion to its force: a fifth of the load above the
         # settled weight is not a corrupted read
         load = abs(before - self.settled_grams) if self.settled_grams is not None else 0.0
-        limit = max(
-            self._spike_limit(), self.tuning.event_fraction * self._unit(), self.tuning.storm_load_fraction * load
-        )
+        # a still pile has no hand on it: there an excursion of a spike's size counts (a bit slip
+        # of a gram or two); while it moves only one that could upset a count
+        floor = 0.0 if self.state == SETTLED else self.tuning.event_fraction * self._unit()
+        limit = max(self._spike_limit(), floor, self.tuning.storm_load_fraction * load)
         return jump > limit and abs(grams - before) * self.tuning.spike_contrast < jump
 
     def _storm_note(self, t: float, dropped: bool) -> list[ScaleEvent]:
@@ -555,7 +589,10 @@ class Detector:
         threshold = self._event_threshold(n)
         plateau = self._plateau
         if plateau is not None:
-            if t - plateau.t > tu.retract_s:
+            # a place may be taken back when its level starts to go within retract_s (a drop that
+            # began in time and is confirmed a moment later still counts), not when it goes later
+            age = t - plateau.t
+            if age > tu.retract_s + tu.odd_place_confirm_s or (age > tu.retract_s and abs(step) < threshold):
                 self._plateau = plateau = None
             elif abs(step) < threshold:
                 plateau.readings.append(values[-1])
@@ -653,7 +690,7 @@ class Detector:
         cand.doubtful = True
         return False
 
-    def _hand_like(self, values: list[float], step: float, scale: float = 1.0) -> bool:
+    def _hand_like(self, values: list[float], step: float, scale: float = 1.0, hindsight: bool = False) -> bool:
         """Whether readings at a new level waver or drift more than the sensor's noise lets them.
 
         Three tests, each in noise deviations: the scatter about the mean (leaving out the
@@ -667,7 +704,10 @@ class Detector:
         k = len(values)
         mean = sum(values) / k
         squares = sorted((v - mean) ** 2 for v in values)
-        spread = math.sqrt(sum(squares[:-1]) / (k - 1))
+        # leave out the farthest reading (a spike); over seconds of readings the farthest 2 %
+        # (a real cell's noise has heavy tails)
+        keep = k - (max(1, k // 50) if hindsight else 1)
+        spread = math.sqrt(sum(squares[:keep]) / keep)
         if spread > scale * max(tu.hand_spread_k * sigma, floor):
             return True
         half = k // 2
@@ -679,8 +719,7 @@ class Detector:
             return True
         if k >= 16:
             blocks = [sum(values[i : i + 4]) / 4 for i in range(0, k - 3, 4)]
-            bm = sum(blocks) / len(blocks)
-            bspread = math.sqrt(sum((b - bm) ** 2 for b in blocks) / (len(blocks) - 1))
+            bspread = _scatter(blocks, detrend=hindsight)
             if bspread > scale * max(tu.hand_block_k * sigma / 2, floor):
                 return True
         return False
@@ -706,18 +745,33 @@ class Detector:
         lifts off (``hand_rest_s``), or, seen over its whole life, wavered like a hand."""
         if abs(level - plateau.before) >= threshold:
             return False
-        if plateau.peak > plateau.level + max(threshold, plateau.grams):
+        if self._pressed(plateau, threshold):
             return False
-        if not plateau.landed or plateau.wandered:
-            # no landing was seen (at 80 SPS): nothing says it was pieces; or the level rested on
-            # the way back: pieces fall out at once, a hand eases off
+        if plateau.wandered:
+            # the level rested on the way back: pieces fall out at once, a hand eases off
             return True
         tu = self.tuning
         if t - plateau.t <= tu.hand_rest_s:
             # a resting hand lifts off within a second or two of being counted; a piece falls out
             # on its own that soon only when knocked, and a knock is a press seen above
             return True
-        return self._hand_like(plateau.readings, plateau.grams, tu.retract_scale)
+        # later, landed or not (a piece set down gently does not ring the bin): only a level that
+        # wavered or drifted like a hand over its whole life was one; a piece lies still
+        scale = tu.retract_scale if plateau.landed else tu.unlanded_retract_scale
+        # from the second window on: the first one may still hold the landing's last ringing
+        readings = plateau.readings[self._n :] if len(plateau.readings) >= 3 * self._n else plateau.readings
+        return self._hand_like(readings, plateau.grams, scale, hindsight=True)
+
+    def _pressed(self, plateau: _Plateau, threshold: float) -> bool:
+        """Whether something pressed on the level of a place before it went: its window's level
+        rose by half a piece, by ``press_fraction`` of the place and by ``press_k`` times the
+        scatter of its own readings (a resting hand's drift and waver reach that far)."""
+        tu = self.tuning
+        v = plateau.readings
+        mean = sum(v) / len(v)
+        scatter = math.sqrt(sum((x - mean) ** 2 for x in v) / len(v))
+        rise = plateau.peak - plateau.level
+        return rise > max(threshold, tu.press_fraction * plateau.grams, tu.press_k * scatter)
 
     def _likely_place(self, step: float) -> bool:
         """A rise that looks like pieces placed one by one: a few of them, near a whole number."""

@@ -18,8 +18,9 @@ scale driver (or ``None``) and whether a screen reads the scale itself (calibrat
   "disturbed" (yellow); settled it is green again.
 - **Re-filling the bin.** While the game shows its "empty and re-fill the bin" job, events change
   nothing. When calibrated, the job is confirmed once the bin has been seen empty and then holds
-  the pre-fill's weight; the "Bin filled" button always works too. The detector starts afresh
-  (re-zeroed) after the job, after an undo and for a new game.
+  the pre-fill's weight; the "Bin filled" button always works too. Once the job is done the
+  level the pile stands at is the detector's new zero at once (the next settled level, when the
+  button was pressed while it moved); after an undo and for a new game the detector starts afresh.
 - **Manual presses.** "Placed" pressed while the scale has a change it has not reported yet (the
   pile moving, or a new weight being confirmed) is a credit: the scale's own count of that settle
   is reduced by it, so a piece is not counted twice.
@@ -284,6 +285,15 @@ class ScaleService:
         self.credit = 0
         self._settled_since = None
 
+    def _refilled(self) -> None:
+        """The re-fill job was confirmed: the level the pile stands at now is the new zero, at once
+        (a piece placed a moment later counts; a fresh detector would first take a still second,
+        and a piece placed in it would sink into its zero)."""
+        self.credit = 0
+        if self.detector is None:
+            return
+        self.detector.rezero(now=True)
+
     @property
     def present(self) -> bool:
         """Whether the device has a scale at all."""
@@ -428,8 +438,10 @@ class ScaleService:
         seen = (session.journal.header.get("id"), len(session.actions), task.key if task else None)
         old = self._seen
         if old != seen:
-            if old is None or old[0] != seen[0] or seen[1] < old[1] or (old[2] is not None and old[2] != seen[2]):
+            if old is None or old[0] != seen[0] or seen[1] < old[1]:
                 self.rezero()
+            elif old[2] is not None and old[2] != seen[2]:
+                self._refilled()
             elif seen[1] == old[1] + 1 and not self._own:
                 self._manual(session.actions[-1])
             if task is not None and (old is None or old[2] != task.key):

@@ -216,7 +216,7 @@ def test_a_full_table_still_shows_who_drinks_what(tmp_path):
     assert rows[0].startswith("Ann") and rows[2].startswith("Eve")  # three rows of six players
     assert rows[1] == "Cy 0 cap >Dan 0"  # whose turn it is, marked
     # the last move's line (the outcome, which stays until the next press) comes before the hint
-    assert rows[3] == "Cy 5+2 Muetze" and rows[4] == "Dan: roll"
+    assert rows[3] == "Cy 5+2 Mütze" and rows[4] == "Dan: roll"  # the name the game prints, umlaut and all
     assert rows[5] == "Roll dice" and frame.rows[5].invert and len(rows) == 6
     (frame,) = device_frames(tmp_path / "three", "start trottel Ann Ben Cy\nsnap a\n", seed=3)
     assert texts(frame)[-1] == "tap: next  ok: pick"  # room enough: the hint stays

@@ -31,12 +31,15 @@ How it decides (``docs/detector.md`` has the reasons and the measured figures):
    A place whose weight goes straight back within ``retract_s`` (no press in between), from a
    level that went again within ``hand_rest_s``, looked like a hand in hindsight, showed no
    landing or rested on the way back, is taken back: ``retract``.
-   :func:`final_events` gives the events as they stand once nothing can be taken back.
+   A fall decided within ``fall_join_s`` of the last one ``joins`` it (pieces of one fall
+   sliding out apart). :func:`final_events` gives the events as they stand once nothing can be
+   taken back, a joining fall added to the one before.
 6. **Noise** — re-estimated every second (MAD of that second) and taken as the lower quartile
    of the last minute's estimates, so handling, even most of the time, does not inflate it.
 7. **Faults** — a gap in the timestamps (read timeouts), the same raw value over and over
-   (a stuck line), saturation and spike storms are each reported once, then not again until the
-   sensor has been healthy for ``fault_clear_s``.
+   (a stuck line), saturation and spike storms (every corrupted read counted: codes, short runs
+   of -1, isolated or wild excursions) are each reported once, then not again until the sensor
+   has been healthy for ``fault_clear_s``.
 """
 
 from __future__ import annotations

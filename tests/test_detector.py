@@ -221,6 +221,45 @@ def test_a_spike_storm_is_reported_once_and_again_after_recovery():
     assert 40.0 < events[1].t < 43.0
 
 
+WILD_UP, WILD_DOWN = 3_000_000, -3_000_000  # corrupted reads, thousands of grams off and far apart
+
+
+@pytest.mark.parametrize(
+    "burst",
+    [
+        # two wild reads in a row, each beyond both neighbours, twice: not "isolated", all bad
+        ("wild", "wild_down", "good", "good", "wild", "wild_down"),
+        # short runs of -1 (DOUT high through a read or two), too short for a stuck line
+        (-1, -1, "good", "good", -1, -1),
+        # a small bit slip (12 low bits set) right after a wild read, twice
+        ("wild", "slip", "good", "good", "wild", "slip"),
+    ],
+)
+def test_a_storm_of_corrupted_reads_in_pairs_is_found_within_a_second_at_10_sps(burst: tuple):
+    # at 10 SPS a second holds ten readings: every corrupted read in it must count
+    samples = trace(lambda t: 0.0, 30)
+    start = 100  # 10.0 s
+    for k, kind in enumerate(burst):
+        t, raw = samples[start + k]
+        value = {"wild": WILD_UP, "wild_down": WILD_DOWN, "slip": raw | 0xFFF, "good": raw}.get(kind, kind)
+        samples[start + k] = (t, value)
+    _, events = run(samples)
+    assert [e.event for e in events] == [FAULT]
+    assert events[0].reason.startswith("spikes:")
+    assert 10.0 < events[0].t <= 11.0
+
+
+def test_a_brush_zigzagging_on_a_still_pile_is_no_storm():
+    # a hand brushing the rim at 10 SPS: readings 20-90 g off, up and down, for a second
+    offsets = [0, 60, -20, 90, 10, 70, -30, 40, 0, 0]
+    samples = trace(lambda t: 0.0, 30)
+    for k, g in enumerate(offsets):
+        t, raw = samples[100 + k]
+        samples[100 + k] = (t, raw + round(g * 430))
+    _, events = run(samples)
+    assert not [e for e in events if e.event == FAULT]
+
+
 def test_driver_faults_are_reported_once_per_episode():
     det = Detector(430.0, 5.0, 10.0)
     assert [e.reason for e in det.fault(1.0, "timeout: no data ready")] == ["timeout: no data ready"]
@@ -361,3 +400,22 @@ def test_a_still_hand_lifted_just_before_four_seconds_is_judged_as_a_hand_even_i
     _, events = run(trace(load, 22, noise_counts=60), piece=5.0)
     assert [e.event for e in events][-1] == RETRACT
     assert final_events(events) == []
+
+
+@pytest.mark.parametrize("apart", [0.4, 0.5])
+def test_two_pieces_of_one_fall_sliding_out_half_a_second_apart_are_one_fall_of_two(apart: float):
+    # at 80 SPS each piece is seen settle on its own; the second would be a fall of its own,
+    # charged to the next player's turn
+    sps = 80
+    load = steps((5.0, 10.0), (20.0, -5.0), (20.0 + apart, -5.0))
+    _, events = run(trace(load, 30, sps=sps), sps=sps)
+    falls = [e for e in events if e.event == FALL]
+    assert len(falls) == 2 and falls[0].t <= 20.5 and not falls[0].joins  # the fall ends the turn at once
+    assert all(e.joins for e in falls[1:])  # the rest of it is more of the same fall
+    assert [(e.event, e.pieces) for e in final_events(events)] == [(PLACE, 2), (FALL, 2)]
+    assert final_events(events)[1].grams == pytest.approx(-10.0, abs=0.6)
+
+
+def test_falls_a_bin_apart_stay_two_falls():
+    _, events = run(trace(steps((5.0, 10.0), (15.0, -5.0), (25.0, 5.0), (35.0, -5.0)), 45))
+    assert [(e.event, e.pieces) for e in final_events(events)] == [(PLACE, 2), (FALL, 1), (PLACE, 1), (FALL, 1)]

@@ -46,6 +46,18 @@ def test_one_json_object_per_event_in_time_order(cli, write_script: Write):
     assert isinstance(place["pieces"], int)
 
 
+def test_two_pieces_of_one_fall_sliding_out_apart_print_as_one_fall(cli, write_script: Write):
+    # at 80 SPS the pile is seen settle between the two pieces, 0.45 s apart
+    path = write_script(csv_trace({5.0: 10.0, 12.0: -5.0, 12.45: -5.0}, sps=80.0), "trace.csv")
+    r = cli("scale", "detect", path, "--counts-per-gram", "430", "--piece-grams", "5")
+    assert r.status == 0
+    place, fall = events(r.out)
+    assert (place["event"], place["pieces"]) == ("place", 2)
+    assert (fall["event"], fall["pieces"]) == ("fall", 2)
+    assert fall["grams"] == pytest.approx(-10.0, abs=0.6)
+    assert 12.0 < fall["t"] <= 12.5  # when the first piece's fall was known
+
+
 def test_negative_counts_per_gram(cli, write_script: Write):
     path = write_script(csv_trace({8.0: -6.0}, cpg=-430.0), "trace.csv")
     r = cli("scale", "detect", path, "--counts-per-gram", "-430", "--piece-grams", "6")

@@ -31,12 +31,15 @@ How it decides (``docs/detector.md`` has the reasons and the measured figures):
    A place whose weight goes straight back within ``retract_s`` (no press in between), from a
    level that went again within ``hand_rest_s``, looked like a hand in hindsight, showed no
    landing or rested on the way back, is taken back: ``retract``.
-   :func:`final_events` gives the events as they stand once nothing can be taken back.
+   A fall decided within ``fall_join_s`` of the last one ``joins`` it (pieces of one fall
+   sliding out apart). :func:`final_events` gives the events as they stand once nothing can be
+   taken back, a joining fall added to the one before.
 6. **Noise** — re-estimated every second (MAD of that second) and taken as the lower quartile
    of the last minute's estimates, so handling, even most of the time, does not inflate it.
 7. **Faults** — a gap in the timestamps (read timeouts), the same raw value over and over
-   (a stuck line), saturation and spike storms are each reported once, then not again until the
-   sensor has been healthy for ``fault_clear_s``.
+   (a stuck line), saturation and spike storms (every corrupted read counted: codes, short runs
+   of -1, isolated or wild excursions) are each reported once, then not again until the sensor
+   has been healthy for ``fault_clear_s``.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 from drivers.scale.faults import ALL_ONES, FULL_SCALE, MIN_CODE  # the HX711's codes: constants only
@@ -68,7 +71,9 @@ class ScaleEvent:
     """A settled change of the pile (``place``, ``fall``) or a sensor ``fault``.
 
     ``t`` is the time of the sample at which the detector knew; ``grams`` the settled change
-    (negative for a fall); ``pieces`` the whole number of pieces it stands for.
+    (negative for a fall); ``pieces`` the whole number of pieces it stands for. ``joins``: a
+    fall that is more of the fall just reported (pieces sliding out one after another), not a
+    fall of its own — the game has ended the turn for that one already.
     """
 
     t: float
@@ -76,6 +81,7 @@ class ScaleEvent:
     grams: float = 0.0
     pieces: int = 0
     reason: str = ""
+    joins: bool = False
 
     def to_json(self) -> dict:
         """The ``scale detect`` output object of the contract."""
@@ -210,8 +216,16 @@ class Tuning:
     storm_load_fraction: float = 0.2
     """An excursion counts towards a storm only when it is also this fraction of the load above
     the settled weight (a hand pressing 800 g jitters by tens of grams)."""
+    storm_wild_pieces: float = 50.0
+    """Excursions in a row count towards a storm when each is beyond both its neighbours, which
+    differ by as much, by more than this many of the lightest piece (150-600 g: corrupted reads
+    of thousands of grams; a brush of up to 100 g zigzags at 10 SPS, a press ramps)."""
     fault_clear_s: float = 5.0
     """A fault kind is reported again only after this long without a sign of it."""
+    fall_join_s: float = 0.6
+    """A fall decided within this long of the last reported fall (nothing reported between) is
+    more of that fall: pieces of one fall slide out one after another, a few tenths of a second
+    apart, while two falls of their own are a bin emptied and refilled apart."""
 
 
 def _median_sorted(s: Sequence[float]) -> float:
@@ -321,6 +335,8 @@ class Detector:
         """Whether the change being confirmed showed a landing (None: not judged yet)."""
         self._plateau: _Plateau | None = None
         """The level of the last place reported, while it may still be taken back."""
+        self._last_fall: float | None = None
+        """When the last event reported was a fall, its time (for :attr:`Tuning.fall_join_s`)."""
         self._rezero = False
 
     # -- public -------------------------------------------------------------------------------
@@ -377,6 +393,11 @@ class Detector:
         if raw == self._run_raw:
             self._run_n += 1
         else:
+            if self._run_raw == ALL_ONES and 1 < self._run_n < tu.suspect_repeats:
+                # a short run of -1 that ended: no stuck line but corrupted reads, each of them
+                # (its first was counted as it came)
+                for _ in range(self._run_n - 1):
+                    events += self._storm_note(t, True)
             self._run_raw, self._run_n, self._run_t0 = raw, 1, t
         if raw in FULL_SCALE_CODES:
             if self._run_n < tu.saturated_samples:
@@ -393,7 +414,7 @@ class Detector:
                 )
             return events
         if raw == ALL_ONES:
-            if self._run_n > 1:  # the start of a stuck line, not a storm of corrupted reads
+            if self._run_n > 1:  # perhaps the start of a stuck line: judged when the run ends
                 self.dropped += 1
                 return events
             return events + self._drop(t)
@@ -468,20 +489,38 @@ class Detector:
     def _isolated(self, grams: float) -> bool:
         """Whether the previous reading was an isolated excursion (away from both neighbours,
         which agree with each other, by more than a spike and half a piece: smaller ones, like a
-        trembling hand's readings at 10 SPS, cannot upset a count); judged on the next reading."""
+        trembling hand's readings at 10 SPS, cannot upset a count); judged on the next reading.
+
+        A reading judged bad is no neighbour for the next one (as an impossible code is none):
+        in a storm a small bit slip next to a wild read is judged against the good reading
+        before the wild one. And two or three wild reads in a row, each beyond both its
+        neighbours and those neighbours as far apart (corrupted reads disagree with each other),
+        by more than ``storm_wild_pieces`` pieces, count too: no hand or landing moves a pile
+        that far and back within one reading."""
+        tu = self.tuning
         before, current = self._last2
         self._last2 = (current, grams)
         if before is None or current is None:
             return False
         jump = min(abs(current - before), abs(current - grams))
         # a hand pressing hard jitters in proportion to its force: a fifth of the load above the
-        # settled weight is not a corrupted read
-        load = abs(before - self.settled_grams) if self.settled_grams is not None else 0.0
+        # settled weight is not a corrupted read (the load as the nearer neighbour has it: the
+        # other may be a corrupted read itself)
+        settled = self.settled_grams if self.settled_grams is not None else before
+        load = min(abs(before - settled), abs(grams - settled))
         # a still pile has no hand on it: there an excursion of a spike's size counts (a bit slip
         # of a gram or two); while it moves only one that could upset a count
-        floor = 0.0 if self.state == SETTLED else self.tuning.event_fraction * self._unit()
-        limit = max(self._spike_limit(), floor, self.tuning.storm_load_fraction * load)
-        return jump > limit and abs(grams - before) * self.tuning.spike_contrast < jump
+        floor = 0.0 if self.state == SETTLED else tu.event_fraction * self._unit()
+        limit = max(self._spike_limit(), floor, tu.storm_load_fraction * load)
+        if jump <= limit:
+            return False
+        bad = abs(grams - before) * tu.spike_contrast < jump
+        if not bad:
+            wild = max(limit, tu.storm_wild_pieces * self._unit())
+            bad = jump > wild and abs(grams - before) > wild and (current - before) * (current - grams) > 0
+        if bad:
+            self._last2 = (before, grams)
+        return bad
 
     def _storm_note(self, t: float, dropped: bool) -> list[ScaleEvent]:
         """Keep the share of bad readings (impossible codes, isolated excursions) over the last
@@ -636,13 +675,18 @@ class Detector:
         self.settled_grams = level
         if step < 0 and plateau is not None and self._taken_back(plateau, level, threshold, t):
             self._plateau = None
+            self._last_fall = None
             return [ScaleEvent(t, RETRACT, -plateau.grams, plateau.pieces, "a hand, not pieces")]
         pieces = piece_count(step, self.piece_weights)
         if step > 0:
             self._plateau = _Plateau(t, before, level, step, pieces, list(cand.readings), level, not cand.unlanded)
-        else:
-            self._plateau = None
-        return [ScaleEvent(t, PLACE if step > 0 else FALL, step, pieces)]
+            self._last_fall = None
+            return [ScaleEvent(t, PLACE, step, pieces)]
+        self._plateau = None
+        joins = self._last_fall is not None and t - self._last_fall <= tu.fall_join_s
+        if not joins:
+            self._last_fall = t  # a joined piece does not stretch the fall further
+        return [ScaleEvent(t, FALL, step, pieces, joins=joins)]
 
     def _confirmed(
         self, t: float, level: float, step: float, threshold: float, confirm: float, n: int, window: list[float]
@@ -832,10 +876,17 @@ class _Plateau:
 
 def final_events(events: Sequence[ScaleEvent]) -> list[ScaleEvent]:
     """The events as they stand once nothing more can be taken back: a place followed by its
-    ``retract`` is left out, and so is the ``retract``. What ``scale detect`` prints, and what
-    the bench scores."""
+    ``retract`` is left out, and so is the ``retract``; a fall that ``joins`` the one before is
+    added to it (one fall of all its pieces, at the first one's time). What ``scale detect``
+    prints, and what the bench scores."""
     out: list[ScaleEvent] = []
     for e in events:
+        if e.joins:
+            i = next((i for i in range(len(out) - 1, -1, -1) if out[i].event == FALL), None)
+            if i is not None:
+                first = out[i]
+                out[i] = replace(first, grams=first.grams + e.grams, pieces=first.pieces + e.pieces)
+                continue
         if e.event == RETRACT:
             for i in range(len(out) - 1, -1, -1):
                 if out[i].event == PLACE:

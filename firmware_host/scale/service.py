@@ -375,6 +375,8 @@ class ScaleService:
         if self._placing is None or self._paused():
             return
         if event.event == FALL:
+            if event.joins:
+                return  # more of the fall just applied: that turn has ended already
             fall = self.use.fall_action() if self.use is not None else None
             if fall is not None:
                 self._apply(fall)

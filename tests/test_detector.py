@@ -347,16 +347,23 @@ def test_pieces_placed_three_seconds_apart_are_counted_one_by_one_within_a_secon
     assert [round(e.t - at, 1) <= 1.0 for e, at in zip(events, (10.0, 13.0, 16.0), strict=True)] == [True] * 3
 
 
-def test_a_hand_counted_as_a_piece_is_taken_back_when_it_lifts_off():
-    # a hand as still as a piece for a second, then wavering by a gram, then lifted straight off
-    rng = random.Random(4)
-    waver = [rng.gauss(0.0, 1.0) for _ in range(100)]
+def wavering_hand(grams: float, on: float, off: float, waver_from: float, seed: int):
+    """A hand of ``grams`` resting from ``on`` to ``off`` s, still at first, then wavering by a
+    gram (eight new values a second) from ``waver_from``."""
+    rng = random.Random(seed)
+    waver = [rng.gauss(0.0, 1.0) for _ in range(int((off - waver_from) * 8) + 1)]
 
     def load(t: float) -> float:
-        if not 10.0 <= t < 13.0:
+        if not on <= t < off:
             return 0.0
-        return 5.0 + (waver[int((t - 11.0) * 8)] if t >= 11.0 else 0.0)
+        return grams + (waver[int((t - waver_from) * 8)] if t >= waver_from else 0.0)
 
+    return load
+
+
+def test_a_hand_counted_as_a_piece_is_taken_back_when_it_lifts_off():
+    # a hand as still as a piece for a second, then wavering by a gram, then lifted straight off
+    load = wavering_hand(5.0, 10.0, 13.0, waver_from=11.0, seed=4)
     det, events = run(trace(load, 20, noise_counts=60), piece=5.0)
     assert [e.event for e in events] == [PLACE, RETRACT]
     assert events[1].grams == pytest.approx(-events[0].grams)
@@ -389,14 +396,7 @@ def test_a_piece_set_down_gently_that_falls_out_on_its_own_three_seconds_later_i
 def test_a_still_hand_lifted_just_before_four_seconds_is_judged_as_a_hand_even_if_confirmed_after():
     # a hand at two pieces' weight that wavers by a gram is counted, then lifted straight off
     # 3.9 s after it was counted: the drop began within the 4 s, so it is judged as a take-back
-    rng = random.Random(7)
-    waver = [rng.gauss(0.0, 1.0) for _ in range(200)]
-
-    def load(t: float) -> float:
-        if not 10.0 <= t < 15.3:
-            return 0.0
-        return 10.0 + (waver[int((t - 11.2) * 8)] if t >= 11.2 else 0.0)
-
+    load = wavering_hand(10.0, 10.0, 15.3, waver_from=11.2, seed=7)
     _, events = run(trace(load, 22, noise_counts=60), piece=5.0)
     assert [e.event for e in events][-1] == RETRACT
     assert final_events(events) == []

@@ -585,3 +585,12 @@ def test_the_pass_of_a_bet_is_offered_in_the_players_language():
     assert side is not None and side.label("pass") == "pass" and side.label("3") == "bet 3"
     set_language("de")
     assert tr(side.label("pass")) == "passen" and tr(side.label("3")) == "Wette 3"
+
+
+def test_what_a_diver_gains_is_told_in_the_singular_or_the_plural_in_both_languages():
+    from firmware_host.core.i18n import set_language, tr
+    from games.antartik.engine import gains
+
+    assert (gains("Ann", 1), gains("Ann", 3)) == ("Ann gains a card", "Ann gains 3 cards")
+    set_language("de")
+    assert (tr(gains("Ann", 1)), tr(gains("Ann", 3))) == ("Ann nimmt eine Karte", "Ann nimmt 3 Karten")

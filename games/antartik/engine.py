@@ -49,6 +49,7 @@ from games.core import (
     Rng,
     SetupError,
     T,
+    Text,
     View,
     get_field,
     get_player,
@@ -270,7 +271,7 @@ class Antartik(Engine[AntartikState]):
         s.face_up[diver] += s.dive
         s.dive = []
         s.chute = None
-        effects += [signal("success"), say(T("{diver} gains {cards} card(s)", diver=diver, cards=gained))]
+        effects += [signal("success"), say(gains(diver, gained))]
         self._next_turn(s)
 
     def move_new_dive(self, s: AntartikState, action: Action, effects: list[Effect]) -> None:
@@ -544,3 +545,10 @@ class Antartik(Engine[AntartikState]):
 
 ENGINE = Antartik()
 """Antartik (Ilopeli 2012)."""
+
+
+def gains(diver: str, cards: int) -> Text:
+    """What the table hears when ``diver`` takes ``cards`` cards (one, or a number of them)."""
+    if cards == 1:
+        return T("{diver} gains a card", diver=diver)
+    return T("{diver} gains {cards} cards", diver=diver, cards=cards)

@@ -11,6 +11,7 @@ import pytest
 from firmware_host.core.i18n import set_language, tr
 from games import get_engine
 from games.antartik.cards import DEFAULT_DECK, number
+from games.antartik.engine import gains
 from games.core import Collect, Menu, Option, Refused, Text
 from tests.engine_words import check_words
 
@@ -588,9 +589,6 @@ def test_the_pass_of_a_bet_is_offered_in_the_players_language():
 
 
 def test_what_a_diver_gains_is_told_in_the_singular_or_the_plural_in_both_languages():
-    from firmware_host.core.i18n import set_language, tr
-    from games.antartik.engine import gains
-
     assert (gains("Ann", 1), gains("Ann", 3)) == ("Ann gains a card", "Ann gains 3 cards")
     set_language("de")
     assert (tr(gains("Ann", 1)), tr(gains("Ann", 3))) == ("Ann nimmt eine Karte", "Ann nimmt 3 Karten")

@@ -12,7 +12,17 @@ from pathlib import Path
 import pytest
 
 from firmware_host.core import config as configuration
-from firmware_host.core.i18n import LANGUAGES, _, catalogue, compile_mo, parse_po, set_language, tr, watch_misses
+from firmware_host.core.i18n import (
+    LANGUAGES,
+    _,
+    catalogue,
+    compile_mo,
+    parse_po,
+    po_files,
+    set_language,
+    tr,
+    watch_misses,
+)
 from games.core import T, join
 from tests.devicekit import presses, run_device, screen
 
@@ -254,3 +264,14 @@ def test_messages_of_one_moment_show_together_each_in_the_players_language(tmp_p
     said, text = run_device(tmp_path, body, config)
     assert said == "Undone · Saving again"
     assert "Zurückgenommen · Spe" in text and "Undone" not in text  # each part translated, then joined
+
+
+def test_a_message_in_two_catalogue_files_reads_the_same_in_both():
+    for language in LANGUAGES:
+        seen: dict[str, tuple[str, str]] = {}
+        for path in po_files(language):
+            for msgid, msgstr in parse_po(path.read_text(encoding="utf-8")).items():
+                where = f"{path.parent.parent.name}/{path.name}"
+                if msgid and msgid in seen:
+                    assert seen[msgid][0] == msgstr, f"{msgid!r}: {seen[msgid]} vs {(msgstr, where)}"
+                seen.setdefault(msgid, (msgstr, where))

@@ -17,7 +17,6 @@ ROOMS = ("timers", "core", "scale", "ui", "runtime", "sim", "cli")
 """The rooms of firmware_host/, lowest first: a room imports only the rooms before it."""
 
 
-
 def module_name(path: Path) -> str:
     parts = path.relative_to(ROOT).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)

@@ -144,9 +144,7 @@ def test_a_square_panel_turned_a_quarter_draws_at_its_size(tmp_path):
     assert run_device(tmp_path, body, config) == ("ok", (128, 128))
 
 
-@pytest.mark.parametrize(
-    ("kind", "full"), [("ssd1309", 1024), ("sh1107", 2048), ("ssd1327", 8192), ("ssd1322", 8192)]
-)
+@pytest.mark.parametrize(("kind", "full"), [("ssd1309", 1024), ("sh1107", 2048), ("ssd1327", 8192), ("ssd1322", 8192)])
 def test_what_a_whole_new_picture_costs_on_the_wire(kind, full):
     """hardware/wiring.md's figures: the greyscale panels send 4 bits a pixel even in mode "1"."""
     from PIL import Image

@@ -38,22 +38,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from firmware_host.core import fsio
+from firmware_host.core.pi_layout import (
+    BOOT_CONFIGS,
+    I2C_BAUDRATE,
+    SERVICE_GROUPS,
+    SERVICE_USER,
+    SPI_DROP_IN,
+    SPI_GROUP,
+    UNIT,
+)
 
-USER = "tablemate"
-GROUPS = ("gpio", "i2c", "dialout")
-UNIT = "etc/systemd/system/tablemate.service"
 CONFIG = "etc/tablemate/config.toml"
 MODULES = "etc/modules-load.d/tablemate.conf"
-BOOT_CONFIGS = ("boot/firmware/config.txt", "boot/config.txt")
 I2C_LINE = "dtparam=i2c_arm=on"
 SPI_LINE = "dtparam=spi=on"
-SPI_GROUP = "spi"
-SPI_DROP_IN = "etc/systemd/system/tablemate.service.d/spi.conf"
 SPI_DROP_IN_TEXT = (
     "# Written by tablemate install: the [display] panel is on SPI (/dev/spidev0.*, group spi).\n"
     "[Service]\nSupplementaryGroups=spi\n"
 )
-I2C_BAUDRATE = 400_000
 BAUD_LINE = f"dtparam=i2c_arm_baudrate={I2C_BAUDRATE}"
 STATE = "var/lib/tablemate"
 VENV = "opt/tablemate"
@@ -182,13 +184,15 @@ class Installer:
         """The system user and its groups; ``True`` when the user joined a group (a running
         service gets its groups only when restarted)."""
         joined = False
-        if self.run(["id", "-u", USER]) != 0 and self.step(f"create system user {USER}"):
-            self.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", USER])
-        for group in GROUPS:
+        if self.run(["id", "-u", SERVICE_USER]) != 0 and self.step(f"create system user {SERVICE_USER}"):
+            self.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", SERVICE_USER])
+        for group in SERVICE_GROUPS:
             if self.run(["getent", "group", group]) != 0 and self.step(f"create group {group}"):
                 self.run(["groupadd", "--system", group])
-            if self.run(["sh", "-c", f"id -nG {USER} | grep -qw {group}"]) != 0 and self.step(f"add {USER} to {group}"):
-                self.run(["usermod", "-aG", group, USER])
+            if self.run(["sh", "-c", f"id -nG {SERVICE_USER} | grep -qw {group}"]) != 0 and self.step(
+                f"add {SERVICE_USER} to {group}"
+            ):
+                self.run(["usermod", "-aG", group, SERVICE_USER])
                 joined = True
         return joined
 
@@ -212,9 +216,9 @@ class Installer:
             return False
         if self.run(["getent", "group", SPI_GROUP]) != 0 and self.step(f"create group {SPI_GROUP}"):
             self.run(["groupadd", "--system", SPI_GROUP])
-        in_group = self.run(["sh", "-c", f"id -nG {USER} | grep -qw {SPI_GROUP}"]) == 0
-        if not in_group and self.step(f"add {USER} to {SPI_GROUP}"):
-            self.run(["usermod", "-aG", SPI_GROUP, USER])
+        in_group = self.run(["sh", "-c", f"id -nG {SERVICE_USER} | grep -qw {SPI_GROUP}"]) == 0
+        if not in_group and self.step(f"add {SERVICE_USER} to {SPI_GROUP}"):
+            self.run(["usermod", "-aG", SPI_GROUP, SERVICE_USER])
         drop_in = self.path(SPI_DROP_IN)
         if drop_in.exists() and drop_in.read_text(encoding="utf-8") == SPI_DROP_IN_TEXT:
             return False
@@ -288,6 +292,6 @@ class Installer:
                         shutil.rmtree(target)
                     else:
                         target.unlink()
-            if self.run(["id", "-u", USER]) == 0 and self.step(f"remove user {USER}"):
-                self.run(["userdel", USER])
+            if self.run(["id", "-u", SERVICE_USER]) == 0 and self.step(f"remove user {SERVICE_USER}"):
+                self.run(["userdel", SERVICE_USER])
         return self.done

@@ -33,16 +33,16 @@ from typing import Any
 
 from drivers.panels import PANELS
 from firmware_host.core.config import Config
+from firmware_host.core.pi_layout import (
+    I2C_BAUDRATE,
+    SERVICE_GROUPS,
+    SERVICE_USER,
+    SPI_DROP_IN,
+    SPI_GROUP,
+    UNIT,
+)
 from games.core import T, join
 
-SERVICE_USER = "tablemate"
-SERVICE_GROUPS = ("gpio", "i2c", "dialout")
-UNIT = "etc/systemd/system/tablemate.service"
-SPI_GROUP = "spi"
-SPI_DROP_IN = "etc/systemd/system/tablemate.service.d/spi.conf"
-"""What ``tablemate install`` writes for a panel on SPI (:mod:`firmware_host.cli.install`)."""
-BOOT_CONFIGS = ("boot/firmware/config.txt", "boot/config.txt")
-WANT_I2C_HZ = 400_000
 MIN_FREE_MB = 50
 SLOW_FSYNC_MS = 100.0
 REINSTALL = "sudo systemd/install.sh"
@@ -403,7 +403,7 @@ def check_i2c_speed(config: Config, system: System) -> Result:
     fix = f"{REINSTALL} (sets dtparam=i2c_arm_baudrate=400000), then reboot"
     if hz is None:
         return Result("i2c speed", FAIL, f"bus speed of i2c-{port} unknown (no device tree node)", fix)
-    if hz < WANT_I2C_HZ:
+    if hz < I2C_BAUDRATE:
         return Result("i2c speed", FAIL, f"i2c-{port} at {hz // 1000} kHz", fix)
     return Result("i2c speed", OK, f"i2c-{port} at {hz // 1000} kHz")
 

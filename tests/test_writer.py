@@ -39,7 +39,9 @@ def test_a_failed_write_fails_the_writes_behind_it_until_reset(kind):
     writer.close()
 
 
-def test_while_an_action_is_made_durable_the_loop_serves_input_and_its_effects_wait(tmp_path, monkeypatch):
+def held_fsync():
+    """An fsync that says when it has begun (``in_fsync``) and waits for ``gate``: an SD card
+    that is busy until the test lets it go."""
     gate, in_fsync = threading.Event(), threading.Event()
     real = fsio.fsync
 
@@ -48,6 +50,11 @@ def test_while_an_action_is_made_durable_the_loop_serves_input_and_its_effects_w
         gate.wait(10)
         real(fd)
 
+    return gate, in_fsync, slow_fsync
+
+
+def test_while_an_action_is_made_durable_the_loop_serves_input_and_its_effects_wait(tmp_path, monkeypatch):
+    gate, in_fsync, slow_fsync = held_fsync()
     async def until(condition) -> None:
         for _ in range(5000):
             if condition():
@@ -94,14 +101,8 @@ def test_while_an_action_is_made_durable_the_loop_serves_input_and_its_effects_w
 
 
 def test_a_changed_setting_is_saved_off_the_loop_and_a_failed_save_leaves_the_journal_writing(tmp_path, monkeypatch):
-    gate, in_fsync = threading.Event(), threading.Event()
+    gate, in_fsync, slow_fsync = held_fsync()
     real = fsio.fsync
-
-    def slow_fsync(fd: int) -> None:
-        in_fsync.set()
-        gate.wait(10)
-        real(fd)
-
     async def main():
         device = Device(configuration.defaults().with_sim(), Store(tmp_path), seed=1)
         task = asyncio.create_task(device.run())

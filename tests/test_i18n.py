@@ -23,7 +23,8 @@ from firmware_host.core.i18n import (
     tr,
     watch_misses,
 )
-from games.core import T, join
+from firmware_host.core.replay import Script, ScriptError
+from games.core import T, Text, join
 from tests.devicekit import presses, run_device, screen
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -275,3 +276,11 @@ def test_a_message_in_two_catalogue_files_reads_the_same_in_both():
                 if msgid and msgid in seen:
                     assert seen[msgid][0] == msgstr, f"{msgid!r}: {seen[msgid]} vs {(msgstr, where)}"
                 seen.setdefault(msgid, (msgstr, where))
+
+
+def test_a_game_that_cannot_start_says_why_in_the_players_language():
+    with pytest.raises(ScriptError) as caught:
+        Script("arschbombe", ["Ann"], 0, {}).start()  # too few players
+    reason = str(caught.value)
+    set_language("de")
+    assert isinstance(reason, Text) and tr(reason) != reason  # still a message id, read in German

@@ -14,9 +14,10 @@ from typing import Any
 from firmware_host.core.limits import InputError, check_name, check_tree, parse_json, read_text
 from games import UnknownGame, get_engine
 from games.core import Action, Engine, Refused, SetupError
+from games.core.text import Told
 
 
-class ScriptError(ValueError):
+class ScriptError(Told, ValueError):
     """A SCRIPT that cannot start: unreadable, not JSON, unknown game, bad players or options."""
 
 

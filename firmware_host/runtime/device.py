@@ -62,11 +62,6 @@ DISPLAY_STATES = {"ok": T("ok"), "degraded": T("degraded"), "absent": T("absent"
 """The display's state as the self-test shows it."""
 
 
-def said(exc: BaseException) -> str:
-    """What an exception tells the table: its message as given (a Text stays translatable)."""
-    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
-
-
 def _cut(text: str) -> str:
     """``text`` shortened to :data:`TOAST_CHARS` (a message longer than its lines anyway)."""
     return text if len(text) <= TOAST_CHARS else text[: TOAST_CHARS - 1] + "…"
@@ -275,7 +270,7 @@ class Device:
         except (StoreError, ScriptError) as exc:
             log.error("cannot resume: %s", exc)
             self._shown_problems.add(str(exc))
-            self.push(Message(self, T("Cannot resume"), said(exc), on_ok=self.home))
+            self.push(Message(self, T("Cannot resume"), str(exc), on_ok=self.home))
             return
         except Exception as exc:  # the boot goes on whatever the files hold
             log.exception("cannot resume")
@@ -495,7 +490,7 @@ class Device:
         try:
             Script(game, players, 0, options).start()  # a game that cannot start ends nothing
         except ScriptError as exc:
-            self.refuse(said(exc))
+            self.refuse(str(exc))
             return False
         ended = self.session is not None
         if ended:
@@ -514,7 +509,7 @@ class Device:
                 mono=self._mono,
             )
         except ScriptError as exc:
-            self.refuse(said(exc))
+            self.refuse(str(exc))
             return False
         except OSError as exc:  # the journal could not be made (or a game left unfiled be filed)
             self._storage_error(exc)
@@ -559,7 +554,7 @@ class Device:
         try:
             effects = self.session.apply(action)
         except Refused as exc:
-            self.refuse(said(exc))
+            self.refuse(str(exc))
             return False
         if self._message_at != self.loop.time():
             self.clear_message()  # the state changed: what an earlier message said may no longer hold

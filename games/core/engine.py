@@ -21,27 +21,15 @@ from typing import Any, ClassVar, Generic, TypeVar
 from games.core.prompts import Action, Option, Prompt
 from games.core.rng import Rng
 from games.core.sensors import ScaleNow, ScaleUse
-from games.core.text import T, Text, join
+from games.core.text import T, Text, Told, join
 
 
-class _Told:
-    """An exception whose one argument is what players read: ``str()`` gives it back as it is,
-    so a :class:`~games.core.text.Text` keeps its message id and values (and stays translatable)."""
-
-    args: tuple[Any, ...]
-
-    def __str__(self) -> str:
-        if len(self.args) == 1 and isinstance(self.args[0], str):
-            return self.args[0]
-        return super().__str__()
-
-
-class Refused(_Told, Exception):
+class Refused(Told, Exception):
     """An action the rules forbid, or a malformed one. ``str()`` is the reason for players (a
     :class:`~games.core.text.Text`)."""
 
 
-class SetupError(_Told, ValueError):
+class SetupError(Told, ValueError):
     """Players or options a game cannot start with (``str()``: the reason, a Text where players
     may read it)."""
 

@@ -66,3 +66,16 @@ def join(parts: list[str] | tuple[str, ...], sep: str = ", ") -> Joined:
     and words); the separator is not translated."""
     fields = {f"p{i}": part for i, part in enumerate(parts)}
     return Joined(sep.replace("{", "{{").replace("}", "}}").join("{" + key + "}" for key in fields), **fields)
+
+
+class Told:
+    """Mixed into an exception whose one argument is what players read: ``str()`` gives it back
+    as it is, so a :class:`Text` keeps its message id and values (and stays translatable) through
+    ``str(exc)`` and through an exception re-raised as ``Other(str(exc))``."""
+
+    args: tuple[Any, ...]
+
+    def __str__(self) -> str:
+        if len(self.args) == 1 and isinstance(self.args[0], str):
+            return self.args[0]
+        return super().__str__()

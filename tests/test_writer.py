@@ -55,6 +55,7 @@ def held_fsync():
 
 def test_while_an_action_is_made_durable_the_loop_serves_input_and_its_effects_wait(tmp_path, monkeypatch):
     gate, in_fsync, slow_fsync = held_fsync()
+
     async def until(condition) -> None:
         for _ in range(5000):
             if condition():
@@ -103,6 +104,7 @@ def test_while_an_action_is_made_durable_the_loop_serves_input_and_its_effects_w
 def test_a_changed_setting_is_saved_off_the_loop_and_a_failed_save_leaves_the_journal_writing(tmp_path, monkeypatch):
     gate, in_fsync, slow_fsync = held_fsync()
     real = fsio.fsync
+
     async def main():
         device = Device(configuration.defaults().with_sim(), Store(tmp_path), seed=1)
         task = asyncio.create_task(device.run())

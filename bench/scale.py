@@ -17,7 +17,8 @@ a piece of its new weight from then on), for places and falls alike. Every other
 ``place``/``fall`` is a false event; one within a hand's episode (a press, a resting hand, a
 brush, slow settling; up to 3 s after it) is counted against the hands. A sensor fault counts as
 found when it is reported within :data:`FAULT_WITHIN` seconds of its start (of its end for a gap
-in the readings: a gap shows only when readings come again).
+in the readings: a gap shows only when readings come again); the issue's table measured faults
+found within :data:`FAULT_WITHIN_TABLE` seconds, and that figure is reported too.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ HELD_OUT_SEEDS = range(1001, 2001)
 """Seeds only ever used to report (the default)."""
 MATCH_AFTER = 6.0
 FAULT_WITHIN = 1.0
+FAULT_WITHIN_TABLE = 3.5
+"""The issue's table counted a fault found when reported within this long; the aim is 1 s."""
 SPLITS = {recordings.TUNE: TUNE_SEEDS, recordings.HELD_OUT: HELD_OUT_SEEDS}
 REAL_MATCH_AFTER = 8.0
 """The real recordings' labels come from a plateau segmentation at 3.7–10 SPS: a wider window."""
@@ -55,6 +58,7 @@ TARGETS = {
     "fall_p95_10": 0.8,
     "fall_p95_80": 0.4,
     "faults_found": 1.0,
+    "faults_found_table": 1.0,
     "cpu_percent_80": 2.0,
 }
 LOW_IS_GOOD = (
@@ -102,6 +106,7 @@ class Group:
     place_latency: list[float] = field(default_factory=list)
     faults: int = 0
     faults_found: int = 0
+    faults_found_table: int = 0
     false_faults: int = 0
     retracted: int = 0
     samples: int = 0
@@ -162,6 +167,7 @@ class Report:
             "fall_p95_10": _pct(lat10, 95),
             "fall_p95_80": _pct(lat80, 95),
             "faults_found": _ratio(t.faults_found, t.faults),
+            "faults_found_table": _ratio(t.faults_found_table, t.faults),
             "cpu_percent_80": self.cpu_percent_80,
         }
 
@@ -283,15 +289,21 @@ def score_trace(trace: Trace, events: list[ScaleEvent], group: Group) -> None:
         group.faults += 1
         begins = u.settled if u.kind == GAP else u.start
         for k, e in enumerate(fault_events):
-            if k not in used and e.reason.startswith(u.kind) and u.start <= e.t <= begins + FAULT_WITHIN:
+            if k not in used and e.reason.startswith(u.kind) and u.start <= e.t <= begins + FAULT_WITHIN_TABLE:
                 used.add(k)
-                group.faults_found += 1
+                group.faults_found_table += 1
+                group.faults_found += e.t <= begins + FAULT_WITHIN
+                if e.t > begins + FAULT_WITHIN:
+                    group.notes.append(
+                        f"{trace.name}: fault {u.kind} at {u.start:.1f} s not reported within {FAULT_WITHIN:g} s "
+                        f"(reported {e.t - begins:.2f} s after)"
+                    )
                 break
         else:
             late = [e.t - begins for e in fault_events if e.reason.startswith(u.kind) and e.t >= u.start]
             when = f" (reported {late[0]:.2f} s after)" if late else ""
             group.notes.append(
-                f"{trace.name}: fault {u.kind} at {u.start:.1f} s not reported within {FAULT_WITHIN:g} s{when}"
+                f"{trace.name}: fault {u.kind} at {u.start:.1f} s not reported within {FAULT_WITHIN_TABLE:g} s{when}"
             )
     for k, e in enumerate(fault_events):
         if k not in used and not any(u.start <= e.t <= u.settled + 6.0 for u in faults):
@@ -415,6 +427,7 @@ def format_report(report: Report, verbose: bool = False) -> str:
     row("places taken back (hand)", lambda g: f"{g.retracted}")
     row("pieces right", lambda g: f"{_ratio(g.pieces_right, g.pieces):.2%}", ">= 98 %")
     row(f"faults within {FAULT_WITHIN:g} s", lambda g: f"{g.faults_found}/{g.faults}", "all")
+    row(f"faults within {FAULT_WITHIN_TABLE:g} s", lambda g: f"{g.faults_found_table}/{g.faults}", "all")
     row("false faults / hour", lambda g: f"{g.false_faults / g.hours:.2f}")
     row("detector us / sample", lambda g: f"{1e6 * g.seconds / g.samples:.1f}" if g.samples else "-")
     f = report.figures()

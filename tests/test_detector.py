@@ -402,6 +402,18 @@ def test_a_still_hand_lifted_just_before_four_seconds_is_judged_as_a_hand_even_i
     assert final_events(events) == []
 
 
+def test_a_hand_as_still_as_wood_lifted_off_two_and_a_half_seconds_after_it_was_counted_is_taken_back():
+    # bug: a hand still for 2.6 s, counted after 0.8 s and lifted off, its drop decided 2.4 s
+    # after the count, was judged by its look alone (no waver to see) and became a false fall
+    # that ended a turn
+    def load(t: float) -> float:
+        return 5.0 if 10.0 <= t < 12.6 else 0.0
+
+    _, events = run(trace(load, 18), piece=5.0)
+    assert [e.event for e in events] == [PLACE, RETRACT]
+    assert 2.0 < events[1].t - events[0].t <= 2.5
+
+
 @pytest.mark.parametrize("apart", [0.4, 0.5])
 def test_two_pieces_of_one_fall_sliding_out_half_a_second_apart_are_one_fall_of_two(apart: float):
     # at 80 SPS each piece is seen settle on its own; the second would be a fall of its own,

@@ -159,14 +159,25 @@ class Tuning:
     noise allows: a hand's waver is slow, so it survives the averaging that the noise does not."""
     doubtful_place_confirm_s: float = 0.5
     """A place that failed the hand test once is judged again on its latest readings after this."""
-    retract_scale: float = 0.6
-    """A place is taken back only when its level, seen over its whole life, looked like a hand
-    by the hand test with its limits times this (a looser test: a piece placed and then fallen
-    out without a press within seconds is rarer than a hand that held still for half a second)."""
-    unlanded_retract_scale: float = 0.45
-    """The same for a place that showed no landing (at 40 SPS and more): more likely a hand, so
-    judged with tighter limits; a piece set down gently and then falling out on its own still
-    lies as still as wood before it goes."""
+    retract_scale: float = 0.45
+    """A place whose weight goes straight back from ``hand_rest_s`` to ``hand_late_s`` after it was
+    reported is taken back when its level, seen over its life, looked like a hand by the hand test
+    with its limits times this: tight limits, so the faintest waver or drift is a hand's (a hand
+    that held still for half a second still rests there a second or two later; a piece falls
+    out on its own at any time, as likely now as later)."""
+    mid_retract_scale: float = 0.6
+    """The same on a quiet cell (noise under ``quiet_noise_grams``): there a hand's waver shows
+    plainly, so a level that did not waver was pieces."""
+    quiet_noise_grams: float = 0.4
+    """A hand cannot hold a force steadier than about 0.5 g (its waver, 0.5-2 g); with the cell's
+    noise below this the hand test sees it, above it the waver hides in the noise and time decides."""
+    late_retract_scale: float = 1.0
+    """Later than ``hand_late_s`` the hand test's own limits: a hand rests a few seconds, so a level
+    that stays longer must clearly have wavered to have been one."""
+    unlanded_retract_scale: float = 0.75
+    """The limits are times this for a place that showed no landing (at 40 SPS and more): more
+    likely a hand, so judged tighter; a piece set down gently and then falling out on its own
+    still lies as still as wood before it goes."""
     press_fraction: float = 0.5
     """A place whose level rose by more than this fraction of its weight (and half a piece) before
     it went is a fall, never a take-back: something pressed on the pile. A hand resting there
@@ -174,10 +185,13 @@ class Tuning:
     press_k: float = 4.0
     """... and by this many times the scatter of the place's own readings (a hand that wavers by
     grams reaches grams higher without pressing)."""
-    hand_rest_s: float = 2.0
+    hand_rest_s: float = 2.5
     """A place whose weight goes straight back (no press seen) this soon after it was reported is
     taken back whatever it looked like: a hand held as still as wood for half a second lifts off
     within a second or two; later (up to ``retract_s``) only a place that wavered like a hand is."""
+    hand_late_s: float = 3.25
+    """From ``hand_rest_s`` to this the hand test is tight (``retract_scale``), after it loose
+    (``late_retract_scale``)."""
     landing_overshoot: float = 0.5
     """At 40 SPS and more a place that did not overshoot its level by this much of the step
     (no ringing seen: perhaps a hand laid on the pile) is judged as a doubtful one."""
@@ -801,7 +815,14 @@ class Detector:
             return True
         # later, landed or not (a piece set down gently does not ring the bin): only a level that
         # wavered or drifted like a hand over its whole life was one; a piece lies still
-        scale = tu.retract_scale if plateau.landed else tu.unlanded_retract_scale
+        if t - plateau.t > tu.hand_late_s:
+            scale = tu.late_retract_scale
+        elif self._sigma() < tu.quiet_noise_grams:
+            scale = tu.mid_retract_scale
+        else:
+            scale = tu.retract_scale
+        if not plateau.landed:
+            scale *= tu.unlanded_retract_scale
         # from the second window on: the first one may still hold the landing's last ringing
         readings = plateau.readings[self._n :] if len(plateau.readings) >= 3 * self._n else plateau.readings
         return self._hand_like(readings, plateau.grams, scale, hindsight=True)

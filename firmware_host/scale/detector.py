@@ -823,16 +823,28 @@ class Detector:
             scale = tu.retract_scale
         if not plateau.landed:
             scale *= tu.unlanded_retract_scale
-        # from the second window on: the first one may still hold the landing's last ringing
-        readings = plateau.readings[self._n :] if len(plateau.readings) >= 3 * self._n else plateau.readings
-        return self._hand_like(readings, plateau.grams, scale, hindsight=True)
+        return self._hand_like(self._own_readings(plateau, threshold), plateau.grams, scale, hindsight=True)
+
+    def _own_readings(self, plateau: _Plateau, threshold: float) -> list[float]:
+        """The readings of a place's level itself, from its second window on (the first one may
+        still hold the landing's last ringing) to the first reading of its last window that is
+        half a piece off: the window's median lags, so the last window may already hold the
+        first readings of what came next, a drop or a press (at 80 SPS a falling piece's kick
+        rings the bin for a tenth of a second and more, and a pressing hand rises for as long:
+        neither is the level's own waver)."""
+        n = self._n
+        v = plateau.readings[n:] if len(plateau.readings) >= 3 * n else plateau.readings
+        for i in range(max(0, len(v) - n), len(v)):
+            if abs(v[i] - plateau.level) > threshold:
+                return v[:i] if i >= n else v
+        return v
 
     def _pressed(self, plateau: _Plateau, threshold: float) -> bool:
         """Whether something pressed on the level of a place before it went: its window's level
         rose by half a piece, by ``press_fraction`` of the place and by ``press_k`` times the
         scatter of its own readings (a resting hand's drift and waver reach that far)."""
         tu = self.tuning
-        v = plateau.readings
+        v = self._own_readings(plateau, threshold)
         mean = sum(v) / len(v)
         scatter = math.sqrt(sum((x - mean) ** 2 for x in v) / len(v))
         rise = plateau.peak - plateau.level

@@ -227,6 +227,11 @@ class Tuning:
     storm_fraction: float = 0.25
     """... at least this fraction of the readings bad (and ``storm_min`` of them)."""
     storm_min: int = 4
+    storm_long_s: float = 2.0
+    """A sparser storm: over this span, as large a share bad and at least ``storm_long_min``. At
+    10 SPS, 6 of 20 readings: the recordings' own bad readings (about 1 %) never come more than
+    3 in any 20, while a storm that shows only 3 bad reads in a second goes on showing them."""
+    storm_long_min: int = 6
     storm_load_fraction: float = 0.2
     """An excursion counts towards a storm only when it is also this fraction of the load above
     the settled weight (a hand pressing 800 g jitters by tens of grams)."""
@@ -342,6 +347,8 @@ class Detector:
         self._noise_low = math.inf
         self._storm: deque[tuple[float, bool]] = deque()
         self._storm_drops = 0
+        self._storm_long: deque[tuple[float, bool]] = deque()
+        self._storm_long_drops = 0
         self._faults: dict[str, float] = {}  # kind -> last time a sign of it was seen
         self._candidate: _Change | None = None
         """A change being confirmed."""
@@ -538,18 +545,26 @@ class Detector:
 
     def _storm_note(self, t: float, dropped: bool) -> list[ScaleEvent]:
         """Keep the share of bad readings (impossible codes, isolated excursions) over the last
-        ``storm_s``; a storm of them is a fault."""
+        ``storm_s`` and ``storm_long_s``; a storm of them is a fault."""
         tu = self.tuning
-        storm = self._storm
+        storm, long = self._storm, self._storm_long
         storm.append((t, dropped))
+        long.append((t, dropped))
         self._storm_drops += dropped
+        self._storm_long_drops += dropped
         while storm[0][0] < t - tu.storm_s:
             self._storm_drops -= storm.popleft()[1]
-        if dropped and SPIKES in self._faults:
+        while long[0][0] < t - tu.storm_long_s:
+            self._storm_long_drops -= long.popleft()[1]
+        if not dropped:
+            return []
+        if SPIKES in self._faults:
             self._faults[SPIKES] = t  # the storm goes on: every bad reading is a sign of it
-        if dropped and self._storm_drops >= tu.storm_min and self._storm_drops >= tu.storm_fraction * len(storm):
-            share = 100.0 * self._storm_drops / len(storm)
-            return self._raise(t, SPIKES, T("spikes: {share:.0f}% of readings dropped", share=share))
+        bars = ((storm, self._storm_drops, tu.storm_min), (long, self._storm_long_drops, tu.storm_long_min))
+        for window, drops, least in bars:
+            if drops >= least and drops >= tu.storm_fraction * len(window):
+                share = 100.0 * drops / len(window)
+                return self._raise(t, SPIKES, T("spikes: {share:.0f}% of readings dropped", share=share))
         return []
 
     def _noise_counts(self) -> float:

@@ -165,6 +165,20 @@ def test_creep_and_drift_are_followed_while_stable():
     assert det.net_grams == pytest.approx(drifting(299.9), abs=0.6)
 
 
+def test_a_spike_while_the_pile_moves_does_not_hold_up_a_fall_at_80_sps():
+    # bug: a real spike that came while the pile was still moving stayed in the window (the spike
+    # filter works only on a settled pile); the median ignored it, but each new level was held
+    # against the window's mean, so the fall was decided only once the spike had left the window
+    sps = 80
+    samples = trace(steps((5.0, 10.0), (20.0, -5.0)), 30, sps=sps)
+    k = int(20.15 * sps)
+    t, raw = samples[k]
+    samples[k] = (t, raw + 80 * 430)  # +80 g for one reading
+    _, events = run(samples, sps=sps)
+    assert [e.event for e in events] == [PLACE, FALL]
+    assert events[1].t <= 20.4
+
+
 def test_isolated_spikes_and_impossible_codes_give_nothing():
     samples = trace(lambda t: 0.0, 60)
     rng = random.Random(3)

@@ -696,7 +696,7 @@ class Detector:
         assert cand is not None
         if step > 0 or len(cand.readings) >= 2 * n:
             # the mean of the readings it held for: a finer level than one window's median
-            level = cand.total / len(cand.readings)
+            level = cand.mean
             step = level - self.settled_grams
         self._candidate = None
         self._landing = None
@@ -735,10 +735,18 @@ class Detector:
         tolerance = max(tu.confirm_k * se, 0.1 * threshold, tu.confirm_creep * abs(step))
         assert self.grams is not None
         cand = self._candidate
-        if cand is not None and abs(level - cand.total / len(cand.readings)) > tolerance:
+        if cand is not None and abs(level - cand.mean) > tolerance:
             cand = None
         if cand is None:
-            self._candidate = _Change(t, list(window), sum(window))
+            # a spike that came while the pile moved is still in the window (the spike filter
+            # holds readings back only while settled): the median shrugs it off, the candidate's
+            # mean would not, and every next window would seem to have left it. A fall's mean
+            # leaves out the farthest reading if that is a spike (a place's keeps it: a place
+            # seen again from a clean window passes the hand test sooner)
+            far = max(window, key=lambda v: abs(v - level))
+            spike = step < 0 and abs(far - level) > self._spike_limit()
+            total = sum(window) - (far if spike else 0.0)
+            self._candidate = _Change(t, list(window), total, len(window) - spike)
             if step > 0 and self._landing is None:  # judged once per change, at its first level
                 self._landing = self._landed(level, step, n)
             if step > 0 and not self._landing:
@@ -746,6 +754,7 @@ class Detector:
             return False
         cand.readings.append(self.grams)
         cand.total += self.grams
+        cand.count += 1
         held = t - cand.since
         if cand.doubtful:
             confirm = max(confirm, tu.doubtful_place_confirm_s)
@@ -903,8 +912,15 @@ class _Change:
     since: float
     readings: list[float]
     total: float
+    count: int
+    """How many readings ``total`` sums (the readings but a spike in the first window)."""
     doubtful: bool = False
     unlanded: bool = False
+
+    @property
+    def mean(self) -> float:
+        """The level it has held at."""
+        return self.total / self.count
 
 
 @dataclass

@@ -29,8 +29,9 @@ How it decides (``docs/detector.md`` has the reasons and the measured figures):
    nearest whole number of one kind's pieces. Smaller differences — a hand that pressed and let
    go, creep, drift — are followed slowly (``track_s``), never in one jump.
    A place whose weight goes straight back within ``retract_s`` (no press in between), from a
-   level that went again within ``hand_rest_s``, looked like a hand in hindsight, showed no
-   landing or rested on the way back, is taken back: ``retract``.
+   level that went again within ``hand_rest_s``, looked like a hand in hindsight (any sign of
+   one up to ``hand_late_s``, a clear one later), or rested on the way back, is taken back:
+   ``retract``.
    A fall decided within ``fall_join_s`` of the last one ``joins`` it (pieces of one fall
    sliding out apart). :func:`final_events` gives the events as they stand once nothing can be
    taken back, a joining fall added to the one before.
@@ -38,7 +39,8 @@ How it decides (``docs/detector.md`` has the reasons and the measured figures):
    of the last minute's estimates, so handling, even most of the time, does not inflate it.
 7. **Faults** — a gap in the timestamps (read timeouts), the same raw value over and over
    (a stuck line), saturation and spike storms (every corrupted read counted: codes, short runs
-   of -1, isolated or wild excursions) are each reported once, then not again until the sensor
+   of -1, isolated or wild excursions; a quarter of the readings over 1 s, or over 2 s for a
+   sparser storm) are each reported once, then not again until the sensor
    has been healthy for ``fault_clear_s``.
 """
 

@@ -825,8 +825,10 @@ class Detector:
     def _taken_back(self, plateau: _Plateau, level: float, threshold: float, t: float) -> bool:
         """Whether a drop undoes the place just reported: straight back to the weight before it
         (no press on the pile in between: a press that knocks pieces out is a fall), from a level
-        that showed no landing, rested on the way back, went again as soon as a resting hand
-        lifts off (``hand_rest_s``), or, seen over its whole life, wavered like a hand."""
+        that rested on the way back, went again as soon as a resting hand lifts off
+        (``hand_rest_s``), or, seen over its whole life, wavered like a hand: on any sign up to
+        ``hand_late_s`` (a plain one on a quiet cell), on a clear one later, judged tighter for a
+        place that showed no landing."""
         if abs(level - plateau.before) >= threshold:
             return False
         if self._pressed(plateau, threshold):

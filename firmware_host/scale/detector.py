@@ -347,10 +347,9 @@ class Detector:
         self._block_t0: float | None = None
         self._noise: deque[float] = deque(maxlen=self.tuning.noise_blocks)
         self._noise_low = math.inf
-        self._storm: deque[tuple[float, bool]] = deque()
-        self._storm_drops = 0
-        self._storm_long: deque[tuple[float, bool]] = deque()
-        self._storm_long_drops = 0
+        tu = self.tuning
+        self._storm_bars = (_BadShare(tu.storm_s, tu.storm_min), _BadShare(tu.storm_long_s, tu.storm_long_min))
+        """A storm's two bars: a quarter of the last second's readings, or of the last two's."""
         self._faults: dict[str, float] = {}  # kind -> last time a sign of it was seen
         self._candidate: _Change | None = None
         """A change being confirmed."""
@@ -548,24 +547,16 @@ class Detector:
     def _storm_note(self, t: float, dropped: bool) -> list[ScaleEvent]:
         """Keep the share of bad readings (impossible codes, isolated excursions) over the last
         ``storm_s`` and ``storm_long_s``; a storm of them is a fault."""
-        tu = self.tuning
-        storm, long = self._storm, self._storm_long
-        storm.append((t, dropped))
-        long.append((t, dropped))
-        self._storm_drops += dropped
-        self._storm_long_drops += dropped
-        while storm[0][0] < t - tu.storm_s:
-            self._storm_drops -= storm.popleft()[1]
-        while long[0][0] < t - tu.storm_long_s:
-            self._storm_long_drops -= long.popleft()[1]
+        for bar in self._storm_bars:
+            bar.note(t, dropped)
         if not dropped:
             return []
         if SPIKES in self._faults:
             self._faults[SPIKES] = t  # the storm goes on: every bad reading is a sign of it
-        bars = ((storm, self._storm_drops, tu.storm_min), (long, self._storm_long_drops, tu.storm_long_min))
-        for window, drops, least in bars:
-            if drops >= least and drops >= tu.storm_fraction * len(window):
-                share = 100.0 * drops / len(window)
+        fraction = self.tuning.storm_fraction
+        for bar in self._storm_bars:
+            if bar.bad >= bar.least and bar.bad >= fraction * len(bar.readings):
+                share = 100.0 * bar.bad / len(bar.readings)
                 return self._raise(t, SPIKES, T("spikes: {share:.0f}% of readings dropped", share=share))
         return []
 
@@ -906,6 +897,24 @@ class Detector:
         limit = self.tuning.fault_clear_s
         for kind in [k for k, seen in self._faults.items() if t - seen > limit]:
             del self._faults[kind]
+
+
+class _BadShare:
+    """The bad readings among those of the last ``span`` seconds (one bar of a spike storm)."""
+
+    def __init__(self, span: float, least: int) -> None:
+        self.span = span
+        self.least = least
+        """A storm needs at least this many bad readings, besides their share."""
+        self.readings: deque[tuple[float, bool]] = deque()
+        self.bad = 0
+
+    def note(self, t: float, bad: bool) -> None:
+        """Count a reading at ``t`` and forget those older than ``span``."""
+        self.readings.append((t, bad))
+        self.bad += bad
+        while self.readings[0][0] < t - self.span:
+            self.bad -= self.readings.popleft()[1]
 
 
 @dataclass

@@ -822,7 +822,8 @@ class Detector:
         place that showed no landing."""
         if abs(level - plateau.before) >= threshold:
             return False
-        if self._pressed(plateau, threshold):
+        own = self._own_readings(plateau, threshold)
+        if self._pressed(plateau, own, threshold):
             return False
         if plateau.wandered:
             # the level rested on the way back: pieces fall out at once, a hand eases off
@@ -842,7 +843,7 @@ class Detector:
             scale = tu.retract_scale
         if not plateau.landed:
             scale *= tu.unlanded_retract_scale
-        return self._hand_like(self._own_readings(plateau, threshold), plateau.grams, scale, hindsight=True)
+        return self._hand_like(own, plateau.grams, scale, hindsight=True)
 
     def _own_readings(self, plateau: _Plateau, threshold: float) -> list[float]:
         """The readings of a place's level itself, from its second window on (the first one may
@@ -858,12 +859,11 @@ class Detector:
                 return v[:i] if i >= n else v
         return v
 
-    def _pressed(self, plateau: _Plateau, threshold: float) -> bool:
+    def _pressed(self, plateau: _Plateau, v: list[float], threshold: float) -> bool:
         """Whether something pressed on the level of a place before it went: its window's level
         rose by half a piece, by ``press_fraction`` of the place and by ``press_k`` times the
-        scatter of its own readings (a resting hand's drift and waver reach that far)."""
+        scatter of its own readings ``v`` (a resting hand's drift and waver reach that far)."""
         tu = self.tuning
-        v = self._own_readings(plateau, threshold)
         mean = sum(v) / len(v)
         scatter = math.sqrt(sum((x - mean) ** 2 for x in v) / len(v))
         rise = plateau.peak - plateau.level

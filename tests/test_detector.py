@@ -451,6 +451,26 @@ def test_a_hand_as_still_as_wood_lifted_off_two_and_a_half_seconds_after_it_was_
     assert 2.0 < events[1].t - events[0].t <= 2.5
 
 
+def test_a_hand_counted_twice_is_taken_back_twice_when_it_lifts_off():
+    # bug (held-out seed 1358): a resting hand was counted as a piece, then its weight crept up
+    # by half a piece, which was counted too; lifted straight off, only the second count could be
+    # taken back, so the drop past both was a false fall of two pieces that ended a turn
+    def load(t: float) -> float:
+        return (5.0 if 10.0 <= t < 14.5 else 0.0) + (2.6 if 11.2 <= t < 14.5 else 0.0)
+
+    det, events = run(trace(load, 20), piece=5.0)
+    assert kinds(events) == [PLACE, PLACE, RETRACT, RETRACT]
+    assert [e.grams for e in events[2:]] == [-events[1].grams, -events[0].grams]  # the last first
+    assert final_events(events) == []
+    assert det.net_grams == pytest.approx(0.0, abs=0.5)
+
+
+def test_two_pieces_placed_then_knocked_out_together_are_two_places_and_a_fall():
+    # the second rise is a whole piece, not a level creeping up: both places stand
+    _, events = run(trace(steps((10.0, 5.0), (11.5, 5.0), (14.0, -10.0)), 20))
+    assert [(e.event, e.pieces) for e in final_events(events)] == [(PLACE, 1), (PLACE, 1), (FALL, 2)]
+
+
 @pytest.mark.parametrize("apart", [0.4, 0.5])
 def test_two_pieces_of_one_fall_sliding_out_half_a_second_apart_are_one_fall_of_two(apart: float):
     # at 80 SPS each piece is seen settle on its own; the second would be a fall of its own,

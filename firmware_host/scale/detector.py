@@ -31,7 +31,8 @@ How it decides (``docs/detector.md`` has the reasons and the measured figures):
    A place whose weight goes straight back within ``retract_s`` (no press in between), from a
    level that went again within ``hand_rest_s``, looked like a hand in hindsight (any sign of
    one up to ``hand_late_s``, a clear one later), or rested on the way back, is taken back:
-   ``retract``.
+   ``retract``. A drop straight back past the last two places, the second of them not whole
+   pieces (a hand counted, then its drift counted too), takes both back.
    A fall decided within ``fall_join_s`` of the last one ``joins`` it (pieces of one fall
    sliding out apart). :func:`final_events` gives the events as they stand once nothing can be
    taken back, a joining fall added to the one before.
@@ -695,13 +696,18 @@ class Detector:
         self._landing = None
         before = self.settled_grams
         self.settled_grams = level
-        if step < 0 and plateau is not None and self._taken_back(plateau, level, threshold, t):
+        undone = self._undone(plateau, level, threshold, t) if step < 0 and plateau is not None else []
+        if undone:
             self._plateau = None
             self._last_fall = None
-            return [ScaleEvent(t, RETRACT, -plateau.grams, plateau.pieces, "a hand, not pieces")]
+            return [ScaleEvent(t, RETRACT, -p.grams, p.pieces, "a hand, not pieces") for p in undone]
         pieces = piece_count(step, self.piece_weights)
         if step > 0:
-            self._plateau = _Plateau(t, before, level, step, pieces, list(cand.readings), level, not cand.unlanded)
+            if plateau is not None:
+                plateau.prior = None  # a chain of two at most: the place before may be the same hand
+            self._plateau = _Plateau(
+                t, before, level, step, pieces, list(cand.readings), level, not cand.unlanded, prior=plateau
+            )
             self._last_fall = None
             return [ScaleEvent(t, PLACE, step, pieces)]
         self._plateau = None
@@ -812,6 +818,24 @@ class Detector:
             return True
         peak = max(sum(before[i : i + 3]) / 3 for i in range(len(before) - 2))
         return peak >= level + self.tuning.landing_overshoot * step
+
+    def _undone(self, plateau: _Plateau, level: float, threshold: float, t: float) -> list[_Plateau]:
+        """The places a drop to ``level`` takes back, the last first: the place just reported
+        (:meth:`_taken_back`), or that one and the place before it, when the last one was a rise
+        that is not whole pieces (a level that drifted up after it was counted: a hand) and the
+        weight goes straight back to where it was before both, with no press seen."""
+        if self._taken_back(plateau, level, threshold, t):
+            return [plateau]
+        prior = plateau.prior
+        if (
+            prior is not None
+            and not self._likely_place(plateau.grams)
+            and t - prior.t <= self.tuning.retract_s + self.tuning.odd_place_confirm_s
+            and abs(level - prior.before) < threshold
+            and not self._pressed(plateau, self._own_readings(plateau, threshold), threshold)
+        ):
+            return [plateau, prior]
+        return []
 
     def _taken_back(self, plateau: _Plateau, level: float, threshold: float, t: float) -> bool:
         """Whether a drop undoes the place just reported: straight back to the weight before it
@@ -949,6 +973,8 @@ class _Plateau:
     peak: float
     landed: bool = True
     wandered: bool = False
+    prior: _Plateau | None = None
+    """The place reported just before this one, while it could still be taken back."""
 
 
 def final_events(events: Sequence[ScaleEvent]) -> list[ScaleEvent]:

@@ -616,3 +616,29 @@ def test_a_hand_counted_as_a_piece_is_taken_back_when_it_lifts_off(tmp_path):
     assert seen["counted"] == 2
     assert seen["after"]["owed"] == 3 and seen["after"]["turn"] == "Ann" and seen["after"]["chips"]["Ann"] == []
     assert "undo" in seen["records"][-1]  # taken back through the journal, like the Undo menu
+
+
+def test_a_hand_counted_twice_is_taken_back_twice_and_a_can_placed_next_counts(tmp_path):
+    # bugs: a hand counted as a can whose weight then crept up by half a piece (counted as one
+    # more) was, lifted off, a fall that ended the turn; and after any take-back the scale
+    # started afresh, so a can placed within the next second sank into its new zero
+    seen: dict[str, Any] = {}
+
+    async def body(device: Device, run: ScriptRunner) -> None:
+        await start_and_fill(device, run, {"Ann": 3, "Ben": 5})
+        await run.grams(5.0)  # a hand laid on the pile, as still as a can
+        await run.wait(1.2)
+        await run.grams(2.2)  # it leans on a little more
+        await run.wait(2.6)
+        seen["counted"] = summary(device)["owed"]
+        await run.grams(-7.2)  # and lifts straight off
+        await run.wait(0.8)
+        seen["after"] = summary(device)
+        await run.grams(5.0)  # Ann drops her can at once
+        await run.wait(1.5)
+        seen["placed"] = summary(device)
+
+    run_device(tmp_path, body)
+    assert seen["counted"] == 1
+    assert seen["after"]["owed"] == 3 and seen["after"]["chips"]["Ann"] == [] and seen["after"]["turn"] == "Ann"
+    assert seen["placed"]["owed"] == 2 and seen["placed"]["turn"] == "Ann"

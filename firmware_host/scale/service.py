@@ -221,8 +221,11 @@ class ScaleService:
         self._expected: float | None = None
         self._empty_level: float | None = None
         self._own = False
-        self._placed_at: int | None = None
-        """How many actions there were right after the scale's last place (for a take-back)."""
+        self._placed: list[int] = []
+        """How many actions there were right after each of the scale's last two places (for a
+        take-back: a hand counted twice is taken back twice)."""
+        self._taken_back_to: int | None = None
+        """How many actions a take-back left: that undo keeps the detector, which knows the level."""
         self._shown = ""
         self._fault_at = 0.0
         self._reader: Any = None
@@ -401,14 +404,18 @@ class ScaleService:
             self.host.toast(T("Scale saw {seen}, counted {count}", seen=n, count=count))
         if count > 0:
             self._apply(self.use.place_action(count))
-            self._placed_at = len(self.game.actions) if self.game is not None else None
+            if self.game is not None:
+                self._placed = [*self._placed[-1:], len(self.game.actions)]
 
     def _take_back(self) -> None:
-        """The detector took its last place back: undo it, if nothing came after it."""
+        """The detector took its last place back: undo it, if nothing came after it. The detector
+        stays: it stands at the level the place went back to, so a piece placed a moment later
+        counts (a fresh one would take that moment as its zero)."""
         game = self.game
-        if game is not None and self._placed_at is not None and self._placed_at == len(game.actions):
-            self._placed_at = None
-            self.host.undo()
+        if game is not None and self._placed and self._placed[-1] == len(game.actions):
+            self._placed.pop()
+            if self.host.undo():
+                self._taken_back_to = len(game.actions)
 
     def _apply(self, action: Action) -> None:
         self._own = True
@@ -440,7 +447,8 @@ class ScaleService:
         seen = (session.journal.header.get("id"), len(session.actions), task.key if task else None)
         old = self._seen
         if old != seen:
-            if old is None or old[0] != seen[0] or seen[1] < old[1]:
+            taken_back = old is not None and old[0] == seen[0] and seen[1] == self._taken_back_to
+            if old is None or old[0] != seen[0] or (seen[1] < old[1] and not taken_back):
                 self.rezero()
             elif old[2] is not None and old[2] != seen[2]:
                 self._refilled()
@@ -448,6 +456,7 @@ class ScaleService:
                 self._manual(session.actions[-1])
             if task is not None and (old is None or old[2] != task.key):
                 self._empty_level = None
+        self._taken_back_to = None
         if placing != self._placing:
             self.kind = None
         self._seen, self._placing, self._task = seen, placing, task

@@ -46,6 +46,10 @@ def test_a_held_out_run_meets_the_accuracy_targets():
         (1212, 80, "1kg", "game", (186.0, 193.0), ["place", "fall"]),
         # a still level on a quiet cell, its piece falling out 3 s after the count, was a hand
         (1256, 10, "5kg", "faults", (102.0, 107.0), ["place", "fall"]),
+        # a piece set down gently on a noisy cell fell out on its own 2.9 s after its count; no
+        # landing seen, the hand test was made tighter than its faintest sign, and the cell's
+        # noise passed for a hand's waver: place and fall were taken back
+        (1229, 80, "5kg", "game", (124.0, 129.0), ["place", "fall"]),
         # a storm of two or three corrupted reads a second was reported after 5.9 s
         (1456, 10, "5kg", "faults", (137.0, 141.1), ["fault"]),
     ],

@@ -180,7 +180,8 @@ class Tuning:
     unlanded_retract_scale: float = 0.75
     """The limits are times this for a place that showed no landing (at 40 SPS and more): more
     likely a hand, so judged tighter; a piece set down gently and then falling out on its own
-    still lies as still as wood before it goes."""
+    still lies as still as wood before it goes. Never tighter than ``retract_scale``, the
+    faintest sign of a hand: tighter still, a noisy cell's own noise looks like one."""
     press_fraction: float = 0.5
     """A place whose level rose by more than this fraction of its weight (and half a piece) before
     it went is a fall, never a take-back: something pressed on the pile. A hand resting there
@@ -843,7 +844,7 @@ class Detector:
         that rested on the way back, went again as soon as a resting hand lifts off
         (``hand_rest_s``), or, seen over its whole life, wavered like a hand: on any sign up to
         ``hand_late_s`` (a plain one on a quiet cell), on a clear one later, judged tighter for a
-        place that showed no landing."""
+        place that showed no landing (but never tighter than the faintest sign)."""
         if abs(level - plateau.before) >= threshold:
             return False
         own = self._own_readings(plateau, threshold)
@@ -866,7 +867,7 @@ class Detector:
         else:
             scale = tu.retract_scale
         if not plateau.landed:
-            scale *= tu.unlanded_retract_scale
+            scale = max(scale * tu.unlanded_retract_scale, tu.retract_scale)
         return self._hand_like(own, plateau.grams, scale, hindsight=True)
 
     def _own_readings(self, plateau: _Plateau, threshold: float) -> list[float]:

@@ -36,4 +36,6 @@ def add_scale_arguments(parser: argparse.ArgumentParser) -> None:
         "--data", metavar="DIR", help="the coffee-pot recordings (default: bench/data/hx711-coffee-pot)"
     )
     parser.add_argument("--verbose", action="store_true", help="list every miss, false event and wrong count")
-    parser.add_argument("--check", action="store_true", help="exit status 1 when a target is missed")
+    parser.add_argument(
+        "--check", action="store_true", help="exit status 1 when a target is missed (an aim missed is only reported)"
+    )

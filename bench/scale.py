@@ -61,6 +61,9 @@ TARGETS = {
     "faults_found_table": 1.0,
     "cpu_percent_80": 2.0,
 }
+AIMS = {"faults_found": f"every sensor fault within {FAULT_WITHIN:g} s"}
+"""Figures the detector aims at beyond its targets: reported, not counted as a target missed
+(the targets count a fault found within ``FAULT_WITHIN_TABLE``)."""
 LOW_IS_GOOD = (
     "place_p50",
     "place_p95",
@@ -175,10 +178,12 @@ class Report:
         """Fall latencies of every group at ``sps``."""
         return [x for name, g in self.groups.items() if name.startswith(f"{sps} ") for x in g.fall_latency]
 
-    def missed(self) -> list[str]:
-        """The targets not met."""
+    def missed(self, aims: bool = False) -> list[str]:
+        """The targets not met (``aims``: the aims not met instead)."""
         out = []
         for name, value in self.figures().items():
+            if (name in AIMS) != aims:
+                continue
             target = TARGETS[name]
             ok = value <= target if name in LOW_IS_GOOD else value >= target
             if name in ("false_per_hour", "cpu_percent_80"):
@@ -426,7 +431,7 @@ def format_report(report: Report, verbose: bool = False) -> str:
     row("false places from hands", lambda g: f"{g.hand_false_places}")
     row("places taken back (hand)", lambda g: f"{g.retracted}")
     row("pieces right", lambda g: f"{_ratio(g.pieces_right, g.pieces):.2%}", ">= 98 %")
-    row(f"faults within {FAULT_WITHIN:g} s", lambda g: f"{g.faults_found}/{g.faults}", "all")
+    row(f"faults within {FAULT_WITHIN:g} s", lambda g: f"{g.faults_found}/{g.faults}", "all (aim)")
     row(f"faults within {FAULT_WITHIN_TABLE:g} s", lambda g: f"{g.faults_found_table}/{g.faults}", "all")
     row("false faults / hour", lambda g: f"{g.false_faults / g.hours:.2f}")
     row("detector us / sample", lambda g: f"{1e6 * g.seconds / g.samples:.1f}" if g.samples else "-")
@@ -453,6 +458,7 @@ def format_report(report: Report, verbose: bool = False) -> str:
     missed = report.missed()
     lines.append("")
     lines.append("targets: all met" if not missed else "targets MISSED: " + ", ".join(missed))
+    lines += [f"aim missed: {AIMS[name]}" for name in report.missed(aims=True)]
     if verbose and report.total.notes:
         lines.append("")
         lines += report.total.notes

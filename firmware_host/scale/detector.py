@@ -182,6 +182,11 @@ class Tuning:
     likely a hand, so judged tighter; a piece set down gently and then falling out on its own
     still lies as still as wood before it goes. Never tighter than ``retract_scale``, the
     faintest sign of a hand: tighter still, a noisy cell's own noise looks like one."""
+    several_retract_scale: float = 0.6
+    """The same for a place of two pieces or more (never tighter than ``retract_scale`` either):
+    players place one piece at a time, two or three fall in together now and then, while a hand
+    weighs tens of grams as often as a few, so a hand taken for pieces is taken for two or three
+    as often as for one."""
     press_fraction: float = 0.5
     """A place whose level rose by more than this fraction of its weight (and half a piece) before
     it went is a fall, never a take-back: something pressed on the pile. A hand resting there
@@ -844,7 +849,8 @@ class Detector:
         that rested on the way back, went again as soon as a resting hand lifts off
         (``hand_rest_s``), or, seen over its whole life, wavered like a hand: on any sign up to
         ``hand_late_s`` (a plain one on a quiet cell), on a clear one later, judged tighter for a
-        place that showed no landing (but never tighter than the faintest sign)."""
+        place that showed no landing or stood for several pieces (but never tighter than the
+        faintest sign)."""
         if abs(level - plateau.before) >= threshold:
             return False
         own = self._own_readings(plateau, threshold)
@@ -867,7 +873,10 @@ class Detector:
         else:
             scale = tu.retract_scale
         if not plateau.landed:
-            scale = max(scale * tu.unlanded_retract_scale, tu.retract_scale)
+            scale *= tu.unlanded_retract_scale
+        if plateau.pieces >= 2:
+            scale *= tu.several_retract_scale
+        scale = max(scale, tu.retract_scale)  # tighter still, a noisy cell's noise looks like a hand
         return self._hand_like(own, plateau.grams, scale, hindsight=True)
 
     def _own_readings(self, plateau: _Plateau, threshold: float) -> list[float]:

@@ -471,6 +471,19 @@ def test_a_hand_taken_for_two_pieces_that_wavers_faintly_is_taken_back_even_late
     assert final_events(events) == []
 
 
+def test_a_storm_of_bit_slips_two_in_a_row_is_a_fault_within_a_second():
+    # bug: the HX711 shifts ones in when a read goes wrong; two slipped reads in a row agree with
+    # each other, so neither was an excursion from both neighbours, and such a storm (two reads
+    # of every five) was never reported. A code ending in many one-bits, well above the level, is
+    # a corrupted read whatever its neighbours
+    samples = [
+        (t, raw | 0xFFFF if t >= 10.0 and k % 5 < 2 else raw) for k, (t, raw) in enumerate(trace(lambda t: 100.0, 20))
+    ]
+    _, events = run(samples)
+    faults = [e for e in events if e.event == FAULT]
+    assert faults and faults[0].reason.startswith("spikes") and faults[0].t <= 11.0
+
+
 def test_a_hand_counted_twice_is_taken_back_twice_when_it_lifts_off():
     # bug (held-out seed 1358): a resting hand was counted as a piece, then its weight crept up
     # by half a piece, which was counted too; lifted straight off, only the second count could be

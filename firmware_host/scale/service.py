@@ -414,8 +414,9 @@ class ScaleService:
         game = self.game
         if game is not None and self._placed and self._placed[-1] == len(game.actions):
             self._placed.pop()
-            if self.host.undo():
-                self._taken_back_to = len(game.actions)
+            self._taken_back_to = len(game.actions) - 1  # before the undo: it may report back at once
+            if not self.host.undo():
+                self._taken_back_to = None
 
     def _apply(self, action: Action) -> None:
         self._own = True

@@ -576,8 +576,8 @@ class Detector:
         return raw - self._median * self.counts_per_gram > tu.slip_k * self._noise_counts()
 
     def _storm_note(self, t: float, dropped: bool) -> list[ScaleEvent]:
-        """Keep the share of bad readings (impossible codes, isolated excursions) over the last
-        ``storm_s`` and ``storm_long_s``; a storm of them is a fault."""
+        """Keep the share of bad readings (impossible codes, isolated excursions, bit slips) over
+        the last ``storm_s`` and ``storm_long_s``; a storm of them is a fault."""
         for bar in self._storm_bars:
             bar.note(t, dropped)
         if not dropped:

@@ -20,7 +20,8 @@ scale driver (or ``None``) and whether a screen reads the scale itself (calibrat
   nothing. When calibrated, the job is confirmed once the bin has been seen empty and then holds
   the pre-fill's weight; the "Bin filled" button always works too. Once the job is done the
   level the pile stands at is the detector's new zero at once (the next settled level, when the
-  button was pressed while it moved); after an undo and for a new game the detector starts afresh.
+  button was pressed while it moved); after an undo and for a new game the detector starts afresh,
+  but not after the scale's own take-back (the detector stands at the level it went back to).
 - **Manual presses.** "Placed" pressed while the scale has a change it has not reported yet (the
   pile moving, or a new weight being confirmed) is a credit: the scale's own count of that settle
   is reduced by it, so a piece is not counted twice.

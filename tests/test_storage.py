@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import json
+import os
 
 import pytest
 
@@ -271,6 +272,21 @@ def test_a_running_turn_timer_pauses_with_the_reason_when_its_saves_fail(tmp_pat
     assert "||" in paused and paused == still and before != paused  # paused, not frozen unseen
     assert "F!" in text.splitlines()[0] and "Internal error" not in text
     assert "||" not in after and after != still  # counting again
+
+
+def test_a_new_state_file_takes_the_umask_of_the_service(tmp_path):
+    # bug: the installer's writes forced 0644 on every new file, the store's too, where the unit's
+    # UMask=0027 kept the journal and the documents from other users of the Pi
+    old = os.umask(0o027)
+    try:
+        fsio.write_atomic(tmp_path / "scale.json", b"{}")
+        fsio.write_new(tmp_path / "game.jsonl", b"")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "scale.json").stat().st_mode & 0o777 == 0o640
+    assert (tmp_path / "game.jsonl").stat().st_mode & 0o777 == 0o640
+    fsio.write_atomic(tmp_path / "config.txt", b"x", 0o644)  # the installer says what it wants
+    assert (tmp_path / "config.txt").stat().st_mode & 0o777 == 0o644
 
 
 def test_a_replaced_file_keeps_its_mode_and_an_unsyncable_folder_fails_only_the_store(tmp_path, monkeypatch):

@@ -71,11 +71,13 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def write_new(path: Path, data: bytes, mode: int = 0o644) -> None:
-    """Write a whole new file at ``path`` with permissions ``mode`` and fsync it (not its folder)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+def write_new(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Write a whole new file at ``path`` and fsync it (not its folder). ``mode``: its permissions
+    whatever the umask; without it 0644 less the umask (the service's unit narrows that)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644 if mode is None else mode)
     try:
-        os.fchmod(fd, mode)  # whatever the umask
+        if mode is not None:
+            os.fchmod(fd, mode)
         write(fd, data, 0)
         fsync(fd)
     finally:
@@ -86,17 +88,17 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None, folder_sync: 
     """Replace ``path`` with ``data`` durably: temp file, fsync, rename, fsync the folder.
 
     Readers (and a Pi booting after a power cut) see the old content or the new, never a mix.
-    ``mode`` defaults to the old file's permissions (0644 for a new file). ``folder_sync=False``
-    lets a folder that cannot be fsynced (the Pi's FAT boot partition) pass; the store's own
-    folders must sync or fail.
+    ``mode`` defaults to the old file's permissions (for a new file, as :func:`write_new`).
+    ``folder_sync=False`` lets a folder that cannot be fsynced (the Pi's FAT boot partition) pass;
+    the store's own folders must sync or fail.
     """
-    if mode is None:
-        mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
+    if mode is None and path.exists():
+        mode = path.stat().st_mode & 0o7777
     tmp = path.with_name(path.name + ".tmp")
     try:
         write_new(tmp, data, mode)
         rename(tmp, path)
-    except BaseException:
+    except Exception:  # an error, not a kill: a kill leaves the temp file as a power cut would
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise

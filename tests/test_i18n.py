@@ -284,3 +284,25 @@ def test_a_game_that_cannot_start_says_why_in_the_players_language():
     reason = str(caught.value)
     set_language("de")
     assert isinstance(reason, Text) and tr(reason) != reason  # still a message id, read in German
+
+
+def test_a_journal_that_cannot_be_resumed_is_explained_in_german(tmp_path):
+    # bug: the store's errors lost their message id on the way to the "Cannot resume" screen,
+    # which then said "kept as ..." on a German table
+    from firmware_host.core.session import Session
+    from firmware_host.core.store import Store
+
+    store = Store(tmp_path)
+    session = Session.start(store, "arschbombe", ["Ann", "Ben"], seed=1)
+    session.apply({"type": "jump", "jumper": "rascal", "special": False, "result": "A"})
+    session.apply({"type": "jump", "jumper": "rascal", "special": False, "result": "A"})
+    lines = store.game_path.read_bytes().split(b"\n")
+    lines[1] = lines[1].replace(b"rascal", b"rasca1")
+    store.game_path.write_bytes(b"\n".join(lines))
+    config = configuration.parse({"display": {"language": "de"}}, "config.toml")
+
+    async def body(dev):
+        return await screen(dev)
+
+    text = run_device(tmp_path, body, config)
+    assert "aufbewahrt" in text and "kept as" not in text

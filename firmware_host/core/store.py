@@ -20,11 +20,11 @@ from typing import Any
 from firmware_host.core import fsio
 from firmware_host.core.journal import Journal, JournalError, check_header
 from firmware_host.core.writer import Writer
-from games.core.text import T, join
+from games.core.text import T, Told, join
 
 
-class StoreError(Exception):
-    """A state folder that cannot be used: says which and why."""
+class StoreError(Told, Exception):
+    """A state folder that cannot be used: says which and why (in the table's language)."""
 
 
 def default_state_dir() -> Path:

@@ -87,13 +87,11 @@ class Store:
         self.problems: list[str] = []
         """Damage found so far and what was done about it, one short sentence each."""
 
-    def _problem(self, text: str) -> None:
+    def note_problem(self, text: str) -> None:
+        """Add what was found wrong with a file (by the store or a reader of a document) to
+        :attr:`problems` (once)."""
         if text not in self.problems:
             self.problems.append(text)
-
-    def note_problem(self, text: str) -> None:
-        """Add what a reader of a document found wrong in it to :attr:`problems` (once)."""
-        self._problem(text)
 
     @property
     def game_path(self) -> Path:
@@ -143,7 +141,7 @@ class Store:
     def damaged(self, path: Path, reason: str, repair: bool) -> str:
         """Report a damaged file (moved aside when ``repair``); the report."""
         text = join([reason, self.set_aside(path)], "; ") if repair else reason
-        self._problem(text)
+        self.note_problem(text)
         return text
 
     def new_game(self, header: dict[str, Any], records: list[dict[str, Any]] | None = None) -> Journal:
@@ -152,7 +150,7 @@ class Store:
 
         def clear_the_way() -> None:  # on the writer, after the writes before (a filing)
             if path.exists():  # only after a failure to file it: keep it
-                self._problem(T("unfiled game {where}", where=self.set_aside(path, "unfiled")))
+                self.note_problem(T("unfiled game {where}", where=self.set_aside(path, "unfiled")))
 
         return Journal.create(path, header, records, self.writer, clear_the_way)
 
@@ -193,7 +191,9 @@ class Store:
         entries, bad, tail = parse_history(raw)
         if bad:  # keep the damaged file whole, go on with its good lines
             kept = self.set_aside(path)
-            self._problem(T("history.jsonl lines {lines} damaged; {where}", lines=", ".join(map(str, bad)), where=kept))
+            self.note_problem(
+                T("history.jsonl lines {lines} damaged; {where}", lines=", ".join(map(str, bad)), where=kept)
+            )
             fsio.write_atomic(path, b"".join(_history_line(e) for e in entries))
             raw, tail = path.read_bytes(), b""
         if tail:  # the cut-off line of a game whose journal was never moved away: filed again now
@@ -223,11 +223,11 @@ class Store:
         if bad:
             lines = ", ".join(map(str, bad))
             if len(bad) > 1:
-                self._problem(T("history.jsonl: lines {lines} damaged, left out", lines=lines))
+                self.note_problem(T("history.jsonl: lines {lines} damaged, left out", lines=lines))
             else:
-                self._problem(T("history.jsonl: line {lines} damaged, left out", lines=lines))
+                self.note_problem(T("history.jsonl: line {lines} damaged, left out", lines=lines))
         if tail:
-            self._problem(T("history.jsonl: its last line was cut short (mended when the next game is filed)"))
+            self.note_problem(T("history.jsonl: its last line was cut short (mended when the next game is filed)"))
         return entries
 
     # -- small documents ------------------------------------------------------------------------
@@ -243,7 +243,7 @@ class Store:
         except FileNotFoundError:
             return {}
         except OSError as exc:
-            self._problem(T("{file}: {reason}; defaults used", file=path.name, reason=exc.strerror or str(exc)))
+            self.note_problem(T("{file}: {reason}; defaults used", file=path.name, reason=exc.strerror or str(exc)))
             return {}
         try:
             data = json.loads(raw.decode("utf-8"))
@@ -252,7 +252,7 @@ class Store:
         if isinstance(data, dict):
             return data
         where = self.set_aside(path) if repair else T("left as it is")
-        self._problem(T("{file} is damaged: defaults used, {where}", file=path.name, where=where))
+        self.note_problem(T("{file} is damaged: defaults used, {where}", file=path.name, where=where))
         return {}
 
     def write_doc(self, name: str, data: dict[str, Any]) -> None:

@@ -10,7 +10,6 @@ import pytest
 
 from firmware_host.cli import install
 from firmware_host.core.config import defaults, parse
-from firmware_host.runtime import doctor
 from firmware_host.runtime.doctor import CHECKS, System, run_checks, selftest_lines
 from tests.conftest import ROOT
 
@@ -216,7 +215,6 @@ def test_an_spi_panel_set_up_by_the_installer_is_well(tmp_path):
     parts = by_part(run_checks(spi_config(), spi_pi(tmp_path)))
     assert parts["display"].status == "ok" and "ssd1322 on /dev/spidev0.0" in parts["display"].found
     assert parts["i2c speed"].status == "skip"
-    assert doctor.SPI_DROP_IN == install.SPI_DROP_IN and doctor.SPI_GROUP == install.SPI_GROUP
 
 
 def test_an_spi_panel_without_spi_on_or_its_group_is_named_with_the_fix(tmp_path):

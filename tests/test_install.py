@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_host.cli.install import Installer
+from firmware_host.cli.install import Installer, panel_on_spi
 from tests.conftest import ROOT
 
 UNIT = ROOT / "systemd" / "tablemate.service"
@@ -138,3 +138,19 @@ def test_a_running_service_restarts_when_its_code_or_its_groups_changed(tmp_path
     assert Installer(ROOT, root, system, code_changed=True).install() == ["restart tablemate"]
     system.users["tablemate"].discard("gpio")
     assert Installer(ROOT, root, system).install() == ["add tablemate to gpio", "restart tablemate"]
+
+
+def test_the_installer_asks_the_configuration_itself_whether_the_panel_is_on_spi(tmp_path):
+    # bug: the installer read config.toml on its own, and a [display] kind that is not a name
+    # (kind = ["x"]) crashed it where its docstring said a bad file says no
+    cases = {
+        'display = { kind = "ssd1322" }': True,
+        'display = { kind = "ssd1306", interface = "spi" }': True,
+        'display = { kind = "ssd1306" }': False,
+        'display = { kind = ["x"] }': False,
+        "display = [": False,
+    }
+    for n, (text, spi) in enumerate(cases.items()):
+        path = tmp_path / f"config{n}.toml"
+        path.write_text(text + "\n", encoding="utf-8")
+        assert panel_on_spi(path) is spi, text

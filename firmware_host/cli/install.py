@@ -32,7 +32,6 @@ import contextlib
 import re
 import shutil
 import subprocess
-import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -133,17 +132,15 @@ def _is_param(line: str, param: str) -> bool:
     return stripped.startswith("dtparam=") and param in stripped[len("dtparam=") :].split(",")
 
 
-def panel_on_spi(config_text: str) -> bool:
-    """Whether the configuration (a ``config.toml``'s text) puts its ``[display]`` panel on SPI:
-    the SSD1322 always, another panel kind when ``interface = "spi"``. A file that cannot be
-    read says no (``tablemate run`` names what is wrong with it)."""
-    from drivers.panels import PANELS  # the panel table only: no luma driver is imported
+def panel_on_spi(path: Path) -> bool:
+    """Whether the configuration file at ``path`` puts its ``[display]`` panel on SPI: the SSD1322
+    always, another panel kind when ``interface = "spi"``. A file that is not a usable
+    configuration says no (``tablemate run`` and ``tablemate doctor`` name what is wrong with it)."""
+    from firmware_host.core.config import ConfigError, load, panel_bus  # the panel table only: no driver
 
     try:
-        display = tomllib.loads(config_text).get("display", {})
-        panel = PANELS.get(display.get("kind", ""))
-        return panel is not None and panel.bus(str(display.get("interface", "auto"))) == "spi"
-    except (tomllib.TOMLDecodeError, AttributeError, ValueError):
+        return panel_bus(load(path)) == "spi"
+    except ConfigError:
         return False
 
 
@@ -172,21 +169,22 @@ class Installer:
     # -- install ----------------------------------------------------------------------------------
     def install(self) -> list[str]:
         """Every step, idempotent; returns what changed."""
-        groups_changed = self.ensure_user()
+        spi = self.wants_spi()
+        groups_changed = self.ensure_user(SERVICE_GROUPS + ((SPI_GROUP,) if spi else ()))
         self.ensure_config()
-        self.ensure_i2c()
-        spi_changed = self.ensure_spi()
+        self.ensure_i2c(spi)
+        spi_changed = spi and self.ensure_spi()
         unit_changed = self.ensure_unit() | spi_changed
         self.ensure_service(unit_changed, restart=groups_changed or self.code_changed)
         return self.done
 
-    def ensure_user(self) -> bool:
-        """The system user and its groups; ``True`` when the user joined a group (a running
-        service gets its groups only when restarted)."""
+    def ensure_user(self, groups: tuple[str, ...] = SERVICE_GROUPS) -> bool:
+        """The system user and its ``groups`` (``spi`` too for a panel on SPI); ``True`` when the
+        user joined a group (a running service gets its groups only when restarted)."""
         joined = False
         if self.run(["id", "-u", SERVICE_USER]) != 0 and self.step(f"create system user {SERVICE_USER}"):
             self.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", SERVICE_USER])
-        for group in SERVICE_GROUPS:
+        for group in groups:
             if self.run(["getent", "group", group]) != 0 and self.step(f"create group {group}"):
                 self.run(["groupadd", "--system", group])
             if self.run(["sh", "-c", f"id -nG {SERVICE_USER} | grep -qw {group}"]) != 0 and self.step(
@@ -205,20 +203,12 @@ class Installer:
     def wants_spi(self) -> bool:
         """Whether the configuration in force (or the one about to be written) has its panel on SPI."""
         config = self.path(CONFIG)
-        source = config if config.exists() else self.source / "hardware" / "config.toml"
-        return panel_on_spi(source.read_text(encoding="utf-8"))
+        return panel_on_spi(config if config.exists() else self.source / "hardware" / "config.toml")
 
     def ensure_spi(self) -> bool:
-        """For a panel on SPI: the user in the ``spi`` group and the unit's drop-in giving the
-        service that group (``dtparam=spi=on`` is :meth:`ensure_i2c`'s edit of the boot config).
-        ``True`` when the drop-in changed (systemd must reload, the service restart)."""
-        if not self.wants_spi():
-            return False
-        if self.run(["getent", "group", SPI_GROUP]) != 0 and self.step(f"create group {SPI_GROUP}"):
-            self.run(["groupadd", "--system", SPI_GROUP])
-        in_group = self.run(["sh", "-c", f"id -nG {SERVICE_USER} | grep -qw {SPI_GROUP}"]) == 0
-        if not in_group and self.step(f"add {SERVICE_USER} to {SPI_GROUP}"):
-            self.run(["usermod", "-aG", SPI_GROUP, SERVICE_USER])
+        """For a panel on SPI, the unit's drop-in giving the service the ``spi`` group (the user
+        joins it in :meth:`ensure_user`; ``dtparam=spi=on`` is :meth:`ensure_i2c`'s edit of the
+        boot config). ``True`` when the drop-in changed (systemd must reload, the service restart)."""
         drop_in = self.path(SPI_DROP_IN)
         if drop_in.exists() and drop_in.read_text(encoding="utf-8") == SPI_DROP_IN_TEXT:
             return False
@@ -226,13 +216,13 @@ class Installer:
             write_atomic(drop_in, SPI_DROP_IN_TEXT.encode("utf-8"), 0o644)
         return True
 
-    def ensure_i2c(self) -> None:
+    def ensure_i2c(self, spi: bool = False) -> None:
         """I2C on at 400 kHz in the boot config (rewritten atomically), SPI on too for a panel on
-        SPI, and i2c-dev loaded at boot."""
+        SPI (``spi``), and i2c-dev loaded at boot."""
         boot = next((self.path(b) for b in BOOT_CONFIGS if self.path(b).exists()), None)
         if boot is not None:
             where = boot.relative_to(self.root)
-            text, changes = boot_config_edit(boot.read_text(encoding="utf-8"), spi=self.wants_spi())
+            text, changes = boot_config_edit(boot.read_text(encoding="utf-8"), spi=spi)
             for change in changes:
                 self.step(f"{change} in /{where}")
             if changes and not self.dry_run:

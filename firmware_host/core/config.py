@@ -328,6 +328,13 @@ def _cross_checks(config: Config, where: str) -> None:
             raise ConfigError(f"{where}: {used[pin]}: GPIO {pin} is the I2C bus of the display")
 
 
+def panel_bus(config: Config) -> str | None:
+    """The bus of the configured panel (``"i2c"``, ``"spi"``), ``None`` for ``sim`` and ``none``."""
+    d = config["display"]
+    panel = PANELS.get(d["kind"])
+    return panel.bus(d["interface"]) if panel is not None else None
+
+
 def load(path: Path | str | None) -> Config:
     """Read and check a config file; no file at the default path means all defaults."""
     if path is None:

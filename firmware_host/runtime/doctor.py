@@ -31,8 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from drivers.panels import PANELS
-from firmware_host.core.config import Config
+from firmware_host.core.config import Config, panel_bus
 from firmware_host.core.pi_layout import (
     I2C_BAUDRATE,
     SERVICE_GROUPS,
@@ -337,19 +336,12 @@ def _i2c_hz(system: System, port: int) -> int | None:
     return None
 
 
-def _panel_bus(config: Config) -> str | None:
-    """The bus of the configured panel (``"i2c"``, ``"spi"``), ``None`` for ``sim`` and ``none``."""
-    d = config["display"]
-    panel = PANELS.get(d["kind"])
-    return panel.bus(d["interface"]) if panel is not None else None
-
-
 def check_display(config: Config, system: System) -> Result:
     """The panel's bus: on I2C, ``/dev/i2c-<port>`` exists, the service may use it and the panel
     answers; on SPI, ``/dev/spidev0.<spi_device>`` exists and the service may use it (an SPI
     panel answers nothing: whether it shows the picture is for the eye)."""
     d = config["display"]
-    bus = _panel_bus(config)
+    bus = panel_bus(config)
     if bus is None:
         return Result("display", SKIP, f"display kind {d['kind']}: no panel")
     if bus == "spi":
@@ -396,7 +388,7 @@ def _spi_drop_in(system: System) -> bool:
 
 def check_i2c_speed(config: Config, system: System) -> Result:
     """The I2C bus runs at 400 kHz (a full frame: ~23 ms, against ~93 ms at 100 kHz)."""
-    if _panel_bus(config) != "i2c":
+    if panel_bus(config) != "i2c":
         return Result("i2c speed", SKIP, "no I2C panel")
     port = config["display"]["i2c_port"]
     hz = _i2c_hz(system, port)

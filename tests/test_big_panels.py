@@ -28,8 +28,9 @@ def test_a_big_row_is_twice_as_tall_on_a_128x128_and_ordinary_on_a_128x64():
     assert [y for y in _lit_rows("\n".join(square[8:24]))] == list(range(14))  # 7 pixel rows, each twice
     assert "#" in "".join(square[24:31])  # the next row starts under it
     assert _lit_rows("\n".join(small[8:16])) == list(range(7))
-    wide = render(frame, panel=WIDE)  # a 256×64 has no height for it: an ordinary row
-    assert to_text(wide).splitlines()[16:23] != ["." * 256] * 7
+    wide = to_text(render(frame, panel=WIDE)).splitlines()  # a 256×64 has no height for it
+    assert _lit_rows("\n".join(wide[8:16])) == list(range(7))  # an ordinary row, as on a 128×64
+    assert wide[16:23] != ["." * 256] * 7
 
 
 def test_the_score_grid_and_whose_turn_are_big_only_where_the_panel_has_room():
@@ -106,7 +107,8 @@ def test_a_256x64_main_menu_is_laid_out_for_its_width_not_scaled(tmp_path):
     picture = run_device(tmp_path, body, config)
     assert len(picture) == 64 and len(picture[0]) == 256
     assert picture[0][250] == "#"  # the title bar runs the whole width
-    assert picture[1:8] != [line[::2] * 2 for line in picture[1:8]]  # not the 128×64 picture doubled
+    doubled = ["".join(c * 2 for c in line[::2]) for line in picture[1:8]]
+    assert picture[1:8] != doubled  # not the 128×64 picture drawn twice as wide
 
 
 def test_who_won_is_big_on_a_128x128():

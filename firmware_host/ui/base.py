@@ -21,7 +21,7 @@ from drivers.buttons import Press
 from firmware_host.core.config import SEATS
 from firmware_host.core.i18n import _
 from firmware_host.ui.layout import text_rows
-from firmware_host.ui.render import Frame, Row, panel, report
+from firmware_host.ui.render import Frame, Row, fitting, panel, report
 from games.core import T
 
 if TYPE_CHECKING:
@@ -53,9 +53,7 @@ def footed(rows: list[Row], foot: Row) -> list[Row]:
     that do not fit are reported: a screen must page or scroll them)."""
     on = panel()
     room = on.rows - on.slots(foot)
-    shown = len(rows)
-    while on.height_of(rows[:shown]) > room:
-        shown -= 1
+    shown = fitting(rows, on, room)
     if shown < len(rows):
         report("rows", " / ".join(" ".join(r.cells) for r in rows[shown:]), room)
         rows = rows[:shown]

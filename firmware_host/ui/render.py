@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -384,7 +384,7 @@ def compose(frame: Frame, panel: Panel | None = None) -> Frame:
     panel = panel or _in_force.get()
     rows = list(frame.rows)
     if panel.height_of(rows) > panel.rows:
-        shown = _fitting(rows, panel)
+        shown = fitting(rows, panel)
         report("rows", " / ".join(" ".join(r.cells) for r in rows[shown:]), panel.rows)
         rows = rows[:shown]
     if frame.message and not _already_shown(frame.message, rows):
@@ -408,32 +408,34 @@ def _already_shown(message: str, rows: list[Row]) -> bool:
     )
 
 
-def _fitting(rows: list[Row], panel: Panel) -> int:
-    """How many of the leading ``rows`` fit on ``panel``."""
+def fitting(rows: Sequence[Row], panel: Panel, room: int | None = None) -> int:
+    """How many of the leading ``rows`` fit on ``panel`` (in ``room`` of its rows, else all)."""
+    room = panel.rows if room is None else room
     used = 0
     for i, row in enumerate(rows):
         used += panel.slots(row)
-        if used > panel.rows:
+        if used > room:
             return i
     return len(rows)
 
 
-def _shed(rows: list[Row], room: int, panel: Panel = PANEL) -> list[Row]:
+def _shed(rows: list[Row], room: int, panel: Panel) -> list[Row]:
     """``rows`` cut to ``room`` rows of the panel: blank rows go first, then a row drawn big
     becomes an ordinary one (from the end), then plain rows go from the end; a highlighted
     (inverted) row goes last of all."""
     rows = list(rows)
+
+    def last(test: Callable[[Row], bool]) -> int | None:
+        return next((i for i in range(len(rows) - 1, -1, -1) if test(rows[i])), None)
+
     while panel.height_of(rows) > room:
-        blank = next((i for i in range(len(rows) - 1, -1, -1) if not any(rows[i].cells) and not rows[i].right), None)
-        big = next((i for i in range(len(rows) - 1, -1, -1) if panel.slots(rows[i]) > 1), None)
-        if blank is None and big is not None:
+        i = last(lambda r: not any(r.cells) and not r.right)
+        if i is None and (big := last(lambda r: panel.slots(r) > 1)) is not None:
             rows[big] = replace(rows[big], big=False)
             continue
-        for test in (lambda r: not any(r.cells) and not r.right, lambda r: not r.invert, lambda r: True):
-            i = next((i for i in range(len(rows) - 1, -1, -1) if test(rows[i])), None)
-            if i is not None:
-                del rows[i]
-                break
+        if i is None:
+            i = last(lambda r: not r.invert)
+        del rows[len(rows) - 1 if i is None else i]
     return rows
 
 
@@ -511,7 +513,7 @@ def render(frame: Frame, offset: tuple[int, int] = (0, 0), panel: Panel | None =
     width = panel.content_w - bar_w
     _row(img, ox, oy, Row.of(frame.title, frame.title_right, invert=True, cut=True), width)
     y = oy + ROW
-    for row in frame.rows[: _fitting(list(frame.rows), panel)]:
+    for row in frame.rows[: fitting(frame.rows, panel)]:
         if panel.slots(row) > 1:
             _big_row(img, ox, y, row, width, panel.big)
         else:

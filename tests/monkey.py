@@ -209,7 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--presses", type=int, default=1000)
     parser.add_argument("--first-seed", type=int, default=1000)
-    parser.add_argument("--panel", help="a panel kind to draw on (ssd1322: 256x64, sh1107: 128x128)")
+    parser.add_argument(
+        "--panel", choices=configuration.PANEL_KINDS, help="a panel kind to draw on (ssd1322: 256x64, sh1107: 128x128)"
+    )
     parser.add_argument("--language", choices=("en", "de"), default="en")
     args = parser.parse_args(argv)
     began = time.perf_counter()

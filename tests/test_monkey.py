@@ -64,3 +64,12 @@ def test_the_monkey_would_see_a_cut_text():
         render(Frame("tablemate", (Row.of("a text far too long for one line of the panel, cut"),)))
         render(Frame("tablemate", (Row.of("a text far too long for one line, cut on purpose", cut=True),)))
     assert [o.kind for o in found] == ["cut"]
+
+
+def test_a_campaign_on_a_panel_kind_that_does_not_exist_is_refused(capsys):
+    # bug: a mistyped --panel ran the whole campaign on the 128x64 it fell back to
+    from tests.monkey import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--runs", "1", "--presses", "1", "--panel", "sh1106x"])
+    assert stop.value.code == 2 and "sh1106x" in capsys.readouterr().err

@@ -201,6 +201,20 @@ class Tuning:
     hand_late_s: float = 3.25
     """From ``hand_rest_s`` to this the hand test is tight (``retract_scale``), after it loose
     (``late_retract_scale``)."""
+    ring_s: float = 0.25
+    """At 40 SPS and more a drop straight back is a piece falling out, never a hand lifting off,
+    when in this long after the weight went the readings swing below the new level and back above
+    it: a piece leaves the pile at once and the bin rings; a hand eases off over a tenth of a
+    second or more and the bin follows it smoothly. (Below 40 SPS a conversion averages the
+    ringing away.)"""
+    ring_k: float = 4.0
+    """The swing: two readings below the new level and one above it after them, each by this many
+    noise deviations ..."""
+    ring_fraction: float = 0.1
+    """... and this fraction of the place's weight ..."""
+    ring_cap: float = 4.0
+    """... but within this many times its weight (a farther reading is a corrupted read, not the
+    bin: a falling piece's kick reaches one to three times its weight)."""
     landing_overshoot: float = 0.5
     """At 40 SPS and more a place that did not overshoot its level by this much of the step
     (no ringing seen: perhaps a hand laid on the pile) is judged as a doubtful one."""
@@ -878,7 +892,7 @@ class Detector:
         if abs(level - plateau.before) >= threshold:
             return False
         own = self._own_readings(plateau, threshold)
-        if self._pressed(plateau, own, threshold):
+        if self._pressed(plateau, own, threshold) or self._rang(plateau, level, t):
             return False
         if plateau.wandered:
             # the level rested on the way back: pieces fall out at once, a hand eases off
@@ -902,6 +916,26 @@ class Detector:
             scale *= tu.several_retract_scale
         scale = max(scale, tu.retract_scale)  # tighter still, a noisy cell's noise looks like a hand
         return self._hand_like(own, plateau.grams, scale, hindsight=True)
+
+    def _rang(self, plateau: _Plateau, level: float, t: float) -> bool:
+        """Whether, at 40 SPS and more, the bin rang as the weight of a place went back to
+        ``level``: within ``ring_s`` of the first reading since the place nearer ``level``, two readings
+        swing below ``level`` and one after them above it, each by ``ring_k`` noise deviations and
+        ``ring_fraction`` of the place (readings beyond ``ring_cap`` places are corrupted reads).
+        A piece that falls out kicks the bin; a hand lifts off smoothly."""
+        tu = self.tuning
+        if (self.sps or 0.0) < 40.0:
+            return False
+        history = list(self._history)
+        middle = (plateau.level + level) / 2
+        since = max(0, len(history) - int((t - plateau.t) * self.sps))
+        gone = next((i for i in range(since, len(history)) if history[i] < middle), len(history))
+        step = plateau.grams
+        swing = max(tu.ring_k * self._sigma(), tu.ring_fraction * step)
+        after = [x - level for x in history[gone : gone + int(tu.ring_s * self.sps)]]
+        after = [x for x in after if abs(x) < tu.ring_cap * step]
+        below = [i for i, x in enumerate(after) if x < -swing]
+        return len(below) >= 2 and any(x > swing for x in after[below[0] + 1 :])
 
     def _own_readings(self, plateau: _Plateau, threshold: float) -> list[float]:
         """The readings of a place's level itself, from its second window on (the first one may

@@ -492,6 +492,22 @@ def test_a_piece_that_falls_out_soon_after_its_count_ringing_the_bin_is_a_fall(r
     assert events[1].t - events[0].t < 2.5  # a hand lifting off that soon is taken back whatever it looked like
 
 
+@pytest.mark.parametrize(
+    ("ring", "expected"), [(True, [PLACE, PLACE, FALL]), (False, [PLACE, PLACE, RETRACT, RETRACT])]
+)
+def test_a_drop_past_two_places_that_rings_the_bin_is_a_fall_not_two_take_backs(ring: bool, expected: list[str]):
+    # a place, a rise of 0.6 of a piece, no whole piece (a hand leaning on), then the weight
+    # goes straight back past both: taken back twice when it eases off, a fall when it rings
+    sps = 80
+    land, fall = kicked(10.0, 10.0), kicked(14.5, -15.0 if ring else 0.0)
+
+    def load(t: float) -> float:
+        return (5.0 if 10.0 <= t < 14.5 else 0.0) + (3.0 if 11.2 <= t < 14.5 else 0.0) + land(t) + fall(t)
+
+    _, events = run(trace(load, 18, sps=sps), sps=sps)
+    assert kinds(events) == expected
+
+
 def test_a_storm_of_bit_slips_two_in_a_row_is_a_fault_within_a_second():
     # bug: the HX711 shifts ones in when a read goes wrong; two slipped reads in a row agree with
     # each other, so neither was an excursion from both neighbours, and such a storm (two reads

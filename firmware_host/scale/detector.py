@@ -867,7 +867,8 @@ class Detector:
         """The places a drop to ``level`` takes back, the last first: the place just reported
         (:meth:`_taken_back`), or that one and the place before it, when the last one was a rise
         that is not whole pieces (a level that drifted up after it was counted: a hand) and the
-        weight goes straight back to where it was before both, with no press seen."""
+        weight goes straight back to where it was before both, with no press seen and no ringing
+        of the bin."""
         if self._taken_back(plateau, level, threshold, t):
             return [plateau]
         prior = plateau.prior
@@ -877,13 +878,15 @@ class Detector:
             and t - prior.t <= self.tuning.retract_s + self.tuning.odd_place_confirm_s
             and abs(level - prior.before) < threshold
             and not self._pressed(plateau, self._own_readings(plateau, threshold), threshold)
+            and not self._rang(plateau, level, t)
         ):
             return [plateau, prior]
         return []
 
     def _taken_back(self, plateau: _Plateau, level: float, threshold: float, t: float) -> bool:
         """Whether a drop undoes the place just reported: straight back to the weight before it
-        (no press on the pile in between: a press that knocks pieces out is a fall), from a level
+        (no press on the pile in between: a press that knocks pieces out is a fall; and, at 40 SPS
+        and more, no ringing of the bin as it went: a falling piece kicks it), from a level
         that rested on the way back, went again as soon as a resting hand lifts off
         (``hand_rest_s``), or, seen over its whole life, wavered like a hand: on any sign up to
         ``hand_late_s`` (a plain one on a quiet cell), on a clear one later, judged tighter for a

@@ -75,6 +75,31 @@ def test_bench_cases_that_went_wrong_now_come_out_right(seed, sps, cell, mode, s
     assert [e.event for e in final_events(events) if span[0] <= e.t <= span[1]] == expected
 
 
+@pytest.mark.xfail(strict=True, reason="a known shortfall (docs/detector.md): the readings do not tell")
+@pytest.mark.parametrize(
+    ("seed", "sps", "cell", "mode", "minutes", "span", "expected"),
+    [
+        # pieces falling out on their own, taken for a hand lifting off: decided 3.2 and 3.1 s
+        # after the count on 10 SPS cells with 0.5 g of noise, where any sign of a hand counts
+        (1870, 10, "5kg", "game", 4.0, (46.0, 51.0), ["place", "fall"]),
+        (1833, 10, "5kg", "faults", 4.0, (107.0, 112.0), ["place", "fall"]),
+        # knocked out by a 70 g press of 0.3 s, which at 10 SPS does not move the window's median
+        (1684, 10, "5kg", "faults", 4.0, (212.0, 216.0), ["place", "fall"]),
+        # a hand of 11 g as still as a cell with 1.1 g of noise, lifted 2.9 s after its count
+        (1384, 80, "5kg", "quiet", 8.0, (258.0, 263.0), []),
+        # a brush that lifted the bin by 3.5 g for 0.6 s, longer than a fall's hold lets pass
+        (1385, 80, "5kg", "game", 4.0, (31.0, 33.0), []),
+    ],
+)
+def test_bench_cases_still_wrong(seed, sps, cell, mode, minutes, span, expected):
+    # fresh held-out traces this detector gets wrong; strict, so one that comes out right (or
+    # a trace that changes) is noticed and moved to the list above
+    assert DATA is not None
+    trace = make_trace(Plan(recordings.HELD_OUT, seed, sps, cell, minutes, mode), DATA)
+    events, _ = run_detector(trace.times, trace.raw, trace.counts_per_gram, trace.piece_grams, trace.sps)
+    assert [e.event for e in final_events(events) if span[0] <= e.t <= span[1]] == expected
+
+
 def test_the_tuning_and_held_out_material_do_not_overlap():
     assert not set(TUNE_SEEDS) & set(HELD_OUT_SEEDS)
     held_out = plans(BenchConfig(split=recordings.HELD_OUT, traces=2))

@@ -195,9 +195,10 @@ class Tuning:
     """... and by this many times the scatter of the place's own readings (a hand that wavers by
     grams reaches grams higher without pressing)."""
     hand_rest_s: float = 2.5
-    """A place whose weight goes straight back (no press seen) this soon after it was reported is
-    taken back whatever it looked like: a hand held as still as wood for half a second lifts off
-    within a second or two; later (up to ``retract_s``) only a place that wavered like a hand is."""
+    """A place whose weight goes straight back (no press seen, no ringing of the bin) this soon
+    after it was reported is taken back whatever its level looked like: a hand held as still as
+    wood for half a second lifts off within a second or two; later (up to ``retract_s``) only a
+    place that wavered like a hand is."""
     hand_late_s: float = 3.25
     """From ``hand_rest_s`` to this the hand test is tight (``retract_scale``), after it loose
     (``late_retract_scale``)."""

@@ -535,6 +535,19 @@ def test_a_hand_counted_twice_is_taken_back_twice_when_it_lifts_off():
     assert det.net_grams == pytest.approx(0.0, abs=0.5)
 
 
+def test_a_hand_pressing_pieces_out_is_a_fall_even_when_its_press_was_counted():
+    # bug (held-out seed 1786): a hand pressed on the pile by three pieces' weight and more, was
+    # counted as a place, and knocked the piece before it out; the drop past both places was
+    # taken back twice as a hand counted twice, and the fall was lost. A hand counted twice
+    # crept up by a fraction of a piece; a rise of more than a piece is a press
+    def load(t: float) -> float:
+        return (5.0 if 10.0 <= t < 14.5 else 0.0) + (16.5 if 11.5 <= t < 14.5 else 0.0)
+
+    _, events = run(trace(load, 20), piece=5.0)
+    assert kinds(events) == [PLACE, PLACE, FALL]
+    assert sum(e.pieces if e.event == PLACE else -e.pieces for e in events) == 0  # the count comes out right
+
+
 def test_two_pieces_placed_then_knocked_out_together_are_two_places_and_a_fall():
     # the second rise is a whole piece, not a level creeping up: both places stand
     _, events = run(trace(steps((10.0, 5.0), (11.5, 5.0), (14.0, -10.0)), 20))

@@ -867,14 +867,16 @@ class Detector:
     def _undone(self, plateau: _Plateau, level: float, threshold: float, t: float) -> list[_Plateau]:
         """The places a drop to ``level`` takes back, the last first: the place just reported
         (:meth:`_taken_back`), or that one and the place before it, when the last one was a rise
-        that is not whole pieces (a level that drifted up after it was counted: a hand) and the
-        weight goes straight back to where it was before both, with no press seen and no ringing
-        of the bin."""
+        of a fraction of a piece (a level that drifted up after it was counted: a hand; a rise of
+        more than a piece that is not whole pieces is a hand pressing, which knocks pieces out)
+        and the weight goes straight back to where it was before both, with no press seen and no
+        ringing of the bin."""
         if self._taken_back(plateau, level, threshold, t):
             return [plateau]
         prior = plateau.prior
         if (
             prior is not None
+            and plateau.grams < self._unit()
             and not self._likely_place(plateau.grams)
             and t - prior.t <= self.tuning.retract_s + self.tuning.odd_place_confirm_s
             and abs(level - prior.before) < threshold

@@ -69,7 +69,9 @@ def build(
         if config["buttons"]["backend"] == "sim":
             buttons = ButtonPanel.simulated(pins, on_edge, clock)
         else:
-            buttons = ButtonPanel(pins, on_edge, clock, factory, config["buttons"]["debounce"])
+            buttons = ButtonPanel(pins, on_edge, clock, factory, config["buttons"]["debounce"], call_later)
+            for name, reason in buttons.missing.items():  # retried with backoff meanwhile
+                problems.append(T("buttons: {problem}", problem=f"{name} (GPIO {pins[name]}) {reason}"))
     except Exception as exc:  # gpiozero raises many kinds: no pin factory, pin in use…
         log.error("buttons unavailable: %s", exc)
         problems.append(T("buttons: {problem}", problem=str(exc)))

@@ -5,11 +5,13 @@ settings return to the chip's defaults — display off, charge pump off — and 
 so the panel stays dark while every write still succeeds. The display service therefore sends the
 set-up again every few minutes and on waking from dim (:func:`reinit`), then a whole picture.
 
-The set-up is whatever luma's driver sent when it was made, recorded on the way
-(:class:`SetupRecorder`, a serial interface in front of the real one): the commands up to its
-first picture, less the address commands that picture began with and less the ``DISPLAYOFF``
-the sequence starts with (sent again to a lit panel it would blink). What remains are settings
-sent to a panel already holding them — nothing on it changes — and they are a few dozen bytes:
+The set-up is whatever luma's driver wrote while it was made, recorded on the way
+(:class:`SetupRecorder`, a serial interface in front of the real one): the writes before its
+first picture (luma clears the panel), less the address commands that picture began with and
+less the ``DISPLAYOFF`` the sequence starts with (sent again to a lit panel it would blink).
+Most drivers send a command and its arguments as one command write; the SSD1322's sends the
+arguments as a data write after it, so the writes are kept as they came. What remains are
+settings sent to a panel that already holds them — nothing on it changes — a few dozen bytes:
 a re-init is those, the contrast and ``DISPLAYON``.
 """
 
@@ -23,26 +25,33 @@ ADDRESSING = {0x21, 0x22, 0x15, 0x75, 0x5C, *range(0xB0, 0xC0), *range(0x00, 0x2
 """First bytes of the commands that only point at panel memory before a write: the SSD1306
 family's column and page windows, the greyscale panels' column, row and write-RAM commands,
 the SH110x page and column addresses."""
+PICTURE = 32
+"""A data write longer than this is pixels, not a command's arguments (the smallest picture
+write of these panels is a 128-column page)."""
+
+Write = tuple[bool, tuple[int, ...]]
+"""(``True`` for a command write, ``False`` for a data write; its bytes)."""
 
 
 class SetupRecorder:
-    """A luma serial interface in front of ``serial`` that keeps the commands a driver sends
-    before its first data write; everything is passed on as it comes."""
+    """A luma serial interface in front of ``serial`` that passes every write on and keeps those
+    made until :meth:`stop` (while the driver is made)."""
 
     def __init__(self, serial: Any) -> None:
         self.serial = serial
-        self.sent: list[tuple[int, ...]] = []
+        self.writes: list[Write] = []
         self._recording = True
 
     def command(self, *cmd: int) -> None:
-        """A command write (recorded until the first data write)."""
+        """A command write."""
         if self._recording:
-            self.sent.append(tuple(cmd))
+            self.writes.append((True, tuple(cmd)))
         self.serial.command(*cmd)
 
     def data(self, data: Any) -> None:
-        """A data write: the set-up is over."""
-        self._recording = False
+        """A data write."""
+        if self._recording:
+            self.writes.append((False, tuple(data)))
         self.serial.data(data)
 
     def cleanup(self) -> None:
@@ -52,39 +61,56 @@ class SetupRecorder:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.serial, name)
 
-    def setup(self) -> list[tuple[int, ...]]:
-        """The set-up to send again: without the first picture's address commands at the end and
-        without a ``DISPLAYOFF``."""
-        calls = list(self.sent)
-        while calls and calls[-1][0] in ADDRESSING:
-            calls.pop()
-        out = []
-        for call in calls:
-            if call[0] == DISPLAYOFF:
-                call = call[1:]
-            if call:
-                out.append(call)
+    def stop(self) -> None:
+        """The driver is made: record no more (pictures are not set-up)."""
+        self._recording = False
+
+    def setup(self) -> list[Write]:
+        """The set-up to send again (see the module's docstring)."""
+        units: list[list[Write]] = []  # a command write and the data writes of its arguments
+        for write in self.writes:
+            command, payload = write
+            if not command and len(payload) > PICTURE:
+                break  # the first picture
+            if command or not units:
+                units.append([write])
+            else:
+                units[-1].append(write)
+        while units and units[-1][0][0] and units[-1][0][1][0] in ADDRESSING:
+            units.pop()  # the first picture's address commands
+        out: list[Write] = []
+        for unit in units:
+            command, payload = unit[0]
+            if command and payload[0] == DISPLAYOFF:
+                unit = [(True, payload[1:]), *unit[1:]] if len(payload) > 1 else unit[1:]
+            out.extend(unit)
         return out
+
+    def send(self, writes: list[Write]) -> None:
+        """Put ``writes`` on the bus, in order."""
+        for command, payload in writes:
+            if command:
+                self.serial.command(*payload)
+            else:
+                self.serial.data(list(payload))
 
 
 def made_with_setup(make: Any, serial: Any) -> Any:
-    """``make(serial)`` (a luma device) with its set-up kept as ``device.setup_commands``."""
+    """``make(serial)`` (a luma device) with its set-up kept for :func:`reinit`."""
     recorder = SetupRecorder(serial)
     device = make(recorder)
-    device.setup_commands = recorder.setup()
+    recorder.stop()
+    device.setup_recorder = recorder
+    device.setup_writes = recorder.setup()
     return device
-
-
-def setup_bytes(device: Any) -> int:
-    """Command bytes of one :func:`reinit` (the contrast that follows it included)."""
-    return sum(len(c) for c in getattr(device, "setup_commands", ())) + 2 + 1
 
 
 def reinit(device: Any) -> None:
     """Send ``device``'s set-up again and turn it on; its next picture goes whole. The caller
     sends the contrast in force next (the set-up holds luma's default)."""
-    for call in getattr(device, "setup_commands", ()):
-        device.command(*call)
+    recorder = getattr(device, "setup_recorder", None)
+    if recorder is not None:
+        recorder.send(device.setup_writes)
     device.show()
     if hasattr(device, "forget"):
         device.forget()  # our drivers: the panel's memory is unknown

@@ -10,7 +10,7 @@ import contextlib
 import pytest
 from PIL import Image
 
-from drivers.panel_setup import ADDRESSING, DISPLAYOFF, reinit, setup_bytes
+from drivers.panel_setup import ADDRESSING, DISPLAYOFF, reinit
 from drivers.panels import PANELS, open_panel
 from firmware_host.runtime.display_service import REINIT_EVERY, DisplayService
 from firmware_host.ui.panel import to_panel
@@ -65,16 +65,18 @@ def test_each_one_bit_panel_gets_only_the_changed_bytes_and_shows_lumas_picture(
 def test_a_reinit_is_the_drivers_own_set_up_less_display_off_in_a_few_dozen_bytes(kind):
     bus = CapturingBus()
     device = open_panel(PANELS[kind], serial_interface=bus)
-    setup = device.setup_commands
-    assert setup and setup[0] in (bus.commands[0], bus.commands[0][1:])  # luma's own sequence
-    assert all(call[0] != DISPLAYOFF for call in setup)  # sent to a lit panel: no blink
-    assert setup[-1][0] not in ADDRESSING  # the first picture's address commands are not set-up
-    assert setup_bytes(device) <= 48
+    setup = device.setup_writes
+    first = bus.sent[0]
+    assert setup[0] in ((True, first), (True, first[1:]))  # luma's own sequence, as it came
+    assert all(not command or payload[0] != DISPLAYOFF for command, payload in setup)  # no blink
+    commands = [payload for command, payload in setup if command]
+    assert commands[-1][0] not in ADDRESSING  # the first picture's address commands are not set-up
+    assert sum(len(payload) for _, payload in setup) <= 48  # a few dozen bytes
     image = to_panel(render(Frame("tablemate", (Row.of("Scores"),))), device.size)
     device.display(image)
     bus.sent.clear()
     reinit(device)
-    assert bus.sent == [*setup, (0xAF,)]  # the set-up, then DISPLAYON: nothing else
+    assert bus.sent == [*(p if command else bytes(p) for command, p in setup), (0xAF,)]  # then DISPLAYON
     bus.sent.clear()
     device.display(image)  # the same picture goes whole: the panel's memory may be lost
     assert data_bytes(bus) >= device.width * device.height // 8
@@ -182,3 +184,12 @@ def test_waking_from_dim_re_initialises_the_panel(tmp_path):
         return device.dimmed, device.display.reinits - before
 
     assert run_device(tmp_path, body) == (False, 1)
+
+
+@pytest.mark.parametrize("kind", ["ssd1309", "sh1107"])
+def test_the_panels_bench_counts_a_menu_step_at_a_third_of_lumas_own_driver_or_less(kind):
+    from firmware_host.cli.bench.panels import _measure
+
+    r = _measure(kind, presses=3)
+    assert r["bus"] == "i2c" and 0 < r["step"] <= r["stock_step"] / 3
+    assert 0 < r["reinit"] <= 64 and r["reinit_and_picture"] > r["stock_step"] - 100  # then the picture whole

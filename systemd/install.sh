@@ -28,7 +28,7 @@ if command -v apt-get >/dev/null 2>&1; then
     # python3-lgpio: gpiozero's back end, from the Raspberry Pi OS archive (pip's lgpio is the
     # fallback); gcc and python3-dev build gpiod where no wheel exists for this Pi (armv6l/armv7l).
     missing=""
-    for pkg in python3-venv python3-dev gcc i2c-tools python3-lgpio; do
+    for pkg in python3-venv python3-dev gcc i2c-tools python3-lgpio python3-spidev; do
         dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
     done
     if [ -n "$missing" ]; then

@@ -325,6 +325,13 @@ def cmd_bench_pixels(args: argparse.Namespace) -> int:
     return bench_pixels(args.presses)
 
 
+def cmd_bench_panels(args: argparse.Namespace) -> int:
+    """Count the bus bytes of a menu step on every panel kind."""
+    from firmware_host.cli.bench.panels import main as bench_panels
+
+    return bench_panels(args.presses)
+
+
 def cmd_bench_journal(args: argparse.Namespace) -> int:
     """Measure the journal's append-and-fsync time in the state folder."""
     from firmware_host.cli.bench.journal import main as bench_journal
@@ -494,6 +501,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = bench_sub.add_parser("pixels", help="press-to-display latency and I2C bytes per change, beside bare luma")
     p.add_argument("--presses", type=int, default=400, help="how many presses to time (default 400)")
     p.set_defaults(handler=cmd_bench_pixels)
+    p = bench_sub.add_parser("panels", help="bus bytes of a menu step on every panel kind, beside luma's own drivers")
+    p.add_argument("--presses", type=int, default=20, help="menu steps to take the median of (default 20)")
+    p.set_defaults(handler=cmd_bench_panels)
     p = bench_sub.add_parser("journal", help="time to make one action durable in the state folder")
     p.add_argument("--count", type=int, default=200, help="how many actions (default 200)")
     p.add_argument("--state-dir", metavar="DIR", help="the storage to measure (default: the state folder)")

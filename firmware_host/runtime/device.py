@@ -918,6 +918,7 @@ class Device:
         if self._dimmed:
             self._dimmed = False
             self.display.set_contrast(self.settings["brightness"])
+            self.display.reinit()  # a panel reset while it sat dim shows again
         if self._dim_handle is not None:
             self._dim_handle.cancel()
         self._dim_handle = asyncio.get_running_loop().call_later(self.config["display"]["dim_after"], self._dim)

@@ -39,11 +39,14 @@ from pathlib import Path
 from firmware_host.core import boot_config, fsio
 from firmware_host.core.pi_layout import (
     BOOT_CONFIGS,
+    DEBIAN_REBOOT_MARKER,
     I2C_BAUDRATE,
+    REBOOT_MARKER,
     SERVICE_GROUPS,
     SERVICE_USER,
     SPI_DROP_IN,
     SPI_GROUP,
+    UDEV_RULES,
     UNIT,
 )
 
@@ -188,6 +191,8 @@ class Installer:
     """The package in the venv changed in this run (``systemd/install.sh`` says so): a running
     service keeps the old code until it is restarted."""
     done: list[str] = field(default_factory=list)
+    reboot: list[str] = field(default_factory=list)
+    """Why the Pi must reboot before the change works (the boot config changed in this run)."""
 
     def path(self, relative: str) -> Path:
         """A path under the install root."""
@@ -204,6 +209,7 @@ class Installer:
         spi = self.wants_spi()
         groups_changed = self.ensure_user(SERVICE_GROUPS + ((SPI_GROUP,) if spi else ()))
         self.ensure_config()
+        self.ensure_udev()
         self.ensure_i2c(spi)
         spi_changed = spi and self.ensure_spi()
         unit_changed = self.ensure_unit() | spi_changed
@@ -225,6 +231,29 @@ class Installer:
                 self.run(["usermod", "-aG", group, SERVICE_USER])
                 joined = True
         return joined
+
+    def ensure_udev(self) -> None:
+        """The udev rule (``systemd/60-tablemate.rules``): the tower as ``/dev/tablemate-tower``
+        by its USB ids, ``/dev/gpiochip*``, ``/dev/i2c-*`` and ``/dev/spidev*`` to the service's
+        groups -- at every boot and plug-in, where a ``chgrp`` lasts until the next reboot (udev
+        passes over a group that does not exist: ``spi`` is made for a panel on SPI only). udev is
+        told at once: the rule needs no reboot."""
+        rules = self.path(UDEV_RULES)
+        want = (self.source / "systemd" / "60-tablemate.rules").read_bytes()
+        if rules.exists() and rules.read_bytes() == want:
+            return
+        if self.step(f"write /{UDEV_RULES}"):
+            write_atomic(rules, want, 0o644)
+            self.run(["udevadm", "control", "--reload"])
+            matches = ("tty", "gpio", "*gpiomem*", "i2c-dev", "spidev")
+            self.run(["udevadm", "trigger", *(f"--subsystem-match={m}" for m in matches)])
+
+    def notes(self) -> list[str]:
+        """What to tell after the steps: the reboot the boot config's change needs."""
+        if not self.reboot:
+            return []
+        would = "would need" if self.dry_run else "needs"
+        return [f"the Pi {would} a reboot for the boot config's change to work ({'; '.join(self.reboot)}): sudo reboot"]
 
     def ensure_config(self) -> None:
         """The default configuration, unless one is there."""
@@ -257,13 +286,26 @@ class Installer:
             text, changes = boot_config_edit(boot.read_text(encoding="utf-8"), spi=spi)
             for change in changes:
                 self.step(f"{change} in /{where}")
+            self.reboot.extend(changes)
             if changes and not self.dry_run:
                 write_atomic(boot, text.encode("utf-8"))
+                self.mark_reboot(changes)
         modules = self.path(MODULES)
         if not (modules.exists() and "i2c-dev" in modules.read_text(encoding="utf-8")) and self.step(
             "load i2c-dev at boot"
         ):
             write_atomic(modules, b"i2c-dev\n")
+
+    def mark_reboot(self, reasons: list[str]) -> None:
+        """Leave word on /run that the Pi must reboot (``tablemate doctor`` reads it): the reboot
+        empties /run, so the word goes with the need. Debian's own flag is raised too."""
+        marker = self.path(REBOOT_MARKER)
+        old = marker.read_text(encoding="utf-8").splitlines() if marker.exists() else []
+        text = "".join(f"{line}\n" for line in dict.fromkeys([*old, *reasons]))
+        write_atomic(marker, text.encode("utf-8"), 0o644)
+        debian = self.path(DEBIAN_REBOOT_MARKER)
+        if not debian.exists():
+            write_atomic(debian, b"*** System restart required ***\n", 0o644)
 
     def ensure_unit(self) -> bool:
         """The systemd unit; ``True`` when it changed."""
@@ -303,9 +345,9 @@ class Installer:
             if self.step(f"remove /{UNIT}"):
                 unit.unlink()
                 self.run(["systemctl", "daemon-reload"])
-        modules = self.path(MODULES)
-        if modules.exists() and self.step(f"remove /{MODULES}"):
-            modules.unlink()
+        for relative in (MODULES, UDEV_RULES):
+            if self.path(relative).exists() and self.step(f"remove /{relative}"):
+                self.path(relative).unlink()
         if purge:
             for relative in (CONFIG, STATE, VENV):
                 target = self.path(relative)

@@ -372,6 +372,8 @@ def cmd_install(args: argparse.Namespace) -> int:
     done = installer.uninstall(args.purge) if args.uninstall else installer.install()
     for line in done:
         print(("would " if args.dry_run else "") + line)
+    for line in installer.notes():
+        print(line)
     if not done:
         print("nothing to do: already " + ("removed" if args.uninstall else "installed"))
     return EXIT_OK

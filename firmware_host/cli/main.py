@@ -379,6 +379,22 @@ def cmd_install(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_wheelhouse(args: argparse.Namespace) -> int:
+    """Fill a folder with every wheel the Pi needs, for ``install.sh --wheelhouse`` offline."""
+    import subprocess
+
+    from firmware_host.cli.install import find_source
+    from firmware_host.cli.wheelhouse import main as wheelhouse
+
+    source = Path(args.source) if args.source else find_source(Path.cwd())
+    if source is None:
+        raise Fail("cannot find the tablemate checkout: run from it or pass --source DIR")
+    try:
+        return wheelhouse(args.dir, source.resolve(), args.python, args.extra or ["pi"])
+    except (RuntimeError, subprocess.CalledProcessError) as exc:
+        raise Fail(f"wheelhouse: {exc}") from None
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """Calibrate the load cell step by step; saves ``scale.json`` in the state folder."""
     from firmware_host.cli.calibrate import Cancelled, calibrate
@@ -517,6 +533,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", metavar="DIR", help="the tablemate checkout (default: found from here)")
     p.add_argument("--root", metavar="DIR", default="/", help=argparse.SUPPRESS)
     p.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
+
+    p = add("wheelhouse", cmd_wheelhouse, "download every wheel the Pi needs, to install it with no network")
+    p.add_argument("dir", metavar="DIR", help="the folder to fill (then: sudo systemd/install.sh --wheelhouse DIR)")
+    p.add_argument("--source", metavar="DIR", help="the tablemate checkout (default: found from here)")
+    p.add_argument(
+        "--python",
+        action="append",
+        metavar="X.Y[:MACHINE[:GLIBC]]",
+        help="a target Python (repeatable; default 3.11 and 3.13 on aarch64: Bookworm and Trixie)",
+    )
+    p.add_argument("--extra", action="append", metavar="NAME", help="the project's extras to include (default: pi)")
 
     p = add("doctor", cmd_doctor, "check each part as the service sees it; one line per part with its fix")
     config(p)

@@ -93,3 +93,16 @@ def test_the_installer_says_a_reboot_is_needed_and_leaves_word_for_the_doctor(tm
     fresh = pi_root(tmp_path / "fresh")
     result = cli("install", "--root", fresh, "--source", ROOT, "--dry-run")
     assert "the Pi would need a reboot" in result.out and not (fresh / REBOOT_MARKER).exists()
+
+
+def test_the_default_port_falls_back_to_ttyusb0_where_the_rule_did_not_name_the_tower(monkeypatch):
+    from drivers.tower import usb
+
+    opened = []
+    monkeypatch.setattr(usb.serial, "serial_for_url", lambda port, **kw: opened.append(port))
+    monkeypatch.setattr(usb.os.path, "exists", lambda path: False)  # no rule: a laptop, another chip
+    usb.open_port(TOWER_LINK)
+    monkeypatch.setattr(usb.os.path, "exists", lambda path: path == TOWER_LINK)
+    usb.open_port(TOWER_LINK)
+    usb.open_port("/dev/ttyACM0")  # a port the config names is opened as named
+    assert opened == ["/dev/ttyUSB0", TOWER_LINK, "/dev/ttyACM0"]

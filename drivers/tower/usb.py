@@ -33,8 +33,7 @@ from typing import Any
 
 import serial
 
-from drivers.tower import DARK, ELEMENTS, StatusHandler, TowerState
-from firmware_host.core.pi_layout import OLD_TOWER_PORT, TOWER_LINK
+from drivers.tower import DARK, ELEMENTS, OLD_PORT, STABLE_PORT, StatusHandler, TowerState
 
 BAUD = 9600
 
@@ -65,8 +64,8 @@ def open_port(port: str) -> serial.Serial:
     The default port, ``/dev/tablemate-tower``, is the name the installer's udev rule gives a
     CH340 or CP210x tower; where it is missing (no rule: a laptop, another chip) the tower is
     looked for where it used to be, ``/dev/ttyUSB0``."""
-    if port == TOWER_LINK and not os.path.exists(port):
-        port = OLD_TOWER_PORT
+    if port == STABLE_PORT and not os.path.exists(port):
+        port = OLD_PORT
     return serial.serial_for_url(port, baudrate=BAUD, timeout=0.5, write_timeout=1.0)
 
 

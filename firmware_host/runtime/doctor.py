@@ -529,7 +529,8 @@ def check_tower(config: Config, system: System) -> Result:
             "tower",
             FAIL,
             f"no {name}",
-            "plug the tower in; `ls /dev/serial/by-id/` names it: set [tower] port to that path",
+            f"plug the tower in (a CH340 or CP210x tower is {TOWER_LINK} by the installer's udev rule); "
+            "another chip: `ls /dev/serial/by-id/` names it, set [tower] port to that path",
         )
     problem = _device_access(system, port, "dialout", set(SERVICE_GROUPS))
     if problem:

@@ -5,7 +5,8 @@ The install runs for real against a fake root: a venv under it, pip with ``PIP_N
 index address that answers nothing -- inside a network namespace with no network where the
 machine allows one -- and the system's commands (useradd, systemctl, udevadm) stand-ins on PATH
 that remember what they were told. The wheelhouse is this venv's own distributions packed back
-into wheels (``tests/wheelkit.py``) beside the project's wheel built from the checkout.
+into wheels beside the project's wheel made from the checkout (``tests/wheelkit.py``: no build
+backend, no index).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from firmware_host.cli import wheelhouse
 from firmware_host.cli.wheelhouse import TARGETS, Target, lock, project_requirements
 from firmware_host.core.pi_layout import REBOOT_MARKER, UDEV_RULES
 from tests.conftest import ROOT
-from tests.wheelkit import closure, repack
+from tests.wheelkit import closure, project_wheel, repack
 
 INSTALL_SH = ROOT / "systemd" / "install.sh"
 BOOKWORM, TRIXIE = TARGETS
@@ -63,7 +64,7 @@ def house(tmp_path_factory) -> Path:
     for dist in closure(["tablemate[pi]"]):
         if dist.metadata["Name"] != "tablemate":
             repack(dist, dest)
-    wheel = wheelhouse.build_project(ROOT, dest)
+    wheel = project_wheel(ROOT, dest)
     written = wheelhouse.write_lock(dest, Target.this(), project_requirements(wheel, ["pi"]))
     assert written.missing == []
     return dest

@@ -71,3 +71,30 @@ def closure(roots: list[str]) -> list[metadata.Distribution]:
             if dep.marker is None or any(dep.marker.evaluate({"extra": e}) for e in (*env_extras[name], "")):
                 queue.append(dep)
     return list(found.values())
+
+
+def project_wheel(source: Path, dest: Path, packages: tuple[str, ...] = ("firmware_host", "drivers", "games")) -> Path:
+    """The project's wheel from the checkout with no build backend and no index: its packages'
+    files beside the metadata of the project as installed here (``pip install -e``)."""
+    dist = metadata.distribution("tablemate")
+    info = f"tablemate-{dist.version}.dist-info"
+    path = dest / f"tablemate-{dist.version}-py3-none-any.whl"
+    rows = []
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+
+        def add(name: str, data: bytes) -> None:
+            archive.writestr(name, data)
+            rows.append((name, _record_hash(data), str(len(data))))
+
+        for package in packages:
+            for file in sorted((source / package).rglob("*")):
+                if file.is_file() and "__pycache__" not in file.parts and file.suffix in (".py", ".po", ".toml"):
+                    add(file.relative_to(source).as_posix(), file.read_bytes())
+        add(f"{info}/METADATA", dist.metadata.as_string().encode())  # METADATA, or an egg-info's PKG-INFO
+        add(f"{info}/entry_points.txt", (dist.read_text("entry_points.txt") or "").encode())
+        wheel_text = b"Wheel-Version: 1.0\nGenerator: tests.wheelkit\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        add(f"{info}/WHEEL", wheel_text)
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerows([*rows, (f"{info}/RECORD", "", "")])
+        archive.writestr(f"{info}/RECORD", out.getvalue())
+    return path

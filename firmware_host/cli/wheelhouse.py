@@ -216,9 +216,8 @@ def build_project(source: Path, dest: Path, python: str = sys.executable) -> Pat
                 shutil.copytree(src, staged / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
             else:
                 shutil.copy2(src, staged / name)
-        subprocess.run(
-            [python, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(dest), str(staged)], check=True
-        )
+        command = [python, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(dest), str(staged)]
+        subprocess.run(command, check=True)
     (wheel,) = dest.glob(f"{PROJECT}-*.whl")
     return wheel
 

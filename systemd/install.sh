@@ -115,7 +115,8 @@ if [ -n "$WHEELHOUSE" ]; then
     "$VENV/bin/python" -m pip install --quiet --no-index --no-deps --force-reinstall "$wheel"
 else
     # Every GPIO library the back ends need: the `pi` extra (gpiod, Adafruit-Blinka, lgpio).
-    "$VENV/bin/python" -m pip install --quiet --upgrade "$SRC[pi]"
+    # --only-binary=lgpio: apt's lgpio or a wheel, never a build from source.
+    "$VENV/bin/python" -m pip install --quiet --only-binary=lgpio --upgrade "$SRC[pi]"
 fi
 if [ "$(installed)" != "$before" ]; then
     export TABLEMATE_CODE_CHANGED=1

@@ -84,7 +84,7 @@ def run_install(root: Path, house: Path, state: Path, *args: str) -> subprocess.
         stubs.mkdir()
         (stubs / "stub").write_text(STUB)
         (stubs / "stub").chmod(0o755)
-        for name in ("id", "getent", "systemctl", "useradd", "groupadd", "usermod", "udevadm"):
+        for name in ("id", "getent", "systemctl", "useradd", "groupadd", "usermod", "udevadm", "modprobe"):
             (stubs / name).symlink_to("stub")
     env = {
         "PATH": f"{stubs}:{os.environ['PATH']}",
@@ -115,7 +115,9 @@ def test_install_sh_installs_and_updates_from_the_wheelhouse_with_no_index(tmp_p
     assert "start tablemate" in first.stdout and "needs a reboot" in first.stdout
     assert (root / UDEV_RULES).exists() and (root / REBOOT_MARKER).exists()
     assert "dtparam=i2c_arm=on" in (root / "boot/firmware/config.txt").read_text()
-    assert "useradd --system --no-create-home --shell /usr/sbin/nologin tablemate" in (state / "log").read_text()
+    log = (state / "log").read_text()
+    assert "useradd --system --no-create-home --shell /usr/sbin/nologin tablemate" in log
+    assert "modprobe i2c-dev" in log and "udevadm control --reload" in log
 
     again = run_install(root, house, state)  # nothing new: nothing to do, the service left running
     assert again.returncode == 0 and again.stdout == "nothing to do: already installed\n", again.stdout + again.stderr

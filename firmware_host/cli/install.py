@@ -295,6 +295,7 @@ class Installer:
             "load i2c-dev at boot"
         ):
             write_atomic(modules, b"i2c-dev\n")
+            self.run(["modprobe", "i2c-dev"])  # and now: with I2C already on, no reboot is needed for it
 
     def mark_reboot(self, reasons: list[str]) -> None:
         """Leave word on /run that the Pi must reboot (``tablemate doctor`` reads it): the reboot

@@ -27,8 +27,16 @@ def fake_pi(tmp_path: Path, *, hz: int = 400_000, dout: str = "low") -> System:
     node = root / "sys/class/i2c-dev/i2c-1/device/of_node"
     node.mkdir(parents=True)
     (node / "clock-frequency").write_bytes(hz.to_bytes(4, "big"))  # device-tree cells are big-endian
+    (root / "dev/tablemate-tower").symlink_to("ttyUSB0")  # the udev rule's name for the tower
+    for relative, data in (
+        ("boot/firmware/config.txt", b"dtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=400000\n"),
+        ("proc/device-tree/system/linux,revision", (0xC03111).to_bytes(4, "big")),  # a Pi 4B
+        ("etc/udev/rules.d/60-tablemate.rules", (ROOT / "systemd/60-tablemate.rules").read_bytes()),
+    ):
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_bytes(data)
     unit = root / "etc/systemd/system/tablemate.service"
-    unit.parent.mkdir(parents=True)
+    unit.parent.mkdir(parents=True, exist_ok=True)
     unit.write_bytes((ROOT / "systemd/tablemate.service").read_bytes())
     state = tmp_path / "state"
     state.mkdir()
@@ -41,6 +49,8 @@ def fake_pi(tmp_path: Path, *, hz: int = 400_000, dout: str = "low") -> System:
         dout_falls=lambda data, clock, seconds: dout,
         gpiozero_factory=lambda: "LGPIOFactory",
         blinka_pins=lambda: "RASPBERRY_PI_4B via adafruit_blinka.microcontroller.generic_linux.raspberry_pi_pin",
+        request_lines=lambda lines, debounce: {},
+        open_spi=lambda config: None,
         fsync_ms=lambda folder: 4.0,
         disk_free=lambda folder: 8_000_000_000,
     )
@@ -63,8 +73,13 @@ def test_a_pi_set_up_by_the_installer_is_all_well(tmp_path):
     [
         (lambda root: (root / "dev/i2c-1").unlink(), "display", "no /dev/i2c-1", "then reboot"),
         (lambda root: [p.unlink() for p in (root / "dev").glob("gpiochip*")], "gpio", "no /dev/gpiochip", "on the Pi"),
-        (lambda root: (root / "dev/ttyUSB0").unlink(), "tower", "no /dev/ttyUSB0", "/dev/serial/by-id/"),
-        (lambda root: (root / "dev/i2c-1").chmod(0o600), "display", "mode 600", "chmod g+rw"),
+        (
+            lambda root: [(root / "dev" / n).unlink() for n in ("tablemate-tower", "ttyUSB0")],
+            "tower",
+            "no /dev/tablemate-tower",
+            "/dev/serial/by-id/",
+        ),
+        (lambda root: (root / "dev/i2c-1").chmod(0o600), "display", "mode 600", "usermod -aG i2c"),
         (
             lambda root: (root / "etc/systemd/system/tablemate.service").write_text("[Service]\nExecStart=/bin/true\n"),
             "service",
@@ -127,6 +142,7 @@ def test_simulated_parts_are_not_checked(tmp_path):
 
 def test_selftest_lines_put_failures_first_and_fit_the_panel(tmp_path):
     system = fake_pi(tmp_path)
+    (system.root / "dev/tablemate-tower").unlink()
     (system.root / "dev/ttyUSB0").unlink()
     system.i2c_answers = system.dout_falls = None  # the running device holds the bus and the pins
     lines = selftest_lines(defaults(), system)
@@ -213,7 +229,7 @@ def spi_config():
 
 def test_an_spi_panel_set_up_by_the_installer_is_well(tmp_path):
     parts = by_part(run_checks(spi_config(), spi_pi(tmp_path)))
-    assert parts["display"].status == "ok" and "ssd1322 on /dev/spidev0.0" in parts["display"].found
+    assert parts["display"].status == "ok" and "ssd1322 opens on /dev/spidev0.0" in parts["display"].found
     assert parts["i2c speed"].status == "skip"
 
 

@@ -36,14 +36,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from firmware_host.core import fsio
+from firmware_host.core import boot_config, fsio
 from firmware_host.core.pi_layout import (
     BOOT_CONFIGS,
+    DEBIAN_REBOOT_MARKER,
     I2C_BAUDRATE,
+    REBOOT_MARKER,
     SERVICE_GROUPS,
     SERVICE_USER,
     SPI_DROP_IN,
     SPI_GROUP,
+    UDEV_RULES,
     UNIT,
 )
 
@@ -83,53 +86,85 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
 
 
 _SECTION = re.compile(r"^\s*\[([^\]]*)\]")
-_BAUD = re.compile(r"i2c_arm_baudrate=(\d+)")
 
 
-def boot_config_edit(text: str, spi: bool = False) -> tuple[str, list[str]]:
-    """The boot config with I2C on at 400 kHz (and SPI on, if ``spi``), and what changed
-    (nothing when already so).
+def _satisfied(name: str, value: str | None) -> bool:
+    if name == "i2c_arm_baudrate":
+        return value is not None and value.isdigit() and int(value) == I2C_BAUDRATE
+    return boot_config.is_on(value)
 
-    A ``dtparam=...i2c_arm_baudrate=N`` with another N is rewritten in place, and so is a
-    ``dtparam=...spi=off``; missing lines are appended, after an ``[all]`` when the file ends
-    inside a model filter such as ``[pi4]``.
+
+def _unsure_boards(text: str, name: str, boards: Sequence[boot_config.Board]) -> list[str]:
+    """The boards on which ``name`` is not for sure as the device wants it."""
+    return [b.name for b in boards if not _satisfied(name, boot_config.param_for_sure(text, b, name))]
+
+
+def _unconditional(text: str, boards: Sequence[boot_config.Board]) -> set[int]:
+    """The indexes of the lines every board applies, whatever the other filters decide."""
+    sets = [{i for i, _ in boot_config.active_lines(text, b, u)} for b in boards for u in (False, True)]
+    return set.intersection(*sets) if sets else set()
+
+
+def _rewrite(line: str, name: str, value: str) -> tuple[str, str | None]:
+    """``line`` with dtparam ``name`` (or its alias) set to ``value`` in place, and the value it
+    had (``None`` when the line does not set it)."""
+    head, sep, tail = line.partition("=")
+    body, hash_, comment = tail.partition("#")
+    items = body.split(",")
+    old = None
+    for k, item in enumerate(items):
+        key, has_value, current = item.partition("=")
+        if boot_config.ALIASES.get(key.strip(), key.strip()) == name:
+            old = current.strip() if has_value else "on"
+            if old != value:
+                lead = key[: len(key) - len(key.lstrip())]
+                items[k] = f"{lead}{key.strip()}={value}" + (" " if item.endswith(" ") else "")
+    return head + sep + ",".join(items) + hash_ + comment, old
+
+
+def boot_config_edit(
+    text: str, spi: bool = False, boards: Sequence[boot_config.Board] = boot_config.BOARDS
+) -> tuple[str, list[str]]:
+    """The boot config with I2C on at 400 kHz (and SPI on, if ``spi``) on every board in
+    ``boards``, and what changed (nothing when already so).
+
+    The file is read as the firmware reads it (:mod:`firmware_host.core.boot_config`): a line in a
+    section whose filter another board fails (``[cm5]``, ``[pi4]``, ``[none]``) does not count, a
+    later ``dtparam`` overrides an earlier one. A line every board applies that sets another value
+    (``i2c_arm_baudrate=100000``, ``spi=off``) is rewritten in place; what is still missing is
+    appended, after an ``[all]`` when the file ends inside a filter. Every board, not only the one
+    running: an SD card moves from a Pi 4 to a Pi 5 without running the installer again.
     """
+    want = {"i2c_arm": "on", "i2c_arm_baudrate": str(I2C_BAUDRATE)} | ({"spi": "on"} if spi else {})
     lines = text.splitlines()
     changes: list[str] = []
-    has_i2c = any(line.strip() == I2C_LINE or _is_param(line, "i2c_arm=on") for line in lines)
-    has_spi = not spi or any(_is_param(line, "spi=on") for line in lines)
-    for i, line in enumerate(lines):
-        if not has_spi and _is_param(line, "spi=off"):
-            lines[i] = line.replace("spi=off", "spi=on", 1)
-            changes.append("enable SPI (was off)")
-            has_spi = True
-    has_baud = False
-    for i, line in enumerate(lines):
-        match = _BAUD.search(line)
-        if not (line.strip().startswith("dtparam=") and match):
+    current = text
+    unconditional = _unconditional(text, boards)
+    for name, value in want.items():
+        if not _unsure_boards(current, name, boards):
             continue
-        has_baud = True
-        if int(match.group(1)) != I2C_BAUDRATE:
-            lines[i] = line[: match.start(1)] + str(I2C_BAUDRATE) + line[match.end(1) :]
-            changes.append(f"set the I2C bus to {I2C_BAUDRATE // 1000} kHz (was {int(match.group(1)) // 1000} kHz)")
-    add = ([] if has_i2c else [I2C_LINE]) + ([] if has_baud else [BAUD_LINE]) + ([] if has_spi else [SPI_LINE])
+        for i in sorted(unconditional):
+            rewritten, old = _rewrite(lines[i], name, value)
+            if old is not None and not _satisfied(name, old):
+                lines[i] = rewritten
+                changes.append(_change_text(name, old))
+        current = "\n".join(lines) + "\n"
+    add = [f"dtparam={name}={value}" for name, value in want.items() if _unsure_boards(current, name, boards)]
     if add:
         sections = [m.group(1).strip().lower() for m in map(_SECTION.match, lines) if m]
+        changes.extend(_change_text(line.split("=")[1], None) for line in add)
         if sections and sections[-1] != "all":
             add.insert(0, "[all]")
         lines.extend(add)
-        if not has_i2c:
-            changes.append("enable I2C")
-        if not has_baud:
-            changes.append(f"set the I2C bus to {I2C_BAUDRATE // 1000} kHz")
-        if not has_spi:
-            changes.append("enable SPI")
     return ("\n".join(lines) + "\n" if changes else text), changes
 
 
-def _is_param(line: str, param: str) -> bool:
-    stripped = line.strip()
-    return stripped.startswith("dtparam=") and param in stripped[len("dtparam=") :].split(",")
+def _change_text(name: str, old: str | None) -> str:
+    if name == "i2c_arm_baudrate":
+        was = f" (was {int(old) // 1000} kHz)" if old and old.isdigit() else ""
+        return f"set the I2C bus to {I2C_BAUDRATE // 1000} kHz{was}"
+    what = "I2C" if name == "i2c_arm" else "SPI"
+    return f"enable {what}" + (f" (was {old})" if old else "")
 
 
 def panel_on_spi(path: Path) -> bool:
@@ -156,6 +191,8 @@ class Installer:
     """The package in the venv changed in this run (``systemd/install.sh`` says so): a running
     service keeps the old code until it is restarted."""
     done: list[str] = field(default_factory=list)
+    reboot: list[str] = field(default_factory=list)
+    """Why the Pi must reboot before the change works (the boot config changed in this run)."""
 
     def path(self, relative: str) -> Path:
         """A path under the install root."""
@@ -172,6 +209,7 @@ class Installer:
         spi = self.wants_spi()
         groups_changed = self.ensure_user(SERVICE_GROUPS + ((SPI_GROUP,) if spi else ()))
         self.ensure_config()
+        self.ensure_udev()
         self.ensure_i2c(spi)
         spi_changed = spi and self.ensure_spi()
         unit_changed = self.ensure_unit() | spi_changed
@@ -193,6 +231,29 @@ class Installer:
                 self.run(["usermod", "-aG", group, SERVICE_USER])
                 joined = True
         return joined
+
+    def ensure_udev(self) -> None:
+        """The udev rule (``systemd/60-tablemate.rules``): the tower as ``/dev/tablemate-tower``
+        by its USB ids, ``/dev/gpiochip*``, ``/dev/i2c-*`` and ``/dev/spidev*`` to the service's
+        groups -- at every boot and plug-in, where a ``chgrp`` lasts until the next reboot (udev
+        passes over a group that does not exist: ``spi`` is made for a panel on SPI only). udev is
+        told at once: the rule needs no reboot."""
+        rules = self.path(UDEV_RULES)
+        want = (self.source / "systemd" / "60-tablemate.rules").read_bytes()
+        if rules.exists() and rules.read_bytes() == want:
+            return
+        if self.step(f"write /{UDEV_RULES}"):
+            write_atomic(rules, want, 0o644)
+            self.run(["udevadm", "control", "--reload"])
+            matches = ("tty", "gpio", "*gpiomem*", "i2c-dev", "spidev")
+            self.run(["udevadm", "trigger", *(f"--subsystem-match={m}" for m in matches)])
+
+    def notes(self) -> list[str]:
+        """What to tell after the steps: the reboot the boot config's change needs."""
+        if not self.reboot:
+            return []
+        would = "would need" if self.dry_run else "needs"
+        return [f"the Pi {would} a reboot for the boot config's change to work ({'; '.join(self.reboot)}): sudo reboot"]
 
     def ensure_config(self) -> None:
         """The default configuration, unless one is there."""
@@ -225,13 +286,27 @@ class Installer:
             text, changes = boot_config_edit(boot.read_text(encoding="utf-8"), spi=spi)
             for change in changes:
                 self.step(f"{change} in /{where}")
+            self.reboot.extend(changes)
             if changes and not self.dry_run:
                 write_atomic(boot, text.encode("utf-8"))
+                self.mark_reboot(changes)
         modules = self.path(MODULES)
         if not (modules.exists() and "i2c-dev" in modules.read_text(encoding="utf-8")) and self.step(
             "load i2c-dev at boot"
         ):
             write_atomic(modules, b"i2c-dev\n")
+            self.run(["modprobe", "i2c-dev"])  # and now: with I2C already on, no reboot is needed for it
+
+    def mark_reboot(self, reasons: list[str]) -> None:
+        """Leave word on /run that the Pi must reboot (``tablemate doctor`` reads it): the reboot
+        empties /run, so the word goes with the need. Debian's own flag is raised too."""
+        marker = self.path(REBOOT_MARKER)
+        old = marker.read_text(encoding="utf-8").splitlines() if marker.exists() else []
+        text = "".join(f"{line}\n" for line in dict.fromkeys([*old, *reasons]))
+        write_atomic(marker, text.encode("utf-8"), 0o644)
+        debian = self.path(DEBIAN_REBOOT_MARKER)
+        if not debian.exists():
+            write_atomic(debian, b"*** System restart required ***\n", 0o644)
 
     def ensure_unit(self) -> bool:
         """The systemd unit; ``True`` when it changed."""
@@ -271,9 +346,9 @@ class Installer:
             if self.step(f"remove /{UNIT}"):
                 unit.unlink()
                 self.run(["systemctl", "daemon-reload"])
-        modules = self.path(MODULES)
-        if modules.exists() and self.step(f"remove /{MODULES}"):
-            modules.unlink()
+        for relative in (MODULES, UDEV_RULES):
+            if self.path(relative).exists() and self.step(f"remove /{relative}"):
+                self.path(relative).unlink()
         if purge:
             for relative in (CONFIG, STATE, VENV):
                 target = self.path(relative)

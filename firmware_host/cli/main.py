@@ -379,9 +379,27 @@ def cmd_install(args: argparse.Namespace) -> int:
     done = installer.uninstall(args.purge) if args.uninstall else installer.install()
     for line in done:
         print(("would " if args.dry_run else "") + line)
+    for line in installer.notes():
+        print(line)
     if not done:
         print("nothing to do: already " + ("removed" if args.uninstall else "installed"))
     return EXIT_OK
+
+
+def cmd_wheelhouse(args: argparse.Namespace) -> int:
+    """Fill a folder with every wheel the Pi needs, for ``install.sh --wheelhouse`` offline."""
+    import subprocess
+
+    from firmware_host.cli.install import find_source
+    from firmware_host.cli.wheelhouse import main as wheelhouse
+
+    source = Path(args.source) if args.source else find_source(Path.cwd())
+    if source is None:
+        raise Fail("cannot find the tablemate checkout: run from it or pass --source DIR")
+    try:
+        return wheelhouse(args.dir, source.resolve(), args.python, args.extra or ["pi"])
+    except (RuntimeError, subprocess.CalledProcessError) as exc:
+        raise Fail(f"wheelhouse: {exc}") from None
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -525,6 +543,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", metavar="DIR", help="the tablemate checkout (default: found from here)")
     p.add_argument("--root", metavar="DIR", default="/", help=argparse.SUPPRESS)
     p.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
+
+    p = add("wheelhouse", cmd_wheelhouse, "download every wheel the Pi needs, to install it with no network")
+    p.add_argument("dir", metavar="DIR", help="the folder to fill (then: sudo systemd/install.sh --wheelhouse DIR)")
+    p.add_argument("--source", metavar="DIR", help="the tablemate checkout (default: found from here)")
+    p.add_argument(
+        "--python",
+        action="append",
+        metavar="X.Y[:MACHINE[:GLIBC]]",
+        help="a target Python (repeatable; default 3.11 and 3.13 on aarch64: Bookworm and Trixie)",
+    )
+    p.add_argument("--extra", action="append", metavar="NAME", help="the project's extras to include (default: pi)")
 
     p = add("doctor", cmd_doctor, "check each part as the service sees it; one line per part with its fix")
     config(p)

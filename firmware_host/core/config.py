@@ -25,6 +25,7 @@ from firmware_host.core.limits import (
     one_line,
     quote,
 )
+from firmware_host.core.pi_layout import TOWER_LINK
 from firmware_host.timers.clocks import Preset
 
 DEFAULT_PATH = Path("/etc/tablemate/config.toml")
@@ -157,7 +158,7 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
     },
     "tower": {
         "backend": (_choice("serial", "gpio", "sim", "none"), "serial"),
-        "port": (_str, "/dev/ttyUSB0"),
+        "port": (_str, TOWER_LINK),
         "red": (_pin, 17),
         "yellow": (_pin, 27),
         "green": (_pin, 22),

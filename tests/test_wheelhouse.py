@@ -165,7 +165,7 @@ def test_the_lock_walks_the_dependencies_with_the_pis_markers_and_tags(house):
     here = lock(house, Target.this(), roots)
     assert here.missing == [] and "gpiod" not in here.pins  # the pi extra is for a Pi only
     pi = lock(house, BOOKWORM, roots)
-    assert pi.from_apt == {"python3-lgpio"}  # lgpio: apt's, never a wheel, never built
+    assert pi.from_apt == {"python3-lgpio", "python3-spidev"}  # apt's, never a wheel, never built
     assert "gpiod<3,>=2.2" in pi.missing  # the Pi needs it, this house has none: pip is asked for it...
     assert "pillow>=9.2.0" in pi.missing  # ...and for pillow, whose wheel here is no aarch64 wheel
     assert "adafruit-blinka" in pi.pins and "gpiozero" in pi.pins and "lgpio" not in pi.pins  # py3-none-any

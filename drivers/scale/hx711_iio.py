@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 from drivers.scale import FaultHandler, SampleHandler
 from drivers.scale.faults import FaultWatch
-from drivers.scale.hx711 import SETTLE_CONVERSIONS, HX711Unavailable
+from drivers.scale.hx711 import SETTLE_CONVERSIONS, HX711Unavailable, ReadStats
 
 log = logging.getLogger(__name__)
 
@@ -190,8 +190,9 @@ class IIOScale:
             source.set_gain_a(gain)
         self.clock = clock
         self.watch: FaultWatch | None = None
-        self.reads = 0
-        self.errors = 0
+        self.stats = ReadStats()
+        """Words read (``reads``), dropped while settling, refused by the kernel (``timeouts``)."""
+        self.cpu_seconds: float | None = None
         self._settle = SETTLE_CONVERSIONS
         self._stop = threading.Event()
         self._wanted = threading.Event()
@@ -225,12 +226,13 @@ class IIOScale:
         try:
             raw = self.source.read_raw(self.channel)
         except IIOError:
-            self.errors += 1
+            self.stats.timeouts += 1
             watch.waiting(self.clock())
             return
-        self.reads += 1
+        self.stats.reads += 1
         if self._settle > 0:
             self._settle -= 1
+            self.stats.settling += 1
             watch.alive(self.clock())
             return
         watch.reading(self.clock(), signed(raw))

@@ -144,6 +144,8 @@ class ProcessScale:
         for key, value in extra.items():
             self.argv.append(f"--{key}={value}")
         self.stats = ReadStats()
+        """The child's counts, as of its last report (once a second)."""
+        self.cpu_seconds: float | None = None
         self.scheduling = ""
         """How the child is scheduled (``SCHED_FIFO 10``, or why not)."""
         self.error: str | None = None

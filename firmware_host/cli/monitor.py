@@ -192,14 +192,15 @@ def run_monitor(config: Config, args: argparse.Namespace, out: TextIO | None = N
         monitor = Monitor(out, sps, cpg, piece, refresh)
         monitor.header(f"simulated HX711 at {sps} SPS, gain {gain}{', virtual time' if args.virtual else ''}")
         return _run_sim(monitor, args, sps, gain)
-    from drivers.scale.hx711 import HX711Unavailable, open_hx711
+    from drivers.scale.hx711 import HX711Unavailable
+    from drivers.scale.hx711_open import describe, open_configured
 
     try:
-        scale = open_hx711(s["data"], s["clock"], sps, gain, time.monotonic)
+        scale = open_configured({**s, "sps": sps, "gain": gain}, time.monotonic)
     except HX711Unavailable as exc:
-        raise MonitorError(f"HX711 on GPIO {s['data']} (data) / {s['clock']} (clock): {exc}") from None
+        raise MonitorError(f"{describe(s)}: {exc}") from None
     monitor = Monitor(out, sps, cpg, piece, refresh)
-    monitor.header(f"HX711 on GPIO {s['data']} (data) / {s['clock']} (clock), {sps} SPS, gain {gain}")
+    monitor.header(f"{describe(s)}, {sps} SPS, gain {gain}")
     return _run_hardware(monitor, scale, args)
 
 

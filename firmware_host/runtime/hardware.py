@@ -141,9 +141,9 @@ def _scale(
 
             return SimScale(call_later, clock, s["sps"], gain=s["gain"])
         if s["backend"] == "hx711":
-            from drivers.scale.hx711 import open_hx711
+            from drivers.scale.hx711_open import open_configured
 
-            return open_hx711(s["data"], s["clock"], s["sps"], s["gain"], clock)
+            return open_configured(s, clock)
     except Exception as exc:  # no Blinka board, pins in use… the device runs on without the scale
         log.error("scale unavailable: %s", exc)
         problems.append(T("scale: {problem}", problem=str(exc)))

@@ -52,6 +52,10 @@ RESET_BYTES = b"\xff" * math.ceil(RESET_HIGH_BITS / 8) + b"\x00"
 """A reset: PD_SCK high for :data:`RESET_HIGH_BITS` bits, then low (the chip powers up)."""
 
 
+class HX711Busy(HX711Unavailable):
+    """Another process holds the SPI device (the running service, seen by ``tablemate doctor``)."""
+
+
 class SpiBus(Protocol):
     """A full-duplex SPI transfer at a fixed clock (mode 0, MSB first, 8-bit words)."""
 
@@ -197,6 +201,7 @@ class SpidevBus:
         self._dev: Any = spidev.SpiDev()
         self._dev.open(bus, device)
         try:
+            self._lock()
             self._dev.mode = 0
             self._dev.bits_per_word = 8
             self._dev.lsbfirst = False
@@ -204,6 +209,19 @@ class SpidevBus:
         except Exception:
             self._dev.close()
             raise
+
+    def _lock(self) -> None:
+        """Hold the device node exclusively: spidev lets two processes interleave transfers,
+        which would corrupt both readers' words (the doctor's, the service's)."""
+        import fcntl
+
+        fileno = getattr(self._dev, "fileno", None)
+        if fileno is None:
+            return
+        try:
+            fcntl.flock(fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise HX711Busy("held by another process (the running service?)") from None
 
     def transfer(self, data: bytes) -> bytes:
         """One transfer, chip select held throughout (``xfer2``); the MISO bytes."""
@@ -230,6 +248,8 @@ def open_hx711_spi(
 
     try:
         spi = SpidevBus(bus, device)
+    except HX711Busy as exc:
+        raise HX711Busy(f"/dev/spidev{bus}.{device}: {exc}") from None
     except ImportError:
         raise HX711Unavailable("no spidev package (install tablemate's pi extra)") from None
     except OSError as exc:

@@ -37,6 +37,7 @@ def test_the_child_reads_the_chip_and_says_how_it_is_scheduled() -> None:
     assert got.faults == []
     assert abs(statistics.median(got.samples) - (84_000 + 100 * 420)) < 300
     assert scale.scheduling.startswith(("SCHED_FIFO", "normal priority"))
+    assert scale.stats.reads >= 1  # the child reports its counts (the Self-test's rates)
     assert scale._proc is not None and scale._proc.returncode == 0
 
 

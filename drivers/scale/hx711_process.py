@@ -14,7 +14,7 @@ The child is ``python -m drivers.scale.hx711_process``; it speaks one line per e
     R <how it is scheduled>          once, at start
     S <t> <raw>                      a sample (t on CLOCK_MONOTONIC, shared by both processes)
     F <reason>                       a fault (as :class:`drivers.scale.faults.FaultWatch` says it)
-    T <reads> <slow> <settling> <resets> <timeouts> <longest_high>   counts, once a second
+    T <reads> <slow> <settling> <resets> <timeouts> <longest_high> <glitches>   counts, once a second
     E <message>                      it could not open the chip, and ends
 
 and reads one byte a command on stdin: ``s`` stop (chip powered down), ``g`` go, ``q`` quit.
@@ -117,7 +117,8 @@ def child(argv: list[str] | None = None) -> int:
             now = time.monotonic()
             if now - last >= STATS_EVERY:
                 s = scale.stats
-                say(f"T {s.reads} {s.slow} {s.settling} {s.resets} {s.timeouts} {s.longest_high!r}")
+                glitches = scale.watch.glitches
+                say(f"T {s.reads} {s.slow} {s.settling} {s.resets} {s.timeouts} {s.longest_high!r} {glitches}")
                 last = now
     finally:
         scale.close()
@@ -146,6 +147,8 @@ class ProcessScale:
         self.stats = ReadStats()
         """The child's counts, as of its last report (once a second)."""
         self.cpu_seconds: float | None = None
+        self.glitches = 0
+        """Glitch codes the child's fault rules refused, as of its last report."""
         self.scheduling = ""
         """How the child is scheduled (``SCHED_FIFO 10``, or why not)."""
         self.error: str | None = None
@@ -195,10 +198,11 @@ class ProcessScale:
                 elif kind == "F":
                     self._on_fault(rest)
                 elif kind == "T":
-                    reads, slow, settling, resets, timeouts, longest = rest.split()
+                    reads, slow, settling, resets, timeouts, longest, glitches = rest.split()
                     self.stats = ReadStats(
                         int(reads), int(slow), int(settling), int(resets), int(timeouts), float(longest)
                     )
+                    self.glitches = int(glitches)
                 elif kind == "R":
                     self.scheduling = rest
                 elif kind == "E":

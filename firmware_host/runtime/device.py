@@ -146,6 +146,8 @@ class Device:
         self._checks: list[str] | None = None
         """The doctor's self-check lines, once run (:meth:`checks`)."""
         self._checks_running = False
+        self._read_rates: Any = None
+        """The scale's reads per minute for the Self-test (made when first asked)."""
 
     def _take_settings(self) -> None:
         """The saved settings over the config's, each checked: a bad value is named, not used."""
@@ -837,7 +839,21 @@ class Device:
             system = System(state_dir=self.store.root)  # the folder this device really writes
             future = self.loop.run_in_executor(None, selftest_lines, self.config, system)
             future.add_done_callback(self._checks_done)
+        rates = self._read_rates_line()
+        if rates is not None and self._checks is not None:
+            return [rates, *self._checks]
         return self._checks
+
+    def _read_rates_line(self) -> Any:
+        """The live scale's dropped and corrupt reads per minute (:mod:`firmware_host.scale.read_rates`)."""
+        driver = self._scale_driver()
+        if driver is None:
+            return None
+        if self._read_rates is None or self._read_rates.driver is not driver:
+            from firmware_host.scale.read_rates import ReadRates
+
+            self._read_rates = ReadRates(driver, self.loop.time)
+        return self._read_rates.line()
 
     def _checks_done(self, future: asyncio.Future) -> None:
         self._checks_running = False

@@ -189,3 +189,24 @@ def test_no_spidev_package_is_a_clear_unavailable() -> None:
             open_hx711_spi()
     else:
         pytest.skip("spidev is installed here")
+
+
+def test_the_simulator_reads_its_chip_through_the_spi_encoding_when_configured() -> None:
+    from drivers.scale.sim import SimScale
+    from firmware_host.runtime.vtime import run_virtual
+
+    async def main() -> tuple[list[int], SimScale]:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        scale = SimScale(loop.call_later, loop.time, sps=10, noise_counts=0.0, interface="spi")
+        scale.grams = 10.0
+        got: list[int] = []
+        scale.start(lambda t, raw: got.append(raw), lambda reason: None)
+        await asyncio.sleep(2.0)
+        scale.close()
+        return got, scale
+
+    got, scale = run_virtual(main)
+    assert isinstance(scale.hx, SpiHX711) and scale.chip.spi_bytes > 0
+    assert got and set(got) == {84_000 + 10 * 420}

@@ -139,7 +139,7 @@ def _scale(
         if s["backend"] == "sim":
             from drivers.scale.sim import SimScale
 
-            return SimScale(call_later, clock, s["sps"], gain=s["gain"])
+            return SimScale(call_later, clock, s["sps"], gain=s["gain"], interface=s["interface"])
         if s["backend"] == "hx711":
             from drivers.scale.hx711_open import open_configured
 

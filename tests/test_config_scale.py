@@ -50,3 +50,11 @@ def test_gpio_and_iio_take_only_data_and_clock(tmp_path):
 def test_a_scale_that_is_not_an_hx711_takes_no_pin(tmp_path):
     c = load(tmp_path, '[scale]\nbackend = "none"\n[tower]\nbackend = "gpio"\n')
     assert c["tower"]["buzzer"] == 18
+
+
+def test_the_spi_path_asks_the_boot_config_for_spi1(tmp_path):
+    from drivers.scale.hx711_open import boot_config_lines
+
+    assert boot_config_lines(load(tmp_path, "")["scale"]) == ["dtoverlay=spi1-1cs"]
+    assert boot_config_lines(load(tmp_path, '[scale]\ninterface = "gpio"\n')["scale"]) == []
+    assert boot_config_lines(load(tmp_path, '[scale]\nbackend = "none"\n')["scale"]) == []

@@ -210,3 +210,61 @@ def test_the_simulator_reads_its_chip_through_the_spi_encoding_when_configured()
     got, scale = run_virtual(main)
     assert isinstance(scale.hx, SpiHX711) and scale.chip.spi_bytes > 0
     assert got and set(got) == {84_000 + 10 * 420}
+
+
+class StubSpiDev:
+    """The few members of ``spidev.SpiDev`` our bus uses (the package ships no test double), on a
+    real file so that the lock is the kernel's."""
+
+    path = ""
+
+    def __init__(self) -> None:
+        self.mode = self.bits_per_word = self.max_speed_hz = None
+        self.lsbfirst = True
+        self.sent: list[list[int]] = []
+        self._fd = -1
+
+    def open(self, bus: int, device: int) -> None:
+        import os
+
+        self.opened = (bus, device)
+        self._fd = os.open(self.path, os.O_RDWR)
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def xfer2(self, data: list[int]) -> list[int]:
+        self.sent.append(data)
+        return [0] * len(data)
+
+    def close(self) -> None:
+        import os
+
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def test_the_spidev_bus_runs_mode_0_at_1_mhz_and_locks_the_device(monkeypatch, tmp_path) -> None:
+    import types
+
+    from drivers.scale.hx711_spi import HX711Busy, SpidevBus
+
+    node = tmp_path / "spidev1.0"
+    node.write_bytes(b"")
+    StubSpiDev.path = str(node)
+    monkeypatch.setitem(__import__("sys").modules, "spidev", types.SimpleNamespace(SpiDev=StubSpiDev))
+    bus = SpidevBus()
+    dev = bus._dev
+    assert dev.opened == (1, 0) and (dev.mode, dev.bits_per_word, dev.max_speed_hz, dev.lsbfirst) == (
+        0,
+        8,
+        SPI_HZ,
+        False,
+    )
+    assert bus.transfer(WORDS[25]) == bytes(7) and dev.sent == [list(WORDS[25])]
+    with pytest.raises(HX711Busy, match="another process"):
+        SpidevBus()  # the doctor while the service reads: refused, not interleaved
+    bus.close()
+    bus.close()
+    SpidevBus().close()  # free again once closed

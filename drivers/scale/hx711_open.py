@@ -41,3 +41,13 @@ def open_configured(s: dict[str, Any], stamps: Callable[[], float] = time.monoto
     from drivers.scale.hx711_process import ProcessScale
 
     return ProcessScale(s["data"], s["clock"], s["sps"], s["gain"])
+
+
+SPI1_OVERLAY = "dtoverlay=spi1-1cs"
+"""The ``config.txt`` line that gives ``/dev/spidev1.0`` (SPI1, CE0 on GPIO 18)."""
+
+
+def boot_config_lines(s: dict[str, Any]) -> list[str]:
+    """The ``config.txt`` lines the configured HX711 path needs (for the installer): SPI1's
+    overlay for ``"spi"``; nothing for ``"gpio"``; for ``"iio"`` an overlay of the user's own."""
+    return [SPI1_OVERLAY] if s.get("backend") == "hx711" and s.get("interface") == "spi" else []

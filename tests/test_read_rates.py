@@ -25,17 +25,40 @@ def run(clock: VirtualClock, scale: HX711Scale, seconds: float) -> None:
 def test_stretched_pulses_and_glitch_codes_are_counted_per_minute() -> None:
     clock, chip, scale = rig()
     rates = ReadRates(scale, clock)
-    assert rates.line() is None  # no rate from one snapshot
+    assert rates.lines() == []  # no rate from one snapshot
     run(clock, scale, 5.0)
     chip.slow_pulse(100e-6, pulse=3, count=3)  # the host stalled with PD_SCK high: 3 words dropped
     run(clock, scale, 10.0)
     chip.glitch(-1, count=2)
     run(clock, scale, 15.0)
-    assert tr(rates.line()) == "Scale/min 6 lost 4 bad"  # 3 and 2 in the 30 s since the first look
+    assert [tr(line) for line in rates.lines()] == ["Scale lost 6/min", "Scale bad 4/min"]  # 3 and 2 in 30 s
     run(clock, scale, 60.0)
-    assert tr(rates.line()) == "Scale/min 0 lost 0 bad"  # a minute later, all clean
+    assert [tr(line) for line in rates.lines()] == ["Scale lost 0/min", "Scale bad 0/min"]  # a minute on
 
 
 def test_a_driver_without_counts_gives_no_line() -> None:
     assert read_counts(object()) is None
-    assert ReadRates(object(), VirtualClock()).line() is None
+    assert ReadRates(object(), VirtualClock()).lines() == []
+
+
+def test_the_self_tests_checks_page_leads_with_the_scales_reads_per_minute(tmp_path) -> None:
+    import asyncio
+
+    from firmware_host.ui.menus import SelfTest
+    from tests.devicekit import presses, run_device, screen
+
+    async def body(dev):
+        dev.push(SelfTest(dev))  # the self-test reads the scale while it shows
+        await presses(dev, "next!")
+        for _ in range(200):
+            text = await screen(dev)
+            if "checking" not in text and "Scale lost" in text:
+                break
+            await asyncio.sleep(0.05)
+        dev.hw.scale.chip.glitch(-1, count=2)  # two corrupt words from the simulated chip
+        await asyncio.sleep(3.0)
+        return text, await screen(dev)
+
+    before, after = run_device(tmp_path, body)
+    assert before.splitlines()[1:3] == ["Scale lost 0/min", "Scale bad 0/min"]  # the page's first lines
+    assert after.splitlines()[1] == "Scale lost 0/min" and after.splitlines()[2] != "Scale bad 0/min"

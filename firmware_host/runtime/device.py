@@ -839,21 +839,20 @@ class Device:
             system = System(state_dir=self.store.root)  # the folder this device really writes
             future = self.loop.run_in_executor(None, selftest_lines, self.config, system)
             future.add_done_callback(self._checks_done)
-        rates = self._read_rates_line()
-        if rates is not None and self._checks is not None:
-            return [rates, *self._checks]
-        return self._checks
+        if self._checks is None:
+            return None
+        return [*self._read_rates_lines(), *self._checks]
 
-    def _read_rates_line(self) -> Any:
+    def _read_rates_lines(self) -> list[Any]:
         """The live scale's dropped and corrupt reads per minute (:mod:`firmware_host.scale.read_rates`)."""
         driver = self._scale_driver()
         if driver is None:
-            return None
+            return []
         if self._read_rates is None or self._read_rates.driver is not driver:
             from firmware_host.scale.read_rates import ReadRates
 
             self._read_rates = ReadRates(driver, self.loop.time)
-        return self._read_rates.line()
+        return self._read_rates.lines()
 
     def _checks_done(self, future: asyncio.Future) -> None:
         self._checks_running = False

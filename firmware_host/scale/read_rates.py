@@ -2,7 +2,7 @@
 
 The reader counts as it goes: words dropped for a PD_SCK high over 50 µs (``stats.slow``) and
 corrupt words refused by the fault rules (``watch.glitches``: all ones, full scale). The
-Self-test's second page shows both as rates over the last minute (over what there is of it
+Self-test's second page shows both as rates over the last minute (one short line each) (over what there is of it
 while the device has run less), next to the doctor's checks, while the scale is being read.
 """
 
@@ -53,10 +53,11 @@ class ReadRates:
         per = 60.0 / (now - t0)
         return tuple((b - a) * per for a, b in zip(first, counts, strict=True))  # type: ignore[return-value]
 
-    def line(self) -> Text | None:
-        """``Scale/min 0 lost 0 bad`` for the Self-test, or ``None`` while there is no rate yet."""
+    def lines(self) -> list[Text]:
+        """``Scale lost 0/min`` and ``Scale bad 0/min`` for the Self-test (two short lines, so
+        that three-digit rates fit a 128-pixel row in either language); none before a rate."""
         rates = self.rates()
         if rates is None:
-            return None
+            return []
         _, dropped, corrupt = rates
-        return T("Scale/min {dropped:.0f} lost {corrupt:.0f} bad", dropped=dropped, corrupt=corrupt)
+        return [T("Scale lost {count:.0f}/min", count=dropped), T("Scale bad {count:.0f}/min", count=corrupt)]

@@ -31,10 +31,18 @@ from drivers.scale.hx711_spi import (
 class Rig:
     """Chip, SPI bus, driver and reader on one virtual clock, stepped by hand."""
 
-    def __init__(self, rate: int = 10, grams: float = 0.0, noise: float = 0.0, gain: int = 128, hz: int = SPI_HZ):
+    def __init__(
+        self,
+        rate: int = 10,
+        grams: float = 0.0,
+        noise: float = 0.0,
+        gain: int = 128,
+        hz: int = SPI_HZ,
+        gap: float = 0.0,
+    ):
         self.clock = VirtualClock()
         self.chip = HX711Chip(self.clock, rate=rate, load=LoadModel(grams=grams, noise_counts=noise))
-        self.bus = SimSpiBus(self.chip, hz)
+        self.bus = SimSpiBus(self.chip, hz, byte_gap=gap)
         self.hx = SpiHX711(self.bus, sps=rate, timing=self.clock)
         self.scale = HX711Scale(self.hx, gain, clock=self.clock, pins=(self.bus,))
         self.samples: list[int] = []
@@ -51,21 +59,25 @@ def bits(data: bytes) -> str:
     return "".join(f"{b:08b}" for b in data)
 
 
-def test_each_pulse_is_one_bit_high_one_low_and_every_byte_ends_low() -> None:
+def test_each_pulse_is_one_bit_high_one_low_and_every_byte_starts_and_ends_low() -> None:
     for pulses, word in WORDS.items():
-        assert len(word) == WORD_BYTES == 7
-        assert bits(word) == ("10" * pulses).ljust(56, "0")
-        assert all(b & 1 == 0 for b in word)  # a pause between bytes only lengthens a low
+        assert len(word) == WORD_BYTES == 9
+        assert bits(word).count("1") == pulses and "11" not in bits(word)
+        assert all(b & 0x81 == 0 for b in word)  # a pause between bytes only lengthens a low
         assert high_times(word, SPI_HZ) == [1e-6] * pulses
-    assert pulse_bytes(25) == bytes.fromhex("aaaaaaaaaaaa80")
+    assert WORDS[25] == bytes.fromhex("545454545454545440")
+    assert WORDS[26] == bytes.fromhex("545454545454545450")
+    assert WORDS[27] == bytes.fromhex("545454545454545454")
     with pytest.raises(ValueError):
         pulse_bytes(28)
 
 
-def test_decode_reads_each_bit_in_the_low_half_after_its_pulse() -> None:
-    miso = int("01" * 24 + "0" * 8, 2).to_bytes(7, "big")  # 1 in every odd bit: all data bits 1
-    assert decode(miso) == 0xFFFFFF
-    assert decode(int("10" * 24 + "0" * 8, 2).to_bytes(7, "big")) == 0  # the high halves are ignored
+def test_decode_reads_each_bit_in_the_low_bit_after_its_pulse() -> None:
+    assert decode(bytes([0b00101010] * 8)) == 0xFFFFFF  # the low bits after the pulses: all data 1
+    assert decode(bytes([0b01010100] * 8)) == 0  # the high bits themselves are ignored
+    one = bytearray(9)
+    one[0] = 0b00100000  # after the first pulse only: the MSB
+    assert decode(bytes(one)) == 0x800000
 
 
 def test_the_chip_decodes_a_word_and_the_value_is_signed() -> None:
@@ -120,6 +132,16 @@ def test_a_high_over_60_us_on_mosi_powers_the_chip_down() -> None:
     assert rig.chip.powered and rig.chip.power_downs == 1
     rig.bus.transfer(b"\xff" * 8)  # 64 µs, and MOSI keeps its last level after the transfer
     assert not rig.chip.powered and rig.chip.power_downs == 2
+
+
+def test_pauses_between_bytes_never_stretch_a_high() -> None:
+    # a controller pausing 100 µs between bytes with MOSI at the next byte's first bit: the words
+    # still read (every byte starts low); the plain 0xAA pattern would power the chip down there
+    rig = Rig(grams=-250.0, gap=100e-6)
+    rig.run(1.0)
+    assert set(rig.samples) == {84_000 - 250 * 420} and rig.chip.power_downs == 1
+    rig.bus.transfer(b"\xaa\xaa")
+    assert rig.chip.power_downs == 2
 
 
 def test_an_spi_clock_too_slow_for_the_chip_is_a_slow_clock_fault() -> None:
@@ -262,7 +284,7 @@ def test_the_spidev_bus_runs_mode_0_at_1_mhz_and_locks_the_device(monkeypatch, t
         SPI_HZ,
         False,
     )
-    assert bus.transfer(WORDS[25]) == bytes(7) and dev.sent == [list(WORDS[25])]
+    assert bus.transfer(WORDS[25]) == bytes(9) and dev.sent == [list(WORDS[25])]
     with pytest.raises(HX711Busy, match="another process"):
         SpidevBus()  # the doctor while the service reads: refused, not interleaved
     bus.close()

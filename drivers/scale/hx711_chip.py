@@ -351,7 +351,7 @@ class HX711Chip:
         return True
 
     # -- the chip on an SPI bus (PD_SCK on MOSI, DOUT on MISO) ---------------------------------------
-    def spi_exchange(self, mosi: bytes, hz: float, start: float | None = None) -> bytes:
+    def spi_exchange(self, mosi: bytes, hz: float, start: float | None = None, byte_gap: float = 0.0) -> bytes:
         """What the chip does with one SPI transfer (mode 0, MSB first) whose MOSI drives PD_SCK
         and whose MISO samples DOUT: the MISO bytes.
 
@@ -359,14 +359,19 @@ class HX711Chip:
         later (mode 0 samples on SCLK's rising edge, mid-bit). A run of 1 bits is one PD_SCK high
         as long as the run: over 60 µs it powers the chip down, as on the wire. PD_SCK keeps the
         last bit's level after the transfer (what MOSI does between transfers is not assumed
-        low: an encoding that ends high leaves the chip powering down).
+        low: an encoding that ends high leaves the chip powering down). ``byte_gap`` seconds pass
+        between bytes with MOSI already at the next byte's first bit: the worst a controller that
+        pauses between bytes can do.
         """
         if hz <= 0:
             raise ValueError("the SPI clock must be positive")
         bit = 1.0 / hz
         t = self.now() if start is None else start
         out = bytearray()
-        for byte in mosi:
+        for n, byte in enumerate(mosi):
+            if n and byte_gap > 0:
+                self._edge(bool(byte >> 7 & 1), t)
+                t += byte_gap
             got = 0
             for i in range(7, -1, -1):
                 self._edge(bool(byte >> i & 1), t)

@@ -1,21 +1,24 @@
 """The HX711 on an SPI bus: every PD_SCK pulse timed by the SPI peripheral, not by Python.
 
 PD_SCK hangs on MOSI and DOUT on MISO (SCLK and the chip select stay unconnected). One word is one
-SPI transfer of :data:`WORD_BYTES` bytes in mode 0, MSB first: each clock pulse is the bit pair
-``1 0`` — PD_SCK high for exactly one SPI bit-time, then low for one — and the 25, 26 or 27 pulses
-that select the next conversion's channel and gain are padded with low bits to whole bytes::
+SPI transfer of :data:`WORD_BYTES` bytes in mode 0, MSB first. Each clock pulse is the bit pair
+``1 0`` — PD_SCK high for exactly one SPI bit-time, then low for one — and a byte carries up to
+three of them between a low first bit and a low last bit (``0b01010100``, ``0x54``); the 25, 26
+or 27 pulses that select the next conversion's channel and gain fill nine bytes::
 
-    pulses 25:  AA AA AA AA AA AA 80      (6 × 4 pulses + 1)
-    pulses 26:  AA AA AA AA AA AA A0
-    pulses 27:  AA AA AA AA AA AA A8
+    pulses 25:  54 54 54 54 54 54 54 54 40      (8 × 3 pulses + 1)
+    pulses 26:  54 54 54 54 54 54 54 54 50
+    pulses 27:  54 54 54 54 54 54 54 54 54
 
-Every byte ends low, so a pause the controller takes between bytes (a refilled FIFO) can only
-lengthen a low, never a high: the longest high is one bit-time, set by the SPI clock
-(:data:`SPI_HZ`: 1 µs against the datasheet's 0.2–50 µs). The chip shifts data bit ``i`` out on
-rising edge ``i`` (valid within 0.1 µs); it is read from MISO in the low bit after that pulse,
-1.5 bit-times later (:func:`decode`). A one-byte transfer of zeros reads DOUT's level without a
-pulse (:class:`SpiDout`, the driver's readiness poll); a run of ones longer than 60 µs followed by a
-zero byte power-cycles the chip (:data:`RESET_BYTES`).
+Every byte starts and ends low, so whatever MOSI does in a pause between bytes — keep the last
+bit, or show the next byte's first one while the controller waits (a refilled FIFO, the delay
+between chip select and the first clock) — it is low: a pause lengthens a low, never a high. The
+longest high is one bit-time, set by the SPI clock (:data:`SPI_HZ`: 1 µs against the datasheet's
+0.2–50 µs). The chip shifts data bit ``i`` out on rising edge ``i`` (valid within 0.1 µs); it is
+read from MISO in the low bit after that pulse, 1.5 bit-times later (:func:`decode`). A one-byte
+transfer of zeros reads DOUT's level without a pulse (:class:`SpiDout`, the driver's readiness
+poll); a run of ones longer than 60 µs followed by a zero byte power-cycles the chip
+(:data:`RESET_BYTES`).
 
 Everything else — waiting for a conversion, settling after a reset or gain change, dropping a read,
 the reader thread — is :class:`drivers.scale.hx711.HX711` and :class:`~drivers.scale.hx711.HX711Scale`
@@ -42,8 +45,10 @@ SPI_DEVICE = 0
 SPI_PINS = {"MISO": 19, "MOSI": 20, "SCLK": 21, "CE0": 18}
 """SPI1's pins (BCM): DOUT on MISO, PD_SCK on MOSI; SCLK and CE0 are taken by the overlay."""
 MAX_PULSES = 27
-WORD_BYTES = math.ceil(2 * MAX_PULSES / 8)
-"""Bytes in one word's transfer (7: up to 27 pulses of two bits, padded low)."""
+PULSES_PER_BYTE = 3
+"""Pulses a byte carries: ``0 10 10 10 0`` (bits 6, 4 and 2 high), its first and last bits low."""
+WORD_BYTES = math.ceil(MAX_PULSES / PULSES_PER_BYTE)
+"""Bytes in one word's transfer (9: 27 pulses, three a byte; fewer pulses are padded low)."""
 PROBE = b"\x00"
 """Reads DOUT eight times with PD_SCK low: the readiness poll."""
 RESET_HIGH_BITS = 1000
@@ -69,16 +74,25 @@ class SpiBus(Protocol):
 
 
 def pulse_bytes(pulses: int) -> bytes:
-    """MOSI bytes for ``pulses`` PD_SCK pulses of one bit-time high and one low, padded low."""
+    """MOSI bytes for ``pulses`` PD_SCK pulses of one bit-time high and one low, three a byte
+    between a low first and last bit."""
     if not 1 <= pulses <= MAX_PULSES:
         raise ValueError(f"1 to {MAX_PULSES} pulses")
-    bits = "10" * pulses
-    bits += "0" * (-len(bits) % 8)
-    return bytes(int(bits[i : i + 8], 2) for i in range(0, len(bits), 8))
+    out = bytearray()
+    for first in range(0, pulses, PULSES_PER_BYTE):
+        k = min(PULSES_PER_BYTE, pulses - first)
+        out.append(int(("0" + "10" * k).ljust(8, "0"), 2))
+    return bytes(out)
 
 
 WORDS = {pulses: pulse_bytes(pulses).ljust(WORD_BYTES, b"\x00") for pulses in (25, 26, 27)}
 """The transfer of one word for each pulse count (every one :data:`WORD_BYTES` long)."""
+
+
+def sample_index(pulse: int) -> int:
+    """The transfer bit (0 = the first clocked) that reads the data bit of ``pulse`` (0-based):
+    the low bit right after it."""
+    return 8 * (pulse // PULSES_PER_BYTE) + 2 + 2 * (pulse % PULSES_PER_BYTE)
 
 
 def miso_bit(miso: bytes, index: int) -> int:
@@ -88,10 +102,10 @@ def miso_bit(miso: bytes, index: int) -> int:
 
 def decode(miso: bytes) -> int:
     """The 24 data bits (unsigned) from a word's MISO bytes: bit ``i`` read in the low bit after
-    pulse ``i`` (transfer bit ``2 i + 1``)."""
+    pulse ``i`` (:func:`sample_index`)."""
     value = 0
     for i in range(24):
-        value = value << 1 | miso_bit(miso, 2 * i + 1)
+        value = value << 1 | miso_bit(miso, sample_index(i))
     return value
 
 
@@ -167,9 +181,11 @@ class SimSpiBus:
     virtual clock the transfer takes its bit-time (the clock advances by it), as the kernel call
     blocks for it on the Pi."""
 
-    def __init__(self, chip: Any, hz: int = SPI_HZ) -> None:
+    def __init__(self, chip: Any, hz: int = SPI_HZ, byte_gap: float = 0.0) -> None:
         self.chip = chip
         self.hz = hz
+        self.byte_gap = byte_gap
+        """A pause between bytes, MOSI at the next byte's first bit meanwhile (a worst case)."""
         self.transfers = 0
         self.closed = False
 
@@ -177,10 +193,10 @@ class SimSpiBus:
         """Clock ``data`` through the simulated chip."""
         if self.closed:
             raise OSError("SPI bus closed")
-        miso = self.chip.spi_exchange(bytes(data), self.hz)
+        miso = self.chip.spi_exchange(bytes(data), self.hz, byte_gap=self.byte_gap)
         advance = getattr(self.chip.now, "advance", None)
         if advance is not None:
-            advance(len(data) * 8 / self.hz)
+            advance(len(data) * 8 / self.hz + (len(data) - 1) * self.byte_gap)
         self.transfers += 1
         return miso
 

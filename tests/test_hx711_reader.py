@@ -290,6 +290,14 @@ def test_the_gpio_interface_reads_in_a_process_of_its_own() -> None:
     scale.close()  # never started: nothing to stop
 
 
+def test_the_iio_interface_without_the_kernels_device_notes_the_overlay(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("drivers.scale.hx711_iio.IIO_DEVICES", "/nonexistent/iio/devices")
+    config = parse({"scale": {"interface": "iio"}}, "c.toml")
+    problems: list[str] = []
+    assert hardware._scale(config, time.monotonic, None, problems) is None
+    assert len(problems) == 1 and "avia,hx711 overlay" in str(problems[0])
+
+
 def test_hardware_without_gpio_notes_a_problem_and_runs_on(monkeypatch: pytest.MonkeyPatch) -> None:
     from drivers.scale.hx711 import HX711Unavailable
 

@@ -71,7 +71,7 @@ def test_an_unopenable_path_names_the_overlay() -> None:
     result = check_hx711(defaults(), System(hx711_words=no_spidev))
     assert result.failed and "dtoverlay=spi1-1cs" in result.fix
     iio = check_hx711(parse({"scale": {"interface": "iio"}}, "c.toml"), System(hx711_words=no_spidev))
-    assert iio.failed and "avia,hx711 overlay" in iio.fix
+    assert iio.failed and "docs/hx711-timing.md" in iio.fix
 
 
 def test_the_check_runs_30_words_at_10_sps_and_2_s_at_80() -> None:

@@ -441,8 +441,9 @@ def check_hx711(config: Config, system: System) -> Result:
         report = system.hx711_words(s, check_seconds(s["sps"]))
     except Exception as exc:
         fix = {
-            "spi": f"{REINSTALL} (dtoverlay=spi1-1cs, spi group; pi extra: spidev), then reboot",
-            "iio": 'an avia,hx711 overlay in config.txt, or [scale] interface = "spi"',
+            "spi": f"dtoverlay=spi1-1cs in config.txt, then reboot; {REINSTALL} (pi extra: spidev); "
+            "sudo usermod -aG spi tablemate",
+            "iio": "the overlay in docs/hx711-timing.md (the iio path)",
         }.get(s["interface"], f"{REINSTALL} (pi extra: gpiod) and run on the Pi")
         return Result("scale", FAIL, f"{path}: {_reason(exc)}", fix)
     status, found, fix = judge(s, report, path)

@@ -191,7 +191,7 @@ def run_monitor(config: Config, args: argparse.Namespace, out: TextIO | None = N
             piece = piece if piece is not None else DEMO_PIECE_GRAMS
         monitor = Monitor(out, sps, cpg, piece, refresh)
         monitor.header(f"simulated HX711 at {sps} SPS, gain {gain}{', virtual time' if args.virtual else ''}")
-        return _run_sim(monitor, args, sps, gain)
+        return _run_sim(monitor, args, sps, gain, s["interface"])
     from drivers.scale.hx711 import HX711Unavailable
     from drivers.scale.hx711_open import describe, open_configured
 
@@ -213,7 +213,7 @@ def _stop_after(monitor: Monitor, args: argparse.Namespace) -> Callable[[float, 
     return done
 
 
-def _run_sim(monitor: Monitor, args: argparse.Namespace, sps: int, gain: int) -> int:
+def _run_sim(monitor: Monitor, args: argparse.Namespace, sps: int, gain: int, interface: str = "gpio") -> int:
     from drivers.scale.sim import SimScale
 
     done = _stop_after(monitor, args)
@@ -223,7 +223,7 @@ def _run_sim(monitor: Monitor, args: argparse.Namespace, sps: int, gain: int) ->
         loop = asyncio.get_running_loop()
         start = loop.time()
         finished = asyncio.Event()
-        scale = SimScale(loop.call_later, loop.time, sps=sps, gain=gain)
+        scale = SimScale(loop.call_later, loop.time, sps=sps, gain=gain, interface=interface)
         scale.load.profile = lambda t: demo_load(t - start)
 
         def on_sample(t: float, raw: int) -> None:

@@ -11,6 +11,7 @@ import pytest
 from firmware_host.cli import install
 from firmware_host.core.config import defaults, parse
 from firmware_host.runtime.doctor import CHECKS, System, run_checks, selftest_lines
+from firmware_host.runtime.scale_check import WordReport
 from tests.conftest import ROOT
 
 PI_GROUPS = {"tablemate", "gpio", "i2c", "dialout"}
@@ -47,6 +48,9 @@ def fake_pi(tmp_path: Path, *, hz: int = 400_000, dout: str = "low") -> System:
         group_name=lambda gid: "gpio",
         i2c_answers=lambda port, address: (port, address) == (1, 0x3C),
         dout_falls=lambda data, clock, seconds: dout,
+        hx711_words=lambda s, seconds: WordReport(
+            seconds, busy=dout == "busy", words=0 if dout == "high" else 30, samples=26
+        ),
         gpiozero_factory=lambda: "LGPIOFactory",
         blinka_pins=lambda: "RASPBERRY_PI_4B via adafruit_blinka.microcontroller.generic_linux.raspberry_pi_pin",
         request_lines=lambda lines, debounce: {},
@@ -103,7 +107,7 @@ def test_the_default_100_khz_bus_fails_with_the_dtparam_fix(tmp_path):
 
 def test_an_hx711_whose_dout_never_falls_fails_and_a_pin_the_service_holds_is_skipped(tmp_path):
     dead = by_part(run_checks(defaults(), fake_pi(tmp_path / "a", dout="high")))["scale"]
-    assert dead.failed and "never falls" in dead.found and "GPIO 25" in dead.fix
+    assert dead.failed and "never falls" in dead.found and "DOUT and PD_SCK wires" in dead.fix
     busy = by_part(run_checks(defaults(), fake_pi(tmp_path / "b", dout="busy")))["scale"]
     assert busy.status == "skip" and not busy.failed
 

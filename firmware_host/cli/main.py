@@ -354,6 +354,18 @@ def cmd_bench_start(args: argparse.Namespace) -> int:
     return bench_start(args.runs)
 
 
+def cmd_bench_hx711(args: argparse.Namespace) -> int:
+    """PD_SCK high times and dropped words of each HX711 path, with the service's threads busy."""
+    from firmware_host.cli.bench.hx711 import PATHS
+    from firmware_host.cli.bench.hx711 import main as bench_hx711
+
+    paths = args.paths.split(",") if args.paths else list(PATHS)
+    unknown = [p for p in paths if p not in PATHS]
+    if unknown or args.words < 1 or args.busy < 0:
+        raise Fail(f"--paths: one or more of {','.join(PATHS)}; --words positive; --busy 0 or more")
+    return bench_hx711(args.words, args.busy, args.sps, paths, args.realtime, args.json)
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     """Check each part as the service sees it; one line per part with its fix."""
     from firmware_host.cli.doctor import main as doctor
@@ -536,6 +548,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = bench_sub.add_parser("start", help="start → READY of `run --sim` beside a bare import of its libraries")
     p.add_argument("--runs", type=int, default=7, help="starts to take the median of (default 7)")
     p.set_defaults(handler=cmd_bench_start)
+    p = bench_sub.add_parser("hx711", help="PD_SCK high times and dropped words of each HX711 path, threads busy")
+    p.add_argument("--words", type=int, default=10_000, help="words clocked on each path (default 10000)")
+    p.add_argument("--busy", type=int, default=4, help="busy threads beside the reader (default 4)")
+    p.add_argument("--sps", type=int, choices=(10, 80), default=80, help="the chip's rate (default 80)")
+    p.add_argument("--paths", metavar="P,P", help="spi,iio,gpio-process,gpio-thread (default: all)")
+    p.add_argument("--realtime", action="store_true", help="gpio-process asks for SCHED_FIFO, as the service does")
+    p.add_argument("--json", action="store_true", help="one JSON object instead of the table")
+    p.set_defaults(handler=cmd_bench_hx711)
 
     p = add("install", cmd_install, "set the Pi up to boot into tablemate (idempotent)")
     p.add_argument("--uninstall", action="store_true", help="stop and remove the service")

@@ -146,6 +146,8 @@ class Device:
         self._checks: list[str] | None = None
         """The doctor's self-check lines, once run (:meth:`checks`)."""
         self._checks_running = False
+        self._read_rates: Any = None
+        """The scale's reads per minute for the Self-test (made when first asked)."""
 
     def _take_settings(self) -> None:
         """The saved settings over the config's, each checked: a bad value is named, not used."""
@@ -837,7 +839,20 @@ class Device:
             system = System(state_dir=self.store.root)  # the folder this device really writes
             future = self.loop.run_in_executor(None, selftest_lines, self.config, system)
             future.add_done_callback(self._checks_done)
-        return self._checks
+        if self._checks is None:
+            return None
+        return [*self._read_rates_lines(), *self._checks]
+
+    def _read_rates_lines(self) -> list[Any]:
+        """The live scale's dropped and corrupt reads per minute (:mod:`firmware_host.scale.read_rates`)."""
+        driver = self._scale_driver()
+        if driver is None:
+            return []
+        if self._read_rates is None or self._read_rates.driver is not driver:
+            from firmware_host.scale.read_rates import ReadRates
+
+            self._read_rates = ReadRates(driver, self.loop.time)
+        return self._read_rates.lines()
 
     def _checks_done(self, future: asyncio.Future) -> None:
         self._checks_running = False

@@ -236,6 +236,13 @@ def _open_spi(config: Config) -> None:
         serial.cleanup()
 
 
+def _probe_words(s: dict[str, Any], seconds: float) -> Any:
+    """Clock HX711 words through the configured path (:func:`firmware_host.runtime.scale_check.probe_words`)."""
+    from firmware_host.runtime.scale_check import probe_words
+
+    return probe_words(s, seconds)
+
+
 def _gpiozero_factory() -> str:
     """The pin factory the device picks (:func:`drivers.gpio.pin_factory`: libgpiod, then lgpio),
     else the one gpiozero picks by itself, tried as a script would.
@@ -315,6 +322,7 @@ class System:
     group_name: Callable[[int], str] = _group_name
     i2c_answers: Callable[[int, int], bool] = _i2c_answers
     dout_falls: Callable[[int, int, float], str] = _dout_falls
+    hx711_words: Callable[[dict[str, Any], float], Any] = field(default=lambda s, seconds: _probe_words(s, seconds))
     gpiozero_factory: Callable[[], str] = _gpiozero_factory
     blinka_pins: Callable[[], str] = _blinka_pins
     request_lines: Callable[[list[Line], float], dict[int, str]] = _request_lines
@@ -609,29 +617,26 @@ def check_reboot(config: Config, system: System) -> Result:
 
 
 def check_hx711(config: Config, system: System) -> Result:
-    """The HX711's DOUT falls within a few conversion periods (the chip is powered and wired)."""
+    """HX711 words clocked through the configured path: dropped and corrupt reads per minute
+    (:mod:`firmware_host.runtime.scale_check`; a low DOUT alone is no answer)."""
+    from drivers.scale.hx711_open import describe
+    from firmware_host.runtime.scale_check import check_seconds, judge
+
     s = config["scale"]
     if s["backend"] != "hx711":
         return Result("scale", SKIP, f"scale backend {s['backend']}")
+    path = describe(s)
     try:
-        level = system.dout_falls(s["data"], s["clock"], 5.0 / s["sps"] + 0.1)
+        report = system.hx711_words(s, check_seconds(s["sps"]))
     except Exception as exc:
-        return Result(
-            "scale",
-            FAIL,
-            f"cannot read DOUT (GPIO {s['data']}): {_reason(exc)}",
-            f"{REINSTALL} (pi extra: gpiod) and run on the Pi",
-        )
-    if level == "busy":
-        return Result("scale", SKIP, f"GPIO {s['data']} held by the running service (sudo systemctl stop tablemate)")
-    if level != "low":
-        return Result(
-            "scale",
-            FAIL,
-            f"DOUT (GPIO {s['data']}) never falls: no conversion ready",
-            f"check the HX711's VCC/GND and DOUT wire, and PD_SCK (GPIO {s['clock']}) is not held high",
-        )
-    return Result("scale", OK, f"DOUT (GPIO {s['data']}) answers")
+        fix = {
+            "spi": f"dtoverlay=spi1-1cs in config.txt, then reboot; {REINSTALL} (pi extra: spidev); "
+            "sudo usermod -aG spi tablemate",
+            "iio": "the overlay in docs/hx711-timing.md (the iio path)",
+        }.get(s["interface"], f"{REINSTALL} (pi extra: gpiod) and run on the Pi")
+        return Result("scale", FAIL, f"{path}: {_reason(exc)}", fix)
+    status, found, fix = judge(s, report, path)
+    return Result("scale", status, found, fix)
 
 
 def check_state(config: Config, system: System) -> Result:

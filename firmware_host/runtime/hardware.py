@@ -144,16 +144,16 @@ def _scale(
         if s["backend"] == "sim":
             from drivers.scale.sim import SimScale
 
-            return SimScale(call_later, clock, s["sps"], gain=s["gain"])
+            return SimScale(call_later, clock, s["sps"], gain=s["gain"], interface=s["interface"])
         if s["backend"] == "hx711":
-            from drivers.scale.hx711 import open_hx711
+            from drivers.scale.hx711_open import open_configured
             from drivers.scale.reopen import ReopeningScale
 
             if not retry:
-                return open_hx711(s["data"], s["clock"], s["sps"], s["gain"], clock)
+                return open_configured(s, clock)
 
             def opener() -> Scale:
-                return open_hx711(s["data"], s["clock"], s["sps"], s["gain"], clock)
+                return open_configured(s, clock)
 
             scale = ReopeningScale(opener, s["sps"], call_later)
             if scale.error is not None:

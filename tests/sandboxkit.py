@@ -235,10 +235,14 @@ class NotifySocket:
 _CALL = re.compile(r"^(?:\d+\s+)?(?:<\.\.\. )?([a-z_][a-z0-9_]*)[( ]")
 
 
-def strace_calls(log: str) -> set[str]:
-    """The call names in ``strace -f`` output (``123 openat(...)``, ``<... read resumed>``)."""
+def strace_calls(log: str, after: str = "") -> set[str]:
+    """The call names in ``strace -f`` output (``123 openat(...)``, ``<... read resumed>``), from
+    the last ``execve`` of a command holding ``after`` on (what ran before it is not counted)."""
+    lines = log.splitlines()
+    if after:
+        lines = lines[max(i for i, line in enumerate(lines) if "execve(" in line and after in line) :]
     calls = set()
-    for line in log.splitlines():
+    for line in lines:
         m = _CALL.match(line)
         if m and not line.startswith(("+++", "---")):
             calls.add(m.group(1))
@@ -246,30 +250,47 @@ def strace_calls(log: str) -> set[str]:
 
 
 def derive_calls(folder: Path) -> set[str]:
-    """Every call the service makes on the paths the sandbox test runs, seen by ``strace -f``."""
+    """Every call the service makes on the paths the sandbox test runs, inside the unit's filter,
+    seen by ``strace -f`` (the calls of the filter's own loading are left out)."""
     strace = shutil.which("strace")
     if strace is None:
         raise SystemExit("derive needs strace (apt-get install strace)")
     calls: set[str] = set()
+    box = Sandbox(folder / "box", synced=False)
 
-    def traced(name: str, synced: bool, *args: object, kill_after: float | None = None) -> None:
+    def traced(name: str, synced: bool, *args: object, notify: NotifySocket | None = None) -> None:
         flag = folder / f"flag-{name}"
         if synced:
             flag.touch()
         log = folder / f"strace-{name}"
-        argv = [strace, "-f", "-qq", "-o", str(log), sys.executable, "-m", "tests.sandboxed_service", str(flag)]
-        proc = subprocess.Popen([*argv, *map(str, args)], cwd=ROOT, env=child_env(None), stdout=subprocess.DEVNULL)
-        if kill_after is not None:
-            time.sleep(kill_after)
-            proc.send_signal(signal.SIGTERM)
+        service = [sys.executable, "-m", "tests.sandboxed_service", str(flag)]
+        argv = [strace, "-f", "-qq", "-o", str(log), *box.jailed(service)]
+        env = child_env(notify.env() if notify else None)
+        proc = subprocess.Popen([*argv, *map(str, args)], cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+        if notify is not None:  # up to the watchdog, then SIGTERM to the service (strace would detach)
+            notify.wait_for("WATCHDOG=1")
+            child = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+            os.kill(int(child[0]), signal.SIGTERM)
         proc.wait(120)
-        calls.update(strace_calls(log.read_text()))
+        calls.update(strace_calls(log.read_text(), after="tests.sandboxed_service"))
 
     for game in GAMES:
         for synced in (False, True):
             state = folder / f"state-{game}-{synced}"
             traced(f"{game}-{synced}", synced, "sim", "--script", script(game), "--state-dir", state, *seed_args(game))
-    traced("run", False, "run", "--sim", "--state-dir", folder / "run", kill_after=3.0)
+    lines = script("arschbombe").read_text().splitlines()
+    cut = lines.index("snap 02-after-ben") + 1
+    (folder / "first.sim").write_text("\n".join(lines[:cut]) + "\n")
+    (folder / "rest.sim").write_text("\n".join(lines[cut:]) + "\n")
+    traced("first", False, "sim", "--script", folder / "first.sim", "--state-dir", folder / "resume")
+    traced("state", False, "state", "--state-dir", folder / "resume")
+    traced("resume", False, "sim", "--script", folder / "rest.sim", "--state-dir", folder / "resume")
+    traced("history", False, "history", "--state-dir", folder / "resume")
+    notify = NotifySocket(folder / "notify.sock")
+    try:
+        traced("run", False, "run", "--sim", "--state-dir", folder / "run", notify=notify)
+    finally:
+        notify.close()
     return calls
 
 
@@ -277,12 +298,14 @@ def service_syscalls_module(calls: set[str]) -> str:
     """The source of :mod:`firmware_host.runtime.service_syscalls` for ``calls``."""
     version = f"Python {platform.python_version()} on {platform.machine()} (Linux {platform.release()})"
     lines = [
-        '"""The system calls the service makes, as ``strace -f`` saw them; the doctor checks the unit against them.',
+        '"""The system calls the service makes inside its unit\'s filter, as ``strace -f`` saw them.',
         "",
-        "Written by ``python -m tests.sandboxkit derive``: the paths of the sandbox test (``tablemate run",
-        "--sim`` and a whole game of each game, the clock synced and not) run under ``strace -f``, here",
-        f"{version}. The hardware's own paths (libgpiod, I2C, serial) are not among them: they",
-        "make ioctl, read, write and poll calls, which the unit lets through.",
+        "The doctor checks the installed unit's ``SystemCallFilter=`` against them. Written by",
+        "``python -m tests.sandboxkit derive``: the paths of the sandbox test (``tablemate run --sim`` to",
+        "the watchdog and SIGTERM, a whole game of each game with the clock synced and not, a stop and",
+        "its resume, ``state`` and ``history``) run inside the filter under ``strace -f``, with",
+        f"{version}. The hardware's own paths (libgpiod, I2C, serial, lgpio) are not among",
+        "them: by their sources they add ioctl, poll and thread calls, all in ``@system-service``.",
         '"""',
         "",
         "CALLS = frozenset(",

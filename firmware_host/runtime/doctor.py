@@ -40,6 +40,7 @@ from firmware_host.core.pi_layout import (
     SPI_GROUP,
     UNIT,
 )
+from firmware_host.runtime.doctor_sandbox import check_sandbox
 from games.core import T, join
 
 MIN_FREE_MB = 50
@@ -471,6 +472,7 @@ def check_state(config: Config, system: System) -> Result:
 CHECKS: tuple[Callable[[Config, System], Result], ...] = (
     check_user,
     check_unit,
+    check_sandbox,
     check_gpiochips,
     check_gpio_backends,
     check_display,

@@ -9,8 +9,8 @@ import pytest
 from firmware_host.core.config import defaults
 from firmware_host.core.pi_layout import UNIT
 from firmware_host.runtime import syscall_filter
-from firmware_host.runtime.doctor import CHECKS, System, run_checks
-from firmware_host.runtime.doctor_sandbox import check_sandbox
+from firmware_host.runtime.doctor import CHECKS, REINSTALL, System, check_sandbox, run_checks
+from firmware_host.runtime.doctor_sandbox import sandbox_verdict
 from firmware_host.runtime.service_syscalls import CALLS
 from tests.conftest import ROOT
 
@@ -20,7 +20,7 @@ OLD_UNIT = REPO_UNIT.replace("SystemCallErrorNumber=EPERM\n", "")
 KEPT = syscall_filter.kept_sets()
 
 
-def installed(tmp_path: Path, unit: str | None, **drop_ins: str) -> System:
+def installed(tmp_path: Path, unit: str | None, **drop_ins: str) -> Path:
     root = tmp_path / "pi"
     path = root / UNIT
     path.parent.mkdir(parents=True)
@@ -29,43 +29,45 @@ def installed(tmp_path: Path, unit: str | None, **drop_ins: str) -> System:
     for name, text in drop_ins.items():
         (root / f"{UNIT}.d").mkdir(exist_ok=True)
         (root / f"{UNIT}.d" / f"{name}.conf").write_text(text)
-    return System(root=root)
+    return root
 
 
 @pytest.mark.parametrize("sets", [KEPT, None], ids=["systemd-252-kept", "this-machine"])
 def test_the_current_unit_lets_every_call_of_the_service_through_and_refuses_the_rest_with_eperm(tmp_path, sets):
-    result = check_sandbox(defaults(), installed(tmp_path, REPO_UNIT), sets)
+    result = sandbox_verdict(installed(tmp_path, REPO_UNIT), REINSTALL, sets)
     assert result.status == "ok", result.line()
     assert f"all {len(CALLS)} calls" in result.found and "@system-service" in result.found
     assert "EPERM" in result.found
 
 
 def test_the_unit_the_first_release_installed_fails_it_would_kill_the_device(tmp_path):
-    result = check_sandbox(defaults(), installed(tmp_path, OLD_UNIT), KEPT)
-    assert result.failed and "kills the service (SIGSYS)" in result.found
-    assert "install.sh" in result.fix
+    result = sandbox_verdict(installed(tmp_path, OLD_UNIT), REINSTALL, KEPT)
+    assert result.status == "FAIL" and "kills the service (SIGSYS)" in result.found
+    assert REINSTALL in result.fix
 
 
 def test_a_drop_in_that_takes_calls_away_is_named_with_the_calls(tmp_path):
-    system = installed(
+    root = installed(
         tmp_path, REPO_UNIT, spi="[Service]\nSupplementaryGroups=spi\n", tight="[Service]\nSystemCallFilter=~@sync\n"
     )
-    result = check_sandbox(defaults(), system, KEPT)
-    assert result.failed and "refuses 1 call(s) the service makes: fsync" in result.found
+    result = sandbox_verdict(root, REINSTALL, KEPT)
+    assert result.status == "FAIL" and "refuses 1 call(s) the service makes: fsync" in result.found
     assert "SystemCallFilter=fsync" in result.fix
 
 
 def test_a_narrow_filter_names_the_first_refused_calls_and_counts_the_rest(tmp_path):
     unit = "[Service]\nExecStart=/bin/true\nSystemCallFilter=@basic-io\nSystemCallErrorNumber=EPERM\n"
-    result = check_sandbox(defaults(), installed(tmp_path, unit), KEPT)
+    result = sandbox_verdict(installed(tmp_path, unit), REINSTALL, KEPT)
     refused = syscall_filter.unit_filter([unit], KEPT).refused(CALLS)
-    assert result.failed and f"refuses {len(refused)} call(s)" in result.found
+    assert result.status == "FAIL" and f"refuses {len(refused)} call(s)" in result.found
     assert ", ".join(refused[:6]) in result.found and f"and {len(refused) - 6} more" in result.found
 
 
 def test_no_filter_passes_every_call_and_no_unit_is_left_to_the_service_line(tmp_path):
-    assert check_sandbox(defaults(), installed(tmp_path / "a", "[Service]\nExecStart=/bin/true\n"), KEPT).status == "ok"
-    assert check_sandbox(defaults(), installed(tmp_path / "b", None), KEPT).status == "skip"
+    assert (
+        sandbox_verdict(installed(tmp_path / "a", "[Service]\nExecStart=/bin/true\n"), REINSTALL, KEPT).status == "ok"
+    )
+    assert sandbox_verdict(installed(tmp_path / "b", None), REINSTALL, KEPT).status == "skip"
 
 
 def test_the_service_asks_the_clock_without_any_call_of_clock_and_the_doctor_runs_the_check():
@@ -75,5 +77,7 @@ def test_the_service_asks_the_clock_without_any_call_of_clock_and_the_doctor_run
 
 
 def test_on_this_machine_the_doctor_prints_the_sandbox_line_of_an_installed_unit(tmp_path):
-    results = {r.part: r for r in run_checks(defaults(), installed(tmp_path, REPO_UNIT))}
+    results = {r.part: r for r in run_checks(defaults(), System(root=installed(tmp_path, REPO_UNIT)))}
     assert results["sandbox"].status == "ok"
+    old = check_sandbox(defaults(), System(root=installed(tmp_path / "old", OLD_UNIT)))
+    assert old.failed and old.line().startswith("sandbox   FAIL") and "-- fix: sudo systemd/install.sh" in old.line()

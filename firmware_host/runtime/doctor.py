@@ -40,7 +40,7 @@ from firmware_host.core.pi_layout import (
     SPI_GROUP,
     UNIT,
 )
-from firmware_host.runtime.doctor_sandbox import check_sandbox
+from firmware_host.runtime.doctor_sandbox import sandbox_verdict
 from games.core import T, join
 
 MIN_FREE_MB = 50
@@ -288,6 +288,12 @@ def check_unit(config: Config, system: System) -> Result:
             f"{REINSTALL} (installs the current unit)",
         )
     return Result("service", OK, f"unit runs in {cwd} (LG_WD too)")
+
+
+def check_sandbox(config: Config, system: System) -> Result:
+    """The unit's system call filter lets every call the service makes through and refuses the
+    rest with an error, not a kill (:mod:`firmware_host.runtime.doctor_sandbox`)."""
+    return Result(*sandbox_verdict(system.root, REINSTALL))
 
 
 def check_gpiochips(config: Config, system: System) -> Result:

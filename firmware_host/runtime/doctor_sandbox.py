@@ -14,28 +14,36 @@ aarch64 (``access``, ``mkdir``, ``rename``, ``epoll_wait`` are ``faccessat``, ``
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import NamedTuple
 
-from firmware_host.core.config import Config
 from firmware_host.core.pi_layout import UNIT
 from firmware_host.runtime import syscall_filter
 from firmware_host.runtime.service_syscalls import CALLS
 
-if TYPE_CHECKING:  # the doctor lists this check among its own: imported when it runs
-    from firmware_host.runtime.doctor import Result, System
-
 PART = "sandbox"
+OK, FAIL, SKIP = "ok", "FAIL", "skip"
+"""The doctor's statuses (:mod:`firmware_host.runtime.doctor`, which turns a verdict into its line)."""
 SHOWN = 6
 """Refused calls named on the line; the rest are counted."""
 
 
-def unit_texts(system: System) -> list[str] | None:
+class Verdict(NamedTuple):
+    """The doctor's line for the sandbox: part, status, what was found, the fix."""
+
+    part: str
+    status: str
+    found: str
+    fix: str = ""
+
+
+def unit_texts(root: Path) -> list[str] | None:
     """The installed unit's text and its drop-ins' (``UNIT.d/*.conf``, in name order); None without it."""
     try:
-        texts = [system.path(UNIT).read_text(encoding="utf-8")]
+        texts = [(root / UNIT).read_text(encoding="utf-8")]
     except OSError:
         return None
-    for drop_in in sorted(system.path(UNIT + ".d").glob("*.conf")):
+    for drop_in in sorted((root / f"{UNIT}.d").glob("*.conf")):
         try:
             texts.append(drop_in.read_text(encoding="utf-8"))
         except OSError:
@@ -43,35 +51,34 @@ def unit_texts(system: System) -> list[str] | None:
     return texts
 
 
-def check_sandbox(config: Config, system: System, sets: syscall_filter.SetsSource | None = None) -> Result:
-    """The unit's ``SystemCallFilter=`` lets through every call the service makes, and refuses
-    the others with an error rather than a kill. ``sets`` default: this machine's systemd's."""
-    from firmware_host.runtime.doctor import FAIL, OK, REINSTALL, SKIP, Result
-
-    texts = unit_texts(system)
+def sandbox_verdict(root: Path, reinstall: str, sets: syscall_filter.SetsSource | None = None) -> Verdict:
+    """Whether the unit under ``root`` lets through every call the service makes, and refuses the
+    others with an error rather than a kill; ``reinstall`` is the fix that installs the current
+    unit. ``sets`` default: this machine's systemd's."""
+    texts = unit_texts(root)
     if texts is None:
-        return Result(PART, SKIP, f"no unit /{UNIT} (see the service line)")
+        return Verdict(PART, SKIP, f"no unit /{UNIT} (see the service line)")
     found = syscall_filter.unit_filter(texts, sets)
     if found is None:
-        return Result(PART, OK, "the unit has no SystemCallFilter=: every call passes")
+        return Verdict(PART, OK, "the unit has no SystemCallFilter=: every call passes")
     lines = " ".join(found.entries)
     refused = found.refused(CALLS)
     if refused:
         named = ", ".join(refused[:SHOWN]) + (f" and {len(refused) - SHOWN} more" if len(refused) > SHOWN else "")
-        return Result(
+        return Verdict(
             PART,
             FAIL,
             f"SystemCallFilter={lines} ({found.origin}) refuses {len(refused)} call(s) the service makes: {named}",
-            f"{REINSTALL} (installs the current unit), or add `SystemCallFilter={' '.join(refused)}` in a drop-in",
+            f"{reinstall} (installs the current unit), or add `SystemCallFilter={' '.join(refused)}` in a drop-in",
         )
     if found.error_number is None:
-        return Result(
+        return Verdict(
             PART,
             FAIL,
             f"SystemCallFilter={lines} with no SystemCallErrorNumber=: a call outside it kills the service (SIGSYS)",
-            f"{REINSTALL} (the current unit refuses such a call with EPERM)",
+            f"{reinstall} (the current unit refuses such a call with EPERM)",
         )
-    return Result(
+    return Verdict(
         PART,
         OK,
         f"SystemCallFilter={lines} lets all {len(CALLS)} calls the service makes through "

@@ -96,6 +96,8 @@ class Ran:
     stdout: str
     stderr: str
     filter_text: str
+    refused: list[str] | None = None
+    """The calls outside the filter a rerun under ``strace`` saw, when the filter killed it."""
 
     @property
     def killed_by_filter(self) -> bool:
@@ -110,9 +112,10 @@ class Ran:
             tail = " | ".join(self.stderr.strip().splitlines()[-5:]) or "nothing on stderr"
             command = " ".join(self.args).replace("\n", "; ")
             command = command if len(command) <= 160 else command[:157] + "..."
+            named = f" ({', '.join(self.refused)}, seen by a rerun under strace)" if self.refused else ""
             raise SandboxViolation(
                 f"`{command}` was killed by SIGSYS: it made a system call outside "
-                f"the unit's {self.filter_text}; its stderr ended: {tail}"
+                f"the unit's {self.filter_text}{named}; its stderr ended: {tail}"
             )
         return self
 
@@ -131,6 +134,7 @@ class Sandbox:
         service's old clock check (``adjtimex`` when the timesyncd flag is missing)."""
         folder.mkdir(parents=True, exist_ok=True)
         names = unit_filter().names if allowed is None else set(allowed)
+        self.names = frozenset(names)
         self.allowed_file = folder / "allowed-calls"
         self.allowed_file.write_text("".join(f"{n}\n" for n in sorted(names)), encoding="ascii")
         self.filter_text = describe(unit_filter()) if allowed is None else f"filter of {len(names)} calls"
@@ -154,17 +158,19 @@ class Sandbox:
 
     def run(self, *args: object, timeout: float = 120, env: dict[str, str] | None = None) -> Ran:
         """Run ``tablemate ARGS`` inside the filter to its end."""
-        done = subprocess.run(
-            self.command(*args), cwd=ROOT, env=child_env(env), capture_output=True, text=True, timeout=timeout
-        )
-        return self.ran(("tablemate", *map(str, args)), done.returncode, done.stdout, done.stderr)
+        return self._run(self.command(*args), ("tablemate", *map(str, args)), timeout, env)
 
     def run_argv(self, argv: Sequence[str], timeout: float = 60) -> Ran:
         """Run any program inside the filter to its end (for the tests of the filter itself)."""
-        done = subprocess.run(
-            self.jailed(argv), cwd=ROOT, env=child_env(None), capture_output=True, text=True, timeout=timeout
-        )
-        return self.ran(tuple(map(str, argv)), done.returncode, done.stdout, done.stderr)
+        return self._run(self.jailed(argv), tuple(map(str, argv)), timeout, None)
+
+    def _run(self, jailed: list[str], shown: tuple[str, ...], timeout: float, env: dict[str, str] | None) -> Ran:
+        done = subprocess.run(jailed, cwd=ROOT, env=child_env(env), capture_output=True, text=True, timeout=timeout)
+        ran = self.ran(shown, done.returncode, done.stdout, done.stderr)
+        if ran.killed_by_filter:  # name the call: run it again under strace, which sees it made
+            seen = traced_calls(jailed, env, timeout)
+            ran.refused = sorted(seen - self.names) if seen is not None else None
+        return ran
 
     def ran(self, args: Sequence[object], returncode: int, stdout: str, stderr: str) -> Ran:
         """A :class:`Ran` of this sandbox."""
@@ -235,18 +241,37 @@ class NotifySocket:
 _CALL = re.compile(r"^(?:\d+\s+)?(?:<\.\.\. )?([a-z_][a-z0-9_]*)[( ]")
 
 
-def strace_calls(log: str, after: str = "") -> set[str]:
-    """The call names in ``strace -f`` output (``123 openat(...)``, ``<... read resumed>``), from
-    the last ``execve`` of a command holding ``after`` on (what ran before it is not counted)."""
+def strace_calls(log: str) -> set[str]:
+    """The call names in the ``strace -f`` output of a jailed command (``123 openat(...)``,
+    ``<... read resumed>``), from the jail's ``exec`` of the command on: the calls that load the
+    filter, before it, are not the command's."""
     lines = log.splitlines()
-    if after:
-        lines = lines[max(i for i, line in enumerate(lines) if "execve(" in line and after in line) :]
+    leader = lines[0].split()[0] if lines else ""
+    execs = [i for i, line in enumerate(lines) if line.split()[:1] == [leader] and "execve(" in line]
     calls = set()
-    for line in lines:
+    for line in lines[execs[1] if len(execs) > 1 else 0 :]:
         m = _CALL.match(line)
-        if m and not line.startswith(("+++", "---")):
+        if m:
             calls.add(m.group(1))
     return calls
+
+
+def traced_calls(argv: Sequence[str], env: dict[str, str] | None = None, timeout: float = 120) -> set[str] | None:
+    """The calls of a jailed command (:meth:`Sandbox.jailed`) run to its end under ``strace -f``;
+    None without strace."""
+    strace = shutil.which("strace")
+    if strace is None:
+        return None
+    with tempfile.TemporaryDirectory(prefix="tablemate-strace-") as folder:
+        log = Path(folder) / "log"
+        subprocess.run(
+            [strace, "-f", "-qq", "-o", str(log), *argv],
+            cwd=ROOT,
+            env=child_env(env),
+            capture_output=True,
+            timeout=timeout,
+        )
+        return strace_calls(log.read_text()) if log.exists() else None
 
 
 def derive_calls(folder: Path) -> set[str]:
@@ -272,7 +297,7 @@ def derive_calls(folder: Path) -> set[str]:
             child = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
             os.kill(int(child[0]), signal.SIGTERM)
         proc.wait(120)
-        calls.update(strace_calls(log.read_text(), after="tests.sandboxed_service"))
+        calls.update(strace_calls(log.read_text()))
 
     for game in GAMES:
         for synced in (False, True):

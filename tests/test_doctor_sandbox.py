@@ -12,6 +12,7 @@ from firmware_host.runtime import syscall_filter
 from firmware_host.runtime.doctor import CHECKS, REINSTALL, System, check_sandbox, run_checks
 from firmware_host.runtime.doctor_sandbox import sandbox_verdict
 from firmware_host.runtime.service_syscalls import CALLS
+from tests import sandboxkit
 from tests.conftest import ROOT
 
 REPO_UNIT = (ROOT / "systemd" / "tablemate.service").read_text()
@@ -81,3 +82,18 @@ def test_on_this_machine_the_doctor_prints_the_sandbox_line_of_an_installed_unit
     assert results["sandbox"].status == "ok"
     old = check_sandbox(defaults(), System(root=installed(tmp_path / "old", OLD_UNIT)))
     assert old.failed and old.line().startswith("sandbox   FAIL") and "-- fix: sudo systemd/install.sh" in old.line()
+
+
+def test_the_derivation_counts_the_commands_calls_from_the_jails_exec_on():
+    log = (
+        '100 execve("/venv/bin/python", ["python", "-m", "tests.seccomp_jail", "allowed"]) = 0\n'
+        "100 seccomp(SECCOMP_SET_MODE_FILTER, 0, {len=700, filter=0x55}) = 0\n"
+        '101 execve("/sbin/ldconfig", ["/sbin/ldconfig", "-p"], 0x7f /* 2 vars */) = 0\n'
+        '100 execve("/venv/bin/python", ["python", "-m", "tests.sandboxed_service"]) = 0\n'
+        '100 openat(AT_FDCWD, "game.jsonl", O_RDONLY|O_CLOEXEC) = 3\n'
+        "102 futex(0x7f12, FUTEX_WAIT_BITSET_PRIVATE, 0, NULL <unfinished ...>\n"
+        "100 <... clone3 resumed> => {parent_tid=[102]}, 88) = 102\n"
+        "100 --- SIGTERM {si_signo=SIGTERM, si_code=SI_USER} ---\n"
+        "100 +++ exited with 0 +++\n"
+    )
+    assert sandboxkit.strace_calls(log) == {"execve", "openat", "futex", "clone3"}

@@ -10,7 +10,6 @@ the harness show that it does and that it is reported.
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import signal
 import subprocess
@@ -131,14 +130,3 @@ def test_the_old_clock_check_is_killed_inside_the_filter_on_an_offline_table(tmp
     assert not (tmp_path / "state" / "history.jsonl").exists()  # the end record was never written
     if shutil.which("strace"):
         assert ran.refused == ["clock_adjtime"]
-
-
-# -- the unit itself ------------------------------------------------------------------------------------
-@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
-def test_the_units_exposure_stays_at_or_below_2_0():
-    out = subprocess.run(
-        ["systemd-analyze", "security", "--offline=yes", str(sandboxkit.UNIT)], capture_output=True, text=True
-    )
-    m = re.search(r"Overall exposure level for tablemate\.service: (\d+\.\d+)", out.stdout)
-    assert m is not None, out.stdout + out.stderr
-    assert float(m.group(1)) <= 2.0

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import shutil
+import subprocess
+
 import pytest
 
 from firmware_host.runtime import syscall_filter as sf
@@ -99,3 +103,11 @@ def test_the_kept_sets_are_systemd_252s():
 def test_the_kept_sets_are_what_this_systemd_252_lists():
     live, kept = sf.live_sets(), sf.kept_sets()
     assert live is not None and live.sets == kept.sets
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+def test_the_units_exposure_stays_at_or_below_2_0():
+    out = subprocess.run(["systemd-analyze", "security", "--offline=yes", str(UNIT)], capture_output=True, text=True)
+    m = re.search(r"Overall exposure level for tablemate\.service: (\d+\.\d+)", out.stdout)
+    assert m is not None, out.stdout + out.stderr
+    assert float(m.group(1)) <= 2.0

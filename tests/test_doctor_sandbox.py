@@ -10,7 +10,7 @@ from firmware_host.core.config import defaults
 from firmware_host.core.pi_layout import UNIT
 from firmware_host.runtime import syscall_filter
 from firmware_host.runtime.doctor import CHECKS, REINSTALL, System, check_sandbox, run_checks
-from firmware_host.runtime.doctor_sandbox import sandbox_verdict
+from firmware_host.runtime.doctor_sandbox import clock_note, sandbox_verdict
 from firmware_host.runtime.service_syscalls import CALLS
 from tests import sandboxkit
 from tests.conftest import ROOT
@@ -97,3 +97,14 @@ def test_the_derivation_counts_the_commands_calls_from_the_jails_exec_on():
         "100 +++ exited with 0 +++\n"
     )
     assert sandboxkit.strace_calls(log) == {"execve", "openat", "futex", "clone3"}
+
+
+def test_a_clock_synced_by_other_than_timesyncd_is_noted_the_sandboxed_service_cannot_see_it(tmp_path):
+    root = installed(tmp_path, REPO_UNIT)
+    assert "dates" not in clock_note(root, lambda: None) and clock_note(root, lambda: False) == ""
+    note = clock_note(root, lambda: True)  # chrony or ntpd synced it: no flag file
+    assert "not by systemd-timesyncd" in note and "clock unset" in note and "apt install systemd-timesyncd" in note
+    flag = root / "run/systemd/timesync/synchronized"
+    flag.parent.mkdir(parents=True)
+    flag.touch()
+    assert clock_note(root, lambda: True) == ""

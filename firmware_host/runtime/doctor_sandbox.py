@@ -5,7 +5,9 @@ syscall_filter`), their sets expanded by this machine's ``systemd-analyze`` (the
 load the filter), and every call in :data:`firmware_host.runtime.service_syscalls.CALLS` -- the
 calls the service was seen making inside its filter -- must pass. A unit that would kill the
 service for a call it does not list (no ``SystemCallErrorNumber=``) fails too: a call no test saw
-(a driver's path on the Pi) would then kill the device instead of failing one part.
+(a driver's path on the Pi) would then kill the device instead of failing one part. A clock
+synced by chrony or ntpd rather than systemd-timesyncd is noted: the sandboxed service cannot see
+it (:mod:`firmware_host.core.wallclock`).
 
 Not covered: the list was made on x86_64, where a few calls have older names than on a Pi's
 aarch64 (``access``, ``mkdir``, ``rename``, ``epoll_wait`` are ``faccessat``, ``mkdirat``,
@@ -14,9 +16,11 @@ aarch64 (``access``, ``mkdir``, ``rename``, ``epoll_wait`` are ``faccessat``, ``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
+from firmware_host.core import wallclock
 from firmware_host.core.pi_layout import UNIT
 from firmware_host.runtime import syscall_filter
 from firmware_host.runtime.service_syscalls import CALLS
@@ -82,5 +86,16 @@ def sandbox_verdict(root: Path, reinstall: str, sets: syscall_filter.SetsSource 
         PART,
         OK,
         f"SystemCallFilter={lines} lets all {len(CALLS)} calls the service makes through "
-        f"({found.origin}); others get {found.error_number}",
+        f"({found.origin}); others get {found.error_number}{clock_note(root)}",
+    )
+
+
+def clock_note(root: Path, kernel_synced: Callable[[], bool | None] = wallclock.kernel_synced) -> str:
+    """A note when the kernel's clock is synced but not by systemd-timesyncd: inside its sandbox
+    the service sees only timesyncd's flag file, so it dates its games "clock unset"."""
+    if (root / str(wallclock.SYNC_FLAG).lstrip("/")).exists() or kernel_synced() is not True:
+        return ""
+    return (
+        "; note: the clock is synced, but not by systemd-timesyncd, whose flag is all the sandboxed"
+        " service can see: games are dated 'clock unset' (sudo apt install systemd-timesyncd)"
     )

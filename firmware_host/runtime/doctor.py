@@ -46,6 +46,7 @@ from firmware_host.core.pi_layout import (
     UDEV_RULES,
     UNIT,
 )
+from firmware_host.runtime.doctor_sandbox import sandbox_verdict
 from games.core import T, join
 
 MIN_FREE_MB = 50
@@ -391,6 +392,12 @@ def check_unit(config: Config, system: System) -> Result:
     return Result("service", OK, f"unit runs in {cwd} (LG_WD too)")
 
 
+def check_sandbox(config: Config, system: System) -> Result:
+    """The unit's system call filter lets every call the service makes through and refuses the
+    rest with an error, not a kill (:mod:`firmware_host.runtime.doctor_sandbox`)."""
+    return Result(*sandbox_verdict(system.root, REINSTALL))
+
+
 def check_gpiochips(config: Config, system: System) -> Result:
     """``/dev/gpiochip*`` exist and the service's groups may use them."""
     chips = sorted(p for p in system.path("/dev").glob("gpiochip*") if p.name[8:].isdigit())
@@ -665,6 +672,7 @@ def check_state(config: Config, system: System) -> Result:
 CHECKS: tuple[Callable[[Config, System], Result], ...] = (
     check_user,
     check_unit,
+    check_sandbox,
     check_gpiochips,
     check_gpio_backends,
     check_lines,

@@ -58,6 +58,8 @@ class View:
 
     ``mood`` names the lasting light of the tower while this state holds (``"choosing"``,
     ``"playing"``, ``"rolling"``, ``"over"``…); the runtime maps it to colours and blinking.
+    ``news`` counts the leading ``lines`` that tell what the last move brought (a roll's dice
+    and totals): the screen shows them before any other line and before its hints.
     """
 
     title: str
@@ -65,6 +67,7 @@ class View:
     lines: tuple[str, ...] = ()
     active: tuple[str, ...] = ()
     mood: str = "playing"
+    news: int = 0
 
 
 @dataclass

@@ -384,6 +384,16 @@ class Bomb(Engine[BombState]):
     def winners(self, s: BombState) -> list[str]:
         return self.alive(s) if len(self.alive(s)) == 1 else []
 
+    def places(self, s: BombState) -> dict[str, int]:
+        """Players still in first (by their lives), then the others in the reverse order they went
+        out: the last one out is placed best of them."""
+        alive = self.alive(s)
+        lives = sorted((s.lives[p] for p in alive), reverse=True)
+        places = {p: lives.index(s.lives[p]) + 1 for p in alive}
+        for i, p in enumerate(reversed(s.out)):
+            places[p] = len(alive) + i + 1
+        return places
+
     def turn(self, s: BombState) -> str | None:
         if s.over:
             return None
@@ -474,7 +484,8 @@ class Bomb(Engine[BombState]):
         if phase == "over":
             win = self.winners(s)
             head = T("Winner: {players}", players=win[0]) if win else T("Everyone lost")
-            return View(title, scores, (head, *self._roll_lines(s)), tuple(win), "over")
+            lines = (head, *self._roll_lines(s))  # the winners, and the roll that ended the game
+            return View(title, scores, lines, tuple(win), "over", len(lines))
         lines: list[str] = []  # Texts, and the revealed cards (names and values: no words)
         if s.last is not None:  # also the roll that ended the last round, until the next reveal
             lines += self._roll_lines(s)

@@ -107,6 +107,9 @@ class Engine(ABC, Generic[S]):
     """
     scale: ClassVar[ScaleUse | None] = None
     """How the game uses the scale under its pieces, if it does (:mod:`games.core.sensors`)."""
+    ranks: ClassVar[bool] = True
+    """Whether the game ranks its players; a session that names no winner (Trottelmütze) only
+    counts, and its result is the totals, not places."""
 
     # -- making and changing states ---------------------------------------------------------
     def new(self, players: list[str], seed: int = 0, options: Mapping[str, Any] | None = None) -> S:
@@ -177,6 +180,13 @@ class Engine(ABC, Generic[S]):
     @abstractmethod
     def winners(self, state: S) -> list[str]:
         """Who won a finished game (empty when everyone lost)."""
+
+    def places(self, state: S) -> dict[str, int]:
+        """Name → place (1 is best; ties share a place, the next place skips): by the scores,
+        highest first. A game whose order of finishing ranks its players says so itself."""
+        scores = self.scores(state)
+        ranked = sorted(scores.values(), reverse=True)
+        return {p: ranked.index(scores[p]) + 1 for p in state.players}
 
     @abstractmethod
     def turn(self, state: S) -> str | None:

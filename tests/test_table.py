@@ -138,7 +138,7 @@ def test_every_wrong_seat_press_gets_its_reason(tmp_path):
 
     absent, turn, reveal, entry, betting = run_device(tmp_path, body)
     assert absent == "P5 is not in this game" and turn == "Ann's turn"
-    assert reveal == "P4 is not in this game" and entry == "hold, let go at yours"
+    assert reveal == "P4 is not in this game" and entry == "Ann, Ben, Cy: hold your own button"
     assert betting[0].startswith("Ben: hold to lock, or tap to") and betting[1] == 0
 
 

@@ -293,8 +293,13 @@ class GameScreen(Screen):
             self.table.open_game_menu()
             return
         if not is_seat(press) or self._wrong_seat(press, prompt.players):
-            if press.button in ("ok", "next", "prev"):
-                self.table.toast(_collect_hint(prompt), now=True)
+            if press.button in ("ok", "next", "prev"):  # the hint is on screen already: say why
+                left = [p for p in prompt.players if p not in self.locked]
+                if prompt.counting:
+                    why = T("{players}: hold your own button", players=join(left))
+                else:
+                    why = T("{players}: answer on your own button", players=join(left))
+                self.table.toast(why, now=True)
             return
         player = self.table.player_of(press.button)
         assert player is not None
@@ -379,6 +384,9 @@ class GameScreen(Screen):
                 self.table.open_game_menu()
         elif self._wrong_seat(press, prompt.players):
             return
+        elif not is_seat(press):  # ok, next, prev: the order is the players' own presses
+            left = [p for p in prompt.players if p not in self.order]
+            self.table.toast(T("{players}: press your own button", players=join(left)), now=True)
         elif player in self.order:
             self.table.toast(T("{player} already pressed", player=player), now=True)
         elif player in prompt.players:
@@ -410,7 +418,8 @@ class GameScreen(Screen):
                 shown = [r for r in prompt_rows if r.cells[0] not in hints]
                 keep = min(keep - (len(prompt_rows) - len(shown)), len(shown))  # a bet's hint stays kept
                 prompt_rows = shown
-            if view.news and len(prompt_rows) > 1 and on.height_of(scores + prompt_rows) + wanted > on.rows:
+            crowded = on.height_of(scores + prompt_rows) + wanted > on.rows
+            if view.news and isinstance(prompt, Menu) and len(prompt_rows) > 1 and crowded:
                 prompt_rows = prompt_rows[1:]  # whose turn it is: the score grid's ``>`` still says
             room = on.rows - on.height_of(scores + prompt_rows)
             rows = scores + status_rows(view, room) + prompt_rows
@@ -441,7 +450,10 @@ class GameScreen(Screen):
         if isinstance(prompt, Order):
             left = [p for p in prompt.players if p not in self.order]
             done = " ".join(self.order) + (f" ({' '.join(left)})" if left else "")
-            return [big_row(prompt.title), Row.of(done.strip(), cut=True), Row.of(_("press in order"))]
+            title = [big_row(prompt.title)]
+            if text_width(tr(prompt.title)) > panel().content_w - BAR_W - 2:
+                title = text_rows(prompt.title, NEWS_ROWS)  # a tie's value and its rule, whole
+            return [*title, Row.of(done.strip(), cut=True), Row.of(_("press in order"))]
         return []
 
     def _task_rows(self, task: Task) -> list[Row]:

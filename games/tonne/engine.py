@@ -336,10 +336,13 @@ class Tonne(Engine[TonneState]):
         def build(answers: dict[str, str]) -> Action | Prompt:
             cards = {p: int(v) for p, v in answers.items()}
             reveal: Action = {"type": "reveal", "cards": cards}
-            tied = [p for group in self.ties(s, cards) for p in group]
+            groups = self.ties(s, cards)
+            tied = [p for group in groups for p in group]
             if not tied:
                 return reveal
-            return Order(T("Tie: fewer mice first"), tuple(tied), lambda order: {**reveal, "order": order})
+            values = join(sorted({str(cards[g[0]]) for g in groups}, key=int), ",")
+            title = T("Tie on {values}: fewer mice first", values=values)
+            return Order(title, tuple(tied), lambda order: {**reveal, "order": order})
 
         title = T("Round {round}: cards", round=s.round)
         return Collect(title, tuple(s.players), values, build=build, counting=True)

@@ -214,3 +214,20 @@ def test_a_stray_card_entry_leaves_antartiks_menu_as_it_was(tmp_path):
     stray, after, shown = run_device(tmp_path, body)
     assert stray["type"] == "draw" and "card" in stray
     assert after["type"] in ("draw", "pass") and "card" not in after, shown
+
+
+def test_what_happened_keeps_whole_records_of_tonne_and_bomb(tmp_path):
+    async def body(device):
+        device.start_game("tonne", ["p1", "p2", "p3"], "p1", names={"p1": "Ann", "p2": "Ben", "p3": "Cy"})
+        device.apply({"type": "reveal", "cards": {"Ann": 3, "Ben": 1, "Cy": 5}})
+        await device.flush()
+        tonne = [str(e) for e in device.events]
+        device.start_game("bomb", ["p1", "p2", "p3"], "p1", names={"p1": "Ann", "p2": "Ben", "p3": "Cy"})
+        device.apply({"type": "reveal", "cards": {"Ann": "1", "Ben": "5", "Cy": "5"}})
+        device.apply({"type": "roll", "player": "Ann", "faces": [{"bomb": 2}, {"fuse": 1}]})
+        await device.flush()
+        return tonne, [str(e) for e in device.events]
+
+    tonne, bomb = run_device(tmp_path, body)
+    assert tonne[-1] == "Round 1 order: Ben 1, Ann 3, Cy 5"  # every card, in placing order
+    assert bomb[-1] == "Ann: B2 F1 C0 boom -1"  # the roll's totals and what came of them

@@ -611,9 +611,11 @@ def test_a_hand_counted_as_a_piece_is_taken_back_when_it_lifts_off(tmp_path):
         await run.wait(1.5)
         seen["after"] = summary(device)
         seen["records"] = [r for r in device.session.journal.records if "a" in r or "undo" in r]
+        seen["said"] = device.toast_text()
 
     run_device(tmp_path, body)
     assert seen["counted"] == 2
+    assert seen["said"] == "Undone: a hand, not a piece"  # why, not a bare "Undone"
     assert seen["after"]["owed"] == 3 and seen["after"]["turn"] == "Ann" and seen["after"]["chips"]["Ann"] == []
     assert "undo" in seen["records"][-1]  # taken back through the journal, like the Undo menu
 

@@ -651,17 +651,18 @@ class Device:
             return
         self.push(Confirm(self, T("Undo"), T("Take back the last action?"), self.undo))
 
-    def undo(self) -> bool:
-        """Take back the last action (replays one action fewer)."""
+    def undo(self, why: str | None = None) -> bool:
+        """Take back the last action (replays one action fewer); ``why``: the table is told the
+        reason instead of a bare "Undone" (the scale took a place back)."""
         if self.session is None or not self.session.undo():
             return False
         self.events = self._past_events(self.session)
         self.clear_message()
-        self._when_durable(self._undone)
+        self._when_durable(lambda: self._undone(why))
         return True
 
-    def _undone(self) -> None:
-        self.toast(T("Undone"))
+    def _undone(self, why: str | None = None) -> None:
+        self.toast(why or T("Undone"))
         screen = self._game_screen()
         if screen is not None:
             screen.reset()

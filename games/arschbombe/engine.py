@@ -118,7 +118,7 @@ class Arschbombe(Engine[ArschbombeState]):
         s.left[player][jumper] -= 1
         points = jump_points(jumper, special, result, s.jumps(player))
         s.score[player] += points
-        effects.append(say(T("{player} {points:+d}", player=player, points=points)))
+        effects.append(say(self._record(player, jumper, special, result, points)))
         if points > 0:
             effects.append(signal("success"))
         elif points < 0:
@@ -128,6 +128,21 @@ class Arschbombe(Engine[ArschbombeState]):
             s.over = True
         else:
             s.current = (s.current + 1) % len(s.players)
+
+    @staticmethod
+    def _record(player: str, jumper: str, special: bool, result: str, points: int) -> Text:
+        """A jump as the table hears it and What happened keeps it: who, which jumper, how, where
+        it landed, the points (``Ben: rascal, B part cover +2``)."""
+        kind, landed = JUMPER_NAMES[jumper], RESULT_LABELS[result]
+        if special:
+            return T(
+                "{player}: {jumper} special, {result} {points:+d}",
+                player=player,
+                jumper=kind,
+                result=landed,
+                points=points,
+            )
+        return T("{player}: {jumper}, {result} {points:+d}", player=player, jumper=kind, result=landed, points=points)
 
     # -- reading ------------------------------------------------------------------------------
     def edge(self, s: ArschbombeState) -> int:

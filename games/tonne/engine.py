@@ -205,7 +205,8 @@ class Tonne(Engine[TonneState]):
         s.phase = PLACE
         s.owed = s.cards[queue[0]]
         s.refill = False
-        effects.append(say(T("{player} first: {owed}", player=queue[0], owed=s.owed)))
+        order = join([f"{p} {s.cards[p]}" for p in queue], ", ")  # names and card values: no words
+        effects.append(say(T("Round {round} order: {cards}", round=s.round, cards=order)))
         effects.append(signal("turn"))
 
     def move_place(self, s: TonneState, action: Action, effects: list[Effect]) -> None:

@@ -231,3 +231,41 @@ def test_what_happened_keeps_whole_records_of_tonne_and_bomb(tmp_path):
     tonne, bomb = run_device(tmp_path, body)
     assert tonne[-1] == "Round 1 order: Ben 1, Ann 3, Cy 5"  # every card, in placing order
     assert bomb[-1] == "Ann: B2 F1 C0 boom -1"  # the roll's totals and what came of them
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("kind", PANELS)
+def test_tonnes_next_placer_is_marked_and_sees_the_fall_before_them(tmp_path, kind, language):
+    async def body(device):
+        device.start_game("tonne", list(FOUR), "p1", names=FOUR)
+        await presses(device, "ok")  # the bin is set up
+        device.apply({"type": "reveal", "cards": {"Ann": 3, "Ben": 1, "Cy": 5, "Dora": 7}})
+        device.apply({"type": "fall"})  # Ben's pieces fall
+        await device.flush()
+        await presses(device, "ok")  # the bin emptied and filled again
+        device.clear_message()
+        await device.flush()
+        return device.frame(), tr(device.session.state.news[0])
+
+    with watch() as overflows:
+        frame, news = run_device(tmp_path, body, config(kind, language))
+    assert not overflows, overflows
+    assert marks(frame, "Ann") and news.startswith("Ben"), frame
+    assert news in " ".join(rows(str_frame(frame))), frame
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("kind", PANELS)
+def test_arschbombes_next_jumper_is_marked_and_sees_the_jump_before_them(tmp_path, kind, language):
+    async def body(device):
+        device.start_game("arschbombe", list(FOUR), "p1", names=FOUR)
+        await presses(device, "ok", "ok")  # Ann: a rascal, lands A
+        device.clear_message()
+        await device.flush()
+        return device.frame(), tr(device.session.state.news[0])
+
+    with watch() as overflows:
+        frame, news = run_device(tmp_path, body, config(kind, language))
+    assert not overflows, overflows
+    assert marks(frame, "Ben") and news.startswith("Ann") and "+3" in news, frame
+    assert news in " ".join(rows(str_frame(frame))), frame

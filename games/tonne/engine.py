@@ -82,6 +82,9 @@ class TonneState(BaseState):
     bin: int = 0
     resets: int = 0
     refill: bool = True
+    news: list[str] = field(default_factory=list)
+    """What the last move brought (the round's order, a turn placed in full, a fall, the supply
+    emptied), as the table heard it: on screen until the next one."""
 
 
 def prefill(players: int) -> int:
@@ -206,7 +209,8 @@ class Tonne(Engine[TonneState]):
         s.owed = s.cards[queue[0]]
         s.refill = False
         order = join([f"{p} {s.cards[p]}" for p in queue], ", ")  # names and card values: no words
-        effects.append(say(T("Round {round} order: {cards}", round=s.round, cards=order)))
+        s.news = [T("Round {round} order: {cards}", round=s.round, cards=order)]
+        effects.append(say(s.news[0]))
         effects.append(signal("turn"))
 
     def move_place(self, s: TonneState, action: Action, effects: list[Effect]) -> None:
@@ -222,11 +226,14 @@ class Tonne(Engine[TonneState]):
         s.owed -= count
         if s.supply == 0:
             chip = self._take_chip(s, player, +1)
-            effects.append(say(T("{player} +{chip}: supply empty", player=player, chip=chip)))
+            s.news = [T("{player} +{chip}: supply empty", player=player, chip=chip)]
+            effects.append(say(s.news[0]))
             effects.append(signal("success"))
             self._empty_bin(s)
             self._end_turn(s, effects, quiet=True)
         elif s.owed == 0:
+            s.news = [T("{player} placed {count}", player=player, count=s.cards[player])]
+            effects.append(say(s.news[0]))
             self._end_turn(s, effects)
 
     def move_fall(self, s: TonneState, action: Action, effects: list[Effect]) -> None:
@@ -234,7 +241,8 @@ class Tonne(Engine[TonneState]):
         player = self._acting(s, action)
         s.refill = False
         chip = self._take_chip(s, player, -1)
-        effects.append(say(T("{player} fell: -{chip}", player=player, chip=chip)))
+        s.news = [T("{player} fell: -{chip}", player=player, chip=chip)]
+        effects.append(say(s.news[0]))
         effects.append(signal("fall"))
         self._empty_bin(s)
         self._end_turn(s, effects, quiet=True)
@@ -366,12 +374,13 @@ class Tonne(Engine[TonneState]):
         if s.over:
             return self.final_view(s, title, scores)
         stock = T("Supply {supply} bin {bin}", supply=s.supply, bin=s.bin)
+        news = tuple(s.news)
         if s.phase == REVEAL:
-            return View(title, scores, (stock, T("Reveal your cards")), (), "choosing")
+            return View(title, scores, (*news, stock, T("Reveal your cards")), (), "choosing", len(news))
         player = s.queue[0]
         later = " ".join(f"{p} {s.cards[p]}" for p in s.queue[1:])  # names and card values: no words
         lines = (stock, T("Next: {players}", players=later)) if later else (stock,)
-        return View(title, scores, lines, (player,), "playing")
+        return View(title, scores, (*news, *lines), (player,), "playing", len(news))
 
 
 ENGINE = Tonne()

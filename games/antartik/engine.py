@@ -553,9 +553,10 @@ class Antartik(Engine[AntartikState]):
         if s.over:  # the winners, and the last draw that ended the game
             final = self.final_view(s, title, scores)
             return dataclasses.replace(final, lines=(*final.lines, *s.news), news=len(final.lines) + news)
-        lines = [*s.news, T("Dive {cards}", cards=" ".join(s.dive)) if s.dive else T("Dive empty")]
-        if s.bets:
+        lines = list(s.news)
+        if s.bets:  # before the dive, which the diver's menu names too
             lines.append(T("Bets {bets}", bets=" ".join(f"{p}:{c}" for p, c in s.bets.items())))
+        lines.append(T("Dive {cards}", cards=" ".join(s.dive)) if s.dive else T("Dive empty"))
 
         if self.chute_open(s):
             return View(title, scores, tuple(lines), (s.chute or "",), "choosing", news)

@@ -39,7 +39,7 @@ from firmware_host.core.store import Store
 from firmware_host.runtime.device import Device
 from firmware_host.runtime.vtime import run_virtual
 from firmware_host.ui.game import GameScreen
-from firmware_host.ui.render import ELLIPSIS, Frame, watch
+from firmware_host.ui.render import Frame, watch
 from games import ENGINES
 from games.core import Menu
 
@@ -108,19 +108,20 @@ def _resume_matches(device: Device, store: Store) -> str | None:
 
 
 def unmarked(device: Device, frame: Frame) -> str | None:
-    """The player who must act on the game screen showing, when ``frame`` does not mark them
-    (``>`` before their name, whole or shortened as the grid shortens names); else ``None``."""
+    """The player who must act on the game screen showing, when ``frame`` does not mark them:
+    the score grid (the frame's first cells, one a player in seat order) has no ``>`` on their
+    cell; else ``None``. How far a name may be shortened beside its mark is the layout's concern."""
     top = device.screens[-1] if device.screens else None
-    if not isinstance(top, GameScreen) or not isinstance(top.prompt, Menu) or not top.path:
+    session = device.session
+    if session is None or not isinstance(top, GameScreen) or not isinstance(top.prompt, Menu) or not top.path:
         return None
     player = top.path[0].player
-    if player is None:
+    names = [name for name, _ in session.view().scores]
+    if player is None or player not in names:
         return None
-    for row in frame.rows:
-        for cell in row.cells:
-            shown = cell[1:].split()[0].rstrip(ELLIPSIS) if cell.startswith(">") and cell[1:].split() else ""
-            if shown and player.startswith(shown) and len(shown) >= min(2, len(player)):
-                return None
+    cells = [cell for row in frame.rows for cell in row.cells][: len(names)]
+    if len(cells) == len(names) and cells[names.index(player)].startswith(">"):
+        return None
     return player
 
 

@@ -269,3 +269,23 @@ def test_arschbombes_next_jumper_is_marked_and_sees_the_jump_before_them(tmp_pat
     assert not overflows, overflows
     assert marks(frame, "Ben") and news.startswith("Ann") and "+3" in news, frame
     assert news in " ".join(rows(str_frame(frame))), frame
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("kind", PANELS)
+def test_trottels_next_roller_is_marked_and_sees_the_last_rolls_dice_and_field(tmp_path, kind, language):
+    async def body(device):
+        device.start_game("trottel", list(FOUR), "p1", names=FOUR)
+        for _ in range(3):  # the cap roll (rolled again on a tie), then a turn's roll
+            await presses(device, "ok")
+        device.clear_message()
+        await device.flush()
+        state = device.session.state
+        return device.frame(), tr(state.line), state.players[state.current]
+
+    with watch() as overflows:
+        frame, line, turn = run_device(tmp_path, body, config(kind, language))
+    assert not overflows, overflows
+    assert "+" in line, line  # the dice
+    assert marks(frame, turn), frame
+    assert line in " ".join(rows(str_frame(frame))), frame

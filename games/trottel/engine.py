@@ -693,7 +693,8 @@ class Trottel(Engine[TrottelState]):
             return View(self.title, tuple(scores), (T("Session over"), *lines[:1]), (), "over")
 
         active = tuple(s.contenders) if s.contenders else (s.players[s.current],)
-        return View(title, tuple(scores), tuple(lines), active, "playing")
+        news = 1 if s.line else 0  # the last roll's dice, the field it reached, who drinks what
+        return View(title, tuple(scores), tuple(lines), active, "playing", news)
 
 
 ENGINE = Trottel()

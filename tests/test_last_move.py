@@ -289,3 +289,14 @@ def test_trottels_next_roller_is_marked_and_sees_the_last_rolls_dice_and_field(t
     assert "+" in line, line  # the dice
     assert marks(frame, turn), frame
     assert line in " ".join(rows(str_frame(frame))), frame
+
+
+def test_a_reveal_marks_only_those_who_still_owe_a_card(tmp_path):
+    async def body(device):
+        device.start_game("bomb", list(FOUR), "p1", names=FOUR)
+        await presses(device, "p2")  # Ben records a 0 (a tap)
+        await device.flush()
+        return device.frame()
+
+    frame = run_device(tmp_path, body)
+    assert sorted(marked(frame)) == ["Ann", "Cy", "Dora"], frame

@@ -403,7 +403,10 @@ class GameScreen(Screen):
         view = session.view()
         prompt = self.prompt
         on = panel()
-        scores = score_rows(view.scores, view.active, big=True)  # twice the size where there is room
+        active = view.active
+        if isinstance(prompt, Collect):  # a reveal: marked are those who still owe their answer
+            active = tuple(p for p in active if p not in self.locked)
+        scores = score_rows(view.scores, active, big=True)  # twice the size where there is room
         if isinstance(prompt, Collect):
             rows, keep = self._collect_rows(prompt, scores, view), 1
         elif isinstance(prompt, Task):

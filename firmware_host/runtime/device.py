@@ -41,7 +41,7 @@ from firmware_host.scale.service import ScaleService
 from firmware_host.timers.service import TimerService
 from firmware_host.ui.base import Confirm, Message, Screen
 from firmware_host.ui.game import GameScreen
-from firmware_host.ui.menus import GameMenu, GameOver, MainMenu
+from firmware_host.ui.menus import GameMenu, GameOver, MainMenu, final_words
 from firmware_host.ui.panel import layout_panel, to_panel
 from firmware_host.ui.render import Frame, Row, compose, on_panel, render
 from games.core import Action, Effect, Option, Refused, T, Task, Text, join
@@ -122,6 +122,8 @@ class Device:
         self._message_handle: asyncio.TimerHandle | None = None
         self.events: list[str] = []
         """The game in play's outcomes, oldest first (what its engine said), for "What happened"."""
+        self.said: list[str] = []
+        """What the last action's engine said (the game-over screen shows it under the result)."""
         self._asleep: set[str] = set()
         """Buttons whose press woke the dimmed screen: that press only wakes it."""
         self._dirty = False
@@ -576,6 +578,7 @@ class Device:
         self.lights.signal("refused")
 
     def _play(self, effects: list[Effect]) -> None:
+        self.said = [e.value for e in effects if e.kind == "say"]
         for effect in effects:
             if effect.kind == "signal":
                 self.lights.signal(effect.value)
@@ -604,7 +607,8 @@ class Device:
             final = session.view()
             entry = session.finish("over", self._history_extra())
             self.session = None
-            self.screens = [MainMenu(self), GameOver(self, entry, final.lines[:1])]
+            self.screens = [MainMenu(self), GameOver(self, entry, final_words(final, self.said))]
+            self.clear_message()  # what the last move brought is on the game-over screen now
         else:
             top = self._game_screen()
             if top is not None:
@@ -649,17 +653,18 @@ class Device:
             return
         self.push(Confirm(self, T("Undo"), T("Take back the last action?"), self.undo))
 
-    def undo(self) -> bool:
-        """Take back the last action (replays one action fewer)."""
+    def undo(self, why: str | None = None) -> bool:
+        """Take back the last action (replays one action fewer); ``why``: the table is told the
+        reason instead of a bare "Undone" (the scale took a place back)."""
         if self.session is None or not self.session.undo():
             return False
         self.events = self._past_events(self.session)
         self.clear_message()
-        self._when_durable(self._undone)
+        self._when_durable(lambda: self._undone(why))
         return True
 
-    def _undone(self) -> None:
-        self.toast(T("Undone"))
+    def _undone(self, why: str | None = None) -> None:
+        self.toast(why or T("Undone"))
         screen = self._game_screen()
         if screen is not None:
             screen.reset()

@@ -86,3 +86,12 @@ def test_a_pi_5s_serial0_is_its_debug_connector_and_uart0_is_the_header(tmp_path
         "console=serial0,115200",
         "console=ttyS0",
     ]
+
+
+def test_the_wiring_guide_says_what_the_doctor_says():
+    from tests.conftest import ROOT
+
+    wiring = (ROOT / "hardware/wiring.md").read_text(encoding="utf-8")
+    assert defaults()["buttons"]["prev"] == 14 and "| prev | 14 (8) |" in wiring
+    for words in ("enable_uart=1", "console=serial0", "raspi-config nonint do_serial_cons 1", "do_serial_hw 1"):
+        assert words in wiring, words

@@ -29,6 +29,7 @@ def test_the_default_scale_gets_spi1s_overlay_the_spi_group_and_a_reboot_once(tm
     done = installer.install()
     boot = (root / "boot/firmware/config.txt").read_text()
     assert boot.endswith(f"{I2C_DONE}{OVERLAY}\n")  # after the dtparams: they stay the base tree's
+    assert "dtparam=spi=on" not in boot  # SPI0 stays as it was: it is the panel's
     assert f"add {OVERLAY} in /boot/firmware/config.txt" in done
     assert all("spi1-1cs" in overlays(boot, board) for board in BOARDS)
     assert "spi" in system.users["tablemate"] and "create group spi" in done

@@ -60,8 +60,7 @@ MODULES = "etc/modules-load.d/tablemate.conf"
 I2C_LINE = "dtparam=i2c_arm=on"
 SPI_LINE = "dtparam=spi=on"
 SPI_DROP_IN_TEXT = (
-    "# Written by tablemate install: a part is on SPI (the [display] panel on /dev/spidev0.*,\n"
-    "# the [scale] HX711 on /dev/spidev1.0), which belongs to group spi.\n"
+    "# Written by tablemate install: the panel or the HX711 is on SPI (/dev/spidev*, group spi).\n"
     "[Service]\nSupplementaryGroups=spi\n"
 )
 BAUD_LINE = f"dtparam=i2c_arm_baudrate={I2C_BAUDRATE}"

@@ -34,13 +34,13 @@ def test_a_scale_whose_lines_are_busy_at_boot_is_opened_later_and_its_samples_co
     async def main() -> tuple[list[str], list[float], list[str], int, float]:
         loop = asyncio.get_running_loop()
 
-        def open_hx711(data: int, clock: int, sps: int, gain: int, stamps: Any) -> SimScale:
+        def open_hx711_spi(sps: int, gain: int, stamps: Any) -> SimScale:  # the default path: SPI1
             attempts.append(loop.time())
             if loop.time() < busy_until:
-                raise HX711Unavailable(f"GPIO {data}/{clock}: [Errno 16] Device or resource busy")
+                raise HX711Unavailable("/dev/spidev1.0: [Errno 16] Device or resource busy")
             return SimScale(loop.call_later, loop.time, sps, gain=gain)
 
-        monkeypatch.setattr("drivers.scale.hx711.open_hx711", open_hx711)
+        monkeypatch.setattr("drivers.scale.hx711_spi.open_hx711_spi", open_hx711_spi)
         config = defaults()
         config.sections["scale"]["backend"] = "hx711"
         problems: list[str] = []
@@ -56,9 +56,9 @@ def test_a_scale_whose_lines_are_busy_at_boot_is_opened_later_and_its_samples_co
         return [str(p) for p in problems], attempts[:], faults, count - len(samples), min(samples)
 
     problems, tried, faults, after_close, first_sample = run_virtual(main)
-    assert problems == ["scale: GPIO 24/25: [Errno 16] Device or resource busy"]
+    assert problems == ["scale: /dev/spidev1.0: [Errno 16] Device or resource busy"]
     assert tried == [0.0, 1.0, 3.0, 7.0, 15.0]  # backoff 1, 2, 4, 8 s; open at the fifth
-    assert faults and all(f.startswith("not open: GPIO 24/25") for f in faults)
+    assert faults and all(f.startswith("not open: /dev/spidev1.0") for f in faults)
     assert 15.0 <= first_sample < 16.0 and after_close == 0
 
 

@@ -9,7 +9,8 @@
 # Makes /opt/tablemate/venv (seeing the system's python3-lgpio), installs the package with its
 # `pi` extra into it -- gpiod (libgpiod v2, Blinka's pins: the HX711), Adafruit-Blinka, lgpio
 # (gpiozero's back end) -- then `tablemate install` does the rest: user, groups, udev rule, config,
-# I2C at 400 kHz, SPI for a panel on SPI, unit, service; it says when the Pi must reboot.
+# I2C at 400 kHz, SPI for a panel on SPI, SPI1's overlay for the HX711 on SPI, unit, service; it
+# says when the Pi must reboot.
 # `tablemate doctor` then checks every part as the service sees it.
 #
 # With no network: on any machine with network, `tablemate wheelhouse DIR` fills DIR with the

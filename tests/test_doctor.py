@@ -18,9 +18,10 @@ PI_GROUPS = {"tablemate", "gpio", "i2c", "dialout"}
 
 
 def fake_pi(tmp_path: Path, *, hz: int = 400_000, dout: str = "low") -> System:
-    """A Pi as the installer leaves it: device nodes owned by the service's groups, I2C at ``hz``."""
+    """A Pi as the installer leaves it: device nodes owned by the service's groups, I2C at ``hz``,
+    SPI1's overlay for the HX711 in force (``/dev/spidev1.0``)."""
     root = tmp_path / "pi"
-    for node in ("dev/gpiochip0", "dev/gpiochip4", "dev/i2c-1", "dev/ttyUSB0"):
+    for node in ("dev/gpiochip0", "dev/gpiochip4", "dev/i2c-1", "dev/ttyUSB0", "dev/spidev1.0"):
         path = root / node
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"")
@@ -30,7 +31,7 @@ def fake_pi(tmp_path: Path, *, hz: int = 400_000, dout: str = "low") -> System:
     (node / "clock-frequency").write_bytes(hz.to_bytes(4, "big"))  # device-tree cells are big-endian
     (root / "dev/tablemate-tower").symlink_to("ttyUSB0")  # the udev rule's name for the tower
     for relative, data in (
-        ("boot/firmware/config.txt", b"dtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=400000\n"),
+        ("boot/firmware/config.txt", b"dtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=400000\ndtoverlay=spi1-1cs\n"),
         ("proc/device-tree/system/linux,revision", (0xC03111).to_bytes(4, "big")),  # a Pi 4B
         ("etc/udev/rules.d/60-tablemate.rules", (ROOT / "systemd/60-tablemate.rules").read_bytes()),
     ):

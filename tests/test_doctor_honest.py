@@ -101,12 +101,13 @@ def test_a_line_refused_for_permission_gets_a_fix_that_survives_a_reboot(tmp_pat
 
 
 def test_the_gpio_tower_lines_are_requested_as_outputs_at_their_idle_low(tmp_path):
-    config = parse({"tower": {"backend": "gpio", "bar": [7, 8]}, "scale": {"interface": "gpio"}}, "config.toml")
+    # the buzzer off its default GPIO 18, which is SPI1's CE0 for the default scale (wiring.md)
+    config = parse({"tower": {"backend": "gpio", "buzzer": 23, "bar": [7, 8]}}, "config.toml")
     roles = {line.pin: line.role for line in configured_lines(config)}
-    assert roles[17] == "tower red" and roles[18] == "tower buzzer" and roles[8] == "tower bar 2"
+    assert roles[17] == "tower red" and roles[23] == "tower buzzer" and roles[8] == "tower bar 2"
     chip = HeldChip()
     assert pins_result(tmp_path, chip, config)["pins"].status == "ok"
-    assert not any(chip.levels.get(pin) for pin in (17, 27, 22, 18, 7, 8))  # never driven high: no chirp
+    assert not any(chip.levels.get(pin) for pin in (17, 27, 22, 23, 7, 8))  # never driven high: no chirp
 
 
 # -- the panel on its real bus -----------------------------------------------------------------------
@@ -149,14 +150,14 @@ def test_the_installers_word_that_a_reboot_is_due_fails_until_the_reboot(tmp_pat
 )
 def test_a_boot_config_the_running_kernel_does_not_have_yet_asks_for_a_reboot(tmp_path, boot, says):
     system = fake_pi(tmp_path, hz=100_000)
-    (system.root / "boot/firmware/config.txt").write_text(boot)
+    (system.root / "boot/firmware/config.txt").write_text(boot + "dtoverlay=spi1-1cs\n")  # the scale's
     result = by_part(run_checks(defaults(), system))["reboot"]
     assert result.failed and says in result.found and "Pi 4B" in result.found and result.fix == "sudo reboot"
 
 
 def test_i2c_on_only_for_a_cm5_is_not_taken_as_a_pending_reboot_on_a_pi_4(tmp_path):
     system = fake_pi(tmp_path)
-    (system.root / "boot/firmware/config.txt").write_text("[cm5]\ndtparam=i2c_arm=on\n")
+    (system.root / "boot/firmware/config.txt").write_text("dtoverlay=spi1-1cs\n[cm5]\ndtparam=i2c_arm=on\n")
     assert by_part(run_checks(defaults(), system))["reboot"].status == "ok"
     assert by_part(run_checks(defaults(), fake_pi(tmp_path / "b")))["reboot"].status == "ok"
 

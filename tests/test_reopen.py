@@ -34,13 +34,13 @@ def test_a_scale_whose_lines_are_busy_at_boot_is_opened_later_and_its_samples_co
     async def main() -> tuple[list[str], list[float], list[str], int, float]:
         loop = asyncio.get_running_loop()
 
-        def open_configured(s: dict[str, Any], stamps: Any) -> SimScale:
+        def open_hx711_spi(sps: int, gain: int, stamps: Any) -> SimScale:  # the default path: SPI1
             attempts.append(loop.time())
             if loop.time() < busy_until:
                 raise HX711Unavailable("/dev/spidev1.0: [Errno 16] Device or resource busy")
-            return SimScale(loop.call_later, loop.time, s["sps"], gain=s["gain"])
+            return SimScale(loop.call_later, loop.time, sps, gain=gain)
 
-        monkeypatch.setattr("drivers.scale.hx711_open.open_configured", open_configured)
+        monkeypatch.setattr("drivers.scale.hx711_spi.open_hx711_spi", open_hx711_spi)
         config = defaults()
         config.sections["scale"]["backend"] = "hx711"
         problems: list[str] = []

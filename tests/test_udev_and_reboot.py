@@ -80,10 +80,10 @@ def test_the_installer_says_a_reboot_is_needed_and_leaves_word_for_the_doctor(tm
     installer = Installer(ROOT, root, FakeSystem())
     installer.install()
     assert installer.notes() == [
-        "the Pi needs a reboot for the boot config's change to work (enable I2C; set the I2C bus to 400 kHz): "
-        "sudo reboot"
+        "the Pi needs a reboot for the boot config's change to work "
+        "(enable I2C; set the I2C bus to 400 kHz; add dtoverlay=spi1-1cs): sudo reboot"
     ]
-    assert (root / REBOOT_MARKER).read_text() == "enable I2C\nset the I2C bus to 400 kHz\n"
+    assert (root / REBOOT_MARKER).read_text() == "enable I2C\nset the I2C bus to 400 kHz\nadd dtoverlay=spi1-1cs\n"
     assert (root / DEBIAN_REBOOT_MARKER).exists()
     # run again before rebooting: nothing to change, nothing new to say, the word stays for the doctor
     again = Installer(ROOT, root, FakeSystem())

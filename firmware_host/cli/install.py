@@ -3,7 +3,8 @@
 ``systemd/install.sh`` makes the virtual environment under /opt and then runs this. Every step
 looks before it acts, so running it again changes nothing and says so:
 
-1. the ``tablemate`` system user, in the ``gpio``, ``i2c`` and ``dialout`` groups;
+1. the ``tablemate`` system user, in the ``gpio``, ``i2c`` and ``dialout`` groups (and ``spi``
+   for a panel or an HX711 on SPI);
 2. ``/etc/tablemate/config.toml`` from ``hardware/config.toml`` (an existing one is kept);
 3. I2C on at 400 kHz: ``dtparam=i2c_arm=on`` and ``dtparam=i2c_arm_baudrate=400000`` in the boot
    config (under ``[all]``, so no model filter hides them), ``i2c-dev`` loaded at boot. A full
@@ -13,6 +14,9 @@ looks before it acts, so running it again changes nothing and says so:
    ``spi=off`` turned on in place), the user in the ``spi`` group that owns ``/dev/spidev0.*``,
    and a drop-in (``tablemate.service.d/spi.conf``) giving the service that group. A panel on
    I2C leaves SPI as it is;
+4b. the boot lines the ``[scale]`` path needs (:func:`drivers.scale.hx711_open.boot_config_lines`:
+   ``dtoverlay=spi1-1cs`` for an HX711 on SPI1, the default) loaded for sure on every board, the
+   same way, and the ``spi`` group and drop-in as for a panel on SPI;
 5. the systemd unit, enabled and (re)started: a running service is restarted when its unit, its
    code (``systemd/install.sh`` sets ``TABLEMATE_CODE_CHANGED=1`` when pip changed the package) or
    its user's groups changed -- it would run the old code, without the new group, until a reboot.
@@ -35,6 +39,7 @@ import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from firmware_host.core import boot_config, fsio
 from firmware_host.core.pi_layout import (
@@ -55,7 +60,7 @@ MODULES = "etc/modules-load.d/tablemate.conf"
 I2C_LINE = "dtparam=i2c_arm=on"
 SPI_LINE = "dtparam=spi=on"
 SPI_DROP_IN_TEXT = (
-    "# Written by tablemate install: the [display] panel is on SPI (/dev/spidev0.*, group spi).\n"
+    "# Written by tablemate install: the panel or the HX711 is on SPI (/dev/spidev*, group spi).\n"
     "[Service]\nSupplementaryGroups=spi\n"
 )
 BAUD_LINE = f"dtparam=i2c_arm_baudrate={I2C_BAUDRATE}"
@@ -123,10 +128,14 @@ def _rewrite(line: str, name: str, value: str) -> tuple[str, str | None]:
 
 
 def boot_config_edit(
-    text: str, spi: bool = False, boards: Sequence[boot_config.Board] = boot_config.BOARDS
+    text: str,
+    spi: bool = False,
+    boards: Sequence[boot_config.Board] = boot_config.BOARDS,
+    overlays: Sequence[str] = (),
 ) -> tuple[str, list[str]]:
-    """The boot config with I2C on at 400 kHz (and SPI on, if ``spi``) on every board in
-    ``boards``, and what changed (nothing when already so).
+    """The boot config with I2C on at 400 kHz (and SPI on, if ``spi``) and each ``dtoverlay=``
+    line of ``overlays`` loaded on every board in ``boards``, and what changed (nothing when
+    already so).
 
     The file is read as the firmware reads it (:mod:`firmware_host.core.boot_config`): a line in a
     section whose filter another board fails (``[cm5]``, ``[pi4]``, ``[none]``) does not count, a
@@ -134,6 +143,9 @@ def boot_config_edit(
     (``i2c_arm_baudrate=100000``, ``spi=off``) is rewritten in place; what is still missing is
     appended, after an ``[all]`` when the file ends inside a filter. Every board, not only the one
     running: an SD card moves from a Pi 4 to a Pi 5 without running the installer again.
+
+    An overlay counts as loaded when a line every board applies loads it, with any parameters
+    (``dtoverlay=spi1-1cs,cs0_pin=18``); a missing one is appended after the ``dtparam`` lines.
     """
     want = {"i2c_arm": "on", "i2c_arm_baudrate": str(I2C_BAUDRATE)} | ({"spi": "on"} if spi else {})
     lines = text.splitlines()
@@ -150,9 +162,14 @@ def boot_config_edit(
                 changes.append(_change_text(name, old))
         current = "\n".join(lines) + "\n"
     add = [f"dtparam={name}={value}" for name, value in want.items() if _unsure_boards(current, name, boards)]
+    changes.extend(_change_text(line.split("=")[1], None) for line in add)
+    for line in dict.fromkeys(overlays):
+        name = boot_config.overlay_name(line)
+        if name and not all(boot_config.overlay_for_sure(current, b, name) for b in boards):
+            add.append(line)
+            changes.append(f"add {line}")
     if add:
         sections = [m.group(1).strip().lower() for m in map(_SECTION.match, lines) if m]
-        changes.extend(_change_text(line.split("=")[1], None) for line in add)
         if sections and sections[-1] != "all":
             add.insert(0, "[all]")
         lines.extend(add)
@@ -177,6 +194,32 @@ def panel_on_spi(path: Path) -> bool:
         return panel_bus(load(path)) == "spi"
     except ConfigError:
         return False
+
+
+def _scale_section(path: Path) -> dict[str, Any] | None:
+    """The ``[scale]`` section of the configuration at ``path``, or ``None`` for a file that is not
+    a usable configuration (``tablemate run`` and ``tablemate doctor`` name what is wrong)."""
+    from firmware_host.core.config import ConfigError, load
+
+    try:
+        return dict(load(path)["scale"])
+    except ConfigError:
+        return None
+
+
+def scale_boot_lines(path: Path) -> list[str]:
+    """The boot config lines the configuration at ``path`` needs for its ``[scale]``
+    (``["dtoverlay=spi1-1cs"]`` for an HX711 on SPI1); none for a file that is not usable."""
+    from drivers.scale.hx711_open import boot_config_lines
+
+    s = _scale_section(path)
+    return boot_config_lines(s) if s is not None else []
+
+
+def scale_on_spi(path: Path) -> bool:
+    """Whether the configuration at ``path`` clocks an HX711 through SPI (``/dev/spidev1.0``)."""
+    s = _scale_section(path)
+    return s is not None and s.get("backend") == "hx711" and s.get("interface") == "spi"
 
 
 @dataclass
@@ -207,17 +250,18 @@ class Installer:
     def install(self) -> list[str]:
         """Every step, idempotent; returns what changed."""
         spi = self.wants_spi()
-        groups_changed = self.ensure_user(SERVICE_GROUPS + ((SPI_GROUP,) if spi else ()))
+        spi_group = spi or scale_on_spi(self.config_in_force())
+        groups_changed = self.ensure_user(SERVICE_GROUPS + ((SPI_GROUP,) if spi_group else ()))
         self.ensure_config()
         self.ensure_udev()
-        self.ensure_i2c(spi)
-        spi_changed = spi and self.ensure_spi()
+        self.ensure_i2c(spi, scale_boot_lines(self.config_in_force()))
+        spi_changed = spi_group and self.ensure_spi()
         unit_changed = self.ensure_unit() | spi_changed
         self.ensure_service(unit_changed, restart=groups_changed or self.code_changed)
         return self.done
 
     def ensure_user(self, groups: tuple[str, ...] = SERVICE_GROUPS) -> bool:
-        """The system user and its ``groups`` (``spi`` too for a panel on SPI); ``True`` when the
+        """The system user and its ``groups`` (``spi`` too for a panel or a scale on SPI); ``True`` when the
         user joined a group (a running service gets its groups only when restarted)."""
         joined = False
         if self.run(["id", "-u", SERVICE_USER]) != 0 and self.step(f"create system user {SERVICE_USER}"):
@@ -261,15 +305,20 @@ class Installer:
         if not path.exists() and self.step(f"write /{CONFIG}"):
             write_atomic(path, (self.source / "hardware" / "config.toml").read_bytes(), 0o644)
 
+    def config_in_force(self) -> Path:
+        """The configuration the service will run with: the installed one, or the one about to be written."""
+        config = self.path(CONFIG)
+        return config if config.exists() else self.source / "hardware" / "config.toml"
+
     def wants_spi(self) -> bool:
         """Whether the configuration in force (or the one about to be written) has its panel on SPI."""
-        config = self.path(CONFIG)
-        return panel_on_spi(config if config.exists() else self.source / "hardware" / "config.toml")
+        return panel_on_spi(self.config_in_force())
 
     def ensure_spi(self) -> bool:
-        """For a panel on SPI, the unit's drop-in giving the service the ``spi`` group (the user
-        joins it in :meth:`ensure_user`; ``dtparam=spi=on`` is :meth:`ensure_i2c`'s edit of the
-        boot config). ``True`` when the drop-in changed (systemd must reload, the service restart)."""
+        """For a panel or a scale on SPI, the unit's drop-in giving the service the ``spi`` group
+        (the user joins it in :meth:`ensure_user`; ``dtparam=spi=on`` and the scale's overlay are
+        :meth:`ensure_i2c`'s edit of the boot config). ``True`` when the drop-in changed
+        (systemd must reload, the service restart)."""
         drop_in = self.path(SPI_DROP_IN)
         if drop_in.exists() and drop_in.read_text(encoding="utf-8") == SPI_DROP_IN_TEXT:
             return False
@@ -277,13 +326,14 @@ class Installer:
             write_atomic(drop_in, SPI_DROP_IN_TEXT.encode("utf-8"), 0o644)
         return True
 
-    def ensure_i2c(self, spi: bool = False) -> None:
+    def ensure_i2c(self, spi: bool = False, overlays: Sequence[str] = ()) -> None:
         """I2C on at 400 kHz in the boot config (rewritten atomically), SPI on too for a panel on
-        SPI (``spi``), and i2c-dev loaded at boot."""
+        SPI (``spi``), the ``dtoverlay=`` lines of ``overlays`` (the scale's), and i2c-dev loaded
+        at boot."""
         boot = next((self.path(b) for b in BOOT_CONFIGS if self.path(b).exists()), None)
         if boot is not None:
             where = boot.relative_to(self.root)
-            text, changes = boot_config_edit(boot.read_text(encoding="utf-8"), spi=spi)
+            text, changes = boot_config_edit(boot.read_text(encoding="utf-8"), spi=spi, overlays=overlays)
             for change in changes:
                 self.step(f"{change} in /{where}")
             self.reboot.extend(changes)

@@ -181,3 +181,34 @@ def param_for_sure(text: str, board: Board, name: str) -> str | None:
 def is_on(value: str | None) -> bool:
     """Whether a dtparam value turns its switch on (``on``, ``true``, ``yes``, ``okay``, ``1``)."""
     return value is not None and value.lower() in ("on", "true", "yes", "okay", "1")
+
+
+def overlay_name(line: str) -> str | None:
+    """The overlay a ``dtoverlay=`` line loads (``dtoverlay=spi1-1cs,cs0_pin=18`` loads
+    ``spi1-1cs``), or ``None`` for any other line and for ``dtoverlay=`` alone (which loads none)."""
+    key, sep, rest = line.partition("=")
+    if not sep or key.strip() != "dtoverlay":
+        return None
+    name = rest.split("#", 1)[0].split(",", 1)[0].strip().removesuffix(".dtbo")
+    return name or None
+
+
+def overlays(text: str, board: Board, undecided: bool = False) -> set[str]:
+    """The overlays the firmware loads on ``board`` (``{"vc4-kms-v3d", "spi1-1cs"}``)."""
+    return {name for _, line in active_lines(text, board, undecided) if (name := overlay_name(line))}
+
+
+def overlay_for_sure(text: str, board: Board, name: str) -> bool:
+    """Whether ``board`` loads overlay ``name`` whatever a monitor, a GPIO or a serial filter decides."""
+    return all(name in overlays(text, board, undecided) for undecided in (False, True))
+
+
+def setting(text: str, board: Board, name: str, undecided: bool = False) -> str | None:
+    """The last value of a plain ``name=value`` line (``enable_uart=1``) the firmware applies on
+    ``board``, or ``None`` when no applied line sets it."""
+    value = None
+    for _, line in active_lines(text, board, undecided):
+        key, sep, rest = line.partition("=")
+        if sep and key.strip() == name:
+            value = rest.split("#", 1)[0].strip()
+    return value

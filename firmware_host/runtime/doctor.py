@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from firmware_host.core.boot_config import is_on, params, running_board
+from firmware_host.core import serial_console
+from firmware_host.core.boot_config import is_on, overlay_name, overlays, params, running_board
 from firmware_host.core.config import BUTTONS, Config, panel_bus
 from firmware_host.core.pi_layout import (
     BOOT_CONFIGS,
@@ -584,9 +585,71 @@ def _pins(lines: list[Line]) -> str:
     return ", ".join(str(line.pin) for line in lines)
 
 
+def _uart_pin_lines(config: Config) -> list[Line]:
+    """The configured lines on GPIO 14 or 15: buttons, GPIO tower lines, an SPI panel's DC and RES."""
+    lines = configured_lines(config)
+    if panel_bus(config) == "spi":
+        d = config["display"]
+        lines += [Line(d["dc"], "panel DC", True), Line(d["reset"], "panel RES", True)]
+    return [line for line in lines if line.pin in serial_console.UART_PINS]
+
+
+def _first(system: System, candidates: Iterable[str]) -> Path | None:
+    return next((system.path(f"/{c}") for c in candidates if system.path(f"/{c}").exists()), None)
+
+
+def check_uart(config: Config, system: System) -> Result:
+    """No configured line shares GPIO 14 (TXD) or 15 (RXD) with a serial console (``console=``
+    on the kernel's command line, ``/proc/cmdline``) or the UART (``enable_uart=1`` in
+    ``config.txt`` as the firmware reads it; ``dtparam=uart0`` on a Pi 5): the UART drives TXD,
+    which a pressed button shorts to ground, and a getty reads RXD
+    (:mod:`firmware_host.core.serial_console`). The fix edits the boot files: it survives a reboot."""
+    lines = _uart_pin_lines(config)
+    if not lines:
+        return Result("uart", SKIP, "nothing configured on GPIO 14 or 15")
+    board = running_board(system.root)
+    if board is None:
+        return Result("uart", SKIP, "no Raspberry Pi board here")
+    on = ", ".join(f"{line.role} on GPIO {line.pin} ({serial_console.UART_PINS[line.pin]})" for line in lines)
+    try:
+        cmdline = system.path("/proc/cmdline").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        cmdline = ""
+    consoles = serial_console.header_consoles(cmdline, board)
+    boot = _first(system, BOOT_CONFIGS)
+    uart = serial_console.uart_line(boot.read_text(encoding="utf-8", errors="replace"), board) if boot else None
+    if not consoles and not uart:
+        return Result("uart", OK, f"no serial console or UART on the header ({on})")
+    cmdline_txt = _first(system, serial_console.CMDLINES)
+    where = str(cmdline_txt.relative_to(system.root)) if cmdline_txt else serial_console.CMDLINES[0]
+    text = cmdline_txt.read_text(encoding="utf-8", errors="replace") if cmdline_txt else None
+    fix = serial_console.console_fix(text, where, bool(consoles), uart is not None).text()
+    found = [f"serial console {' '.join(consoles)} on the kernel's command line"] if consoles else []
+    found += [f"{uart} in config.txt for this {board.name}"] if uart else []
+    return Result(
+        "uart",
+        FAIL,
+        f"{'; '.join(found)}: {on} shares the UART's pin",
+        f"{fix} (or wire it to a free pin and change the config)",
+    )
+
+
+def _overlay_nodes(line: str) -> tuple[str, ...]:
+    """Where the running kernel shows the device a scale's boot line gives (``/dev/spidev1.0``)."""
+    from drivers.scale.hx711_open import SPI1_OVERLAY
+    from drivers.scale.hx711_spi import SPI_BUS, SPI_DEVICE
+
+    node = f"spidev{SPI_BUS}.{SPI_DEVICE}"
+    return (f"/dev/{node}", f"/sys/class/spidev/{node}") if line == SPI1_OVERLAY else ()
+
+
 def check_reboot(config: Config, system: System) -> Result:
-    """The boot config is in force: no change of the installer waits for a reboot, and what
-    ``config.txt`` turns on for this board (I2C, its speed, SPI) the running kernel has."""
+    """The boot config is in force: no change of the installer waits for a reboot, what
+    ``config.txt`` turns on for this board (I2C, its speed, SPI) the running kernel has, and the
+    boot lines the ``[scale]`` path needs (``dtoverlay=spi1-1cs`` for an HX711 on SPI1) are there
+    -- in force, or missing, which the installer adds."""
+    from drivers.scale.hx711_open import boot_config_lines
+
     marker = system.path(f"/{REBOOT_MARKER}")
     with contextlib.suppress(OSError):
         reasons = [line for line in marker.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -600,7 +663,17 @@ def check_reboot(config: Config, system: System) -> Result:
     board = running_board(system.root)
     if boot is None or board is None:
         return Result("reboot", SKIP, "no Raspberry Pi boot config or board here")
-    wanted = params(boot.read_text(encoding="utf-8", errors="replace"), board)
+    text = boot.read_text(encoding="utf-8", errors="replace")
+    wanted, loaded = params(text, board), overlays(text, board)
+    scale_lines = boot_config_lines(config["scale"])
+    missing = [line for line in scale_lines if overlay_name(line) not in loaded]
+    if missing:
+        return Result(
+            "reboot",
+            FAIL,
+            f"the [scale] path needs {', '.join(missing)}, which config.txt does not load on this {board.name}",
+            f"{REINSTALL} (adds {', '.join(missing)} to config.txt for every board), then sudo reboot",
+        )
     pending = []
     if is_on(wanted.get("i2c_arm")) and not any(
         system.path(p).exists() for p in ("/sys/class/i2c-adapter/i2c-1", "/sys/class/i2c-dev/i2c-1", "/dev/i2c-1")
@@ -613,6 +686,10 @@ def check_reboot(config: Config, system: System) -> Result:
         system.path(p).exists() for p in ("/dev/spidev0.0", "/sys/class/spidev/spidev0.0")
     ):
         pending.append("SPI on")
+    for line in scale_lines:
+        nodes = _overlay_nodes(line)
+        if nodes and not any(system.path(p).exists() for p in nodes):
+            pending.append(f"{line} (no {nodes[0]} for the HX711)")
     if pending:
         return Result(
             "reboot",
@@ -637,8 +714,7 @@ def check_hx711(config: Config, system: System) -> Result:
         report = system.hx711_words(s, check_seconds(s["sps"]))
     except Exception as exc:
         fix = {
-            "spi": f"dtoverlay=spi1-1cs in config.txt, then reboot; {REINSTALL} (pi extra: spidev); "
-            "sudo usermod -aG spi tablemate",
+            "spi": f"{REINSTALL} (dtoverlay=spi1-1cs in config.txt, the spi group, pi extra: spidev), then sudo reboot",
             "iio": "the overlay in docs/hx711-timing.md (the iio path)",
         }.get(s["interface"], f"{REINSTALL} (pi extra: gpiod) and run on the Pi")
         return Result("scale", FAIL, f"{path}: {_reason(exc)}", fix)
@@ -676,6 +752,7 @@ CHECKS: tuple[Callable[[Config, System], Result], ...] = (
     check_gpiochips,
     check_gpio_backends,
     check_lines,
+    check_uart,
     check_display,
     check_i2c_speed,
     check_reboot,

@@ -14,19 +14,51 @@ a game started before the sync and ended after it gets its start date from its e
 
 from __future__ import annotations
 
+import json
 import math
 import secrets
 import time
+import zlib
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
 from firmware_host.core import fsio
-from firmware_host.core.journal import Journal
-from firmware_host.core.replay import Script, ScriptError, run_actions
+from firmware_host.core.journal import Journal, snap_body
+from firmware_host.core.replay import Script, ScriptError
+from firmware_host.core.snapshot import SnapshotError, decode_state, encode_state, fingerprint
 from firmware_host.core.store import Store, StoreError
 from firmware_host.core.wallclock import clock_synced
-from games.core import Action, Effect, Engine, Prompt, T, Task, View
+from games.core import Action, Effect, Engine, Prompt, Refused, T, Task, View
+
+SNAP_EVERY = 100
+"""Actions between two snapshots of the state in the journal (and checkpoints kept in memory):
+undo and resume replay at most this many actions."""
+OUTCOMES_KEPT = 40
+"""Outcomes ("What happened") a session keeps and writes in its snapshots."""
+
+
+class _Point:
+    """The game after the first ``n`` actions: its state, its last outcomes, how many in all."""
+
+    __slots__ = ("n", "said", "saids", "state")
+
+    def __init__(self, n: int, state: Any, said: tuple[str, ...], saids: int) -> None:
+        self.n, self.state, self.said, self.saids = n, state, said, saids
+
+    def then(self, state: Any, effects: list[Effect]) -> _Point:
+        """The point one action later."""
+        new = tuple(e.value for e in effects if e.kind == "say")
+        said = (self.said + new)[-OUTCOMES_KEPT:] if new else self.said
+        return _Point(self.n + 1, state, said, self.saids + len(new))
+
+
+def _digest(action: Action | None) -> int:
+    """A checksum of one action, by which a snapshot names the last action it follows."""
+    if action is None:
+        return 0
+    body = json.dumps(action, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return zlib.crc32(body.encode("utf-8"))
 
 
 def _time(value: Any, default: Any) -> Any:
@@ -69,10 +101,26 @@ class Session:
         self._tasks_done = 0
         """Counts table jobs confirmed (they change the prompt, not the state)."""
         self.actions: list[Action] = []
+        self.joined: list[bool] = []
+        """Per action in effect: whether it belongs to the move of the action before it."""
         self._state: Any = self._start
+        self._points: dict[int, _Point] = {0: _Point(0, self._start, (), 0)}
+        """Checkpoints of the line in play: every :data:`SNAP_EVERY`-th and the last few."""
+        self._point = self._points[0]
         self.skipped: str | None = None
         """Why replaying the journal stopped early (an action the engine now refuses), if it did."""
-        self._rebuild(journal.actions())
+        self.snapshot_used: int | None = None
+        """The point (actions in effect) of the journal's snapshot the session was rebuilt from."""
+        self.replayed = 0
+        """Actions replayed by the last rebuild (resume, undo): what a snapshot saves."""
+        self.undone: tuple[Action, ...] = ()
+        """The actions the last undo took back (one move)."""
+        self.undone_said: tuple[str, ...] = ()
+        """What the move the last undo took back had said."""
+        line = journal.timeline()
+        self._snaps = line.snaps
+        """The journal's snapshots of points of the line in play (used when undo goes back to them)."""
+        self._rebuild(line.actions, line.joined)
 
     # -- making one ---------------------------------------------------------------------------
     @classmethod
@@ -169,8 +217,11 @@ class Session:
                 return None
             # Actions the engine now refuses were dropped from play: take them back in the journal
             # too, so new actions follow what is in play and undo takes back what the table sees.
-            for _ in range(len(journal.actions()) - len(session.actions)):
-                session._write({"undo": 1, **session._stamp()})
+            dropped = len(journal.actions()) - len(session.actions)
+            if dropped:
+                session._write({"undo": 1, "k": dropped, **session._stamp()})
+            elif session.replayed > SNAP_EVERY:  # no snapshot near the end (an older journal): one now
+                session._snapshot()
         except OSError as exc:
             raise StoreError(f"{fsio.storage_message(exc)}: cannot resume") from None
         return session
@@ -182,12 +233,97 @@ class Session:
                 return record["t"]
         return _time(self.journal.header.get("started"), self.wall())
 
-    def _rebuild(self, actions: list[Action]) -> None:
-        state, index, reason = run_actions(self.engine, self._start, actions)
+    def _rebuild(self, actions: list[Action], joined: list[bool]) -> None:
+        """Make ``actions`` the line in play, from the nearest checkpoint or snapshot before its end.
+
+        Checkpoints in memory are of the line in play (or of a longer one ``actions`` begins);
+        the journal's snapshots are checked before use (see :meth:`_from_snapshot`).
+        """
+        n = len(actions)
+        while self._snaps and self._snaps[-1].get("n", 0) > n:  # an undo went below them
+            self._snaps.pop()
+        start = self._points[max(k for k in self._points if k <= n)]
+        self.snapshot_used = None
+        if self._snaps and start.n < n:
+            snapped = self._from_snapshot(actions, self._snaps, start.n)
+            if snapped is not None:
+                start = snapped
+                self.snapshot_used = snapped.n
+        point, index, reason = start, None, None
+        for i in range(start.n, n):
+            try:
+                state, effects = self.engine.apply(point.state, actions[i])
+            except Refused as exc:
+                index, reason = i, str(exc)
+                break
+            point = point.then(state, effects)
+            self._keep(point)
+        self.replayed = point.n - start.n
         self.skipped = (
             None if index is None else T("action {index} refused on resume: {reason}", index=index, reason=reason)
         )
-        self.state, self.actions = state, actions[: len(actions) if index is None else index]
+        kept = n if index is None else index
+        self.actions, self.joined = actions[:kept], joined[:kept]
+        self._point = point
+        self.state = point.state
+
+    def _from_snapshot(self, actions: list[Action], snaps: list[dict[str, Any]], after: int) -> _Point | None:
+        """The newest usable snapshot past ``after`` of the line ``actions``, or ``None``.
+
+        A snapshot is used only when it names this game and the very code of its engine, follows
+        the same last action, and decodes into a state of the engine's own class; any other is
+        ignored (the actions are the truth: replaying them is always right, only slower).
+        """
+        code = fingerprint(type(self.engine))
+        for snap in reversed(snaps):
+            n = snap.get("n")
+            if type(n) is not int or not after < n <= len(actions):
+                continue
+            snap = snap_body(snap)
+            if snap.get("n") != n or snap.get("g") != self.base.game or snap.get("k") != code:
+                continue
+            if snap.get("d") != _digest(actions[n - 1]):
+                continue
+            try:
+                state = decode_state(snap.get("s"))
+                said = decode_state(snap.get("o", []))
+            except SnapshotError:
+                continue
+            saids = snap.get("os")
+            if type(state) is not type(self._start) or type(said) is not list or type(saids) is not int:
+                continue
+            point = _Point(n, state, tuple(said)[-OUTCOMES_KEPT:], saids)
+            self._keep(point)
+            return point
+        return None
+
+    def _keep(self, point: _Point) -> None:
+        """Keep ``point`` as a checkpoint: every :data:`SNAP_EVERY`-th for good, others a while."""
+        self._points[point.n] = point
+        old = point.n - SNAP_EVERY - 1
+        if old > 0 and old % SNAP_EVERY and old in self._points:
+            del self._points[old]
+
+    def _snapshot(self) -> None:
+        """Journal the state in play as a snapshot (when it can be written as one)."""
+        point = self._point
+        try:
+            body = {
+                "n": point.n,
+                "g": self.base.game,
+                "k": fingerprint(type(self.engine)),
+                "d": _digest(self.actions[-1] if self.actions else None),
+                "s": encode_state(point.state),
+                "o": encode_state(list(point.said)),
+                "os": point.saids,
+            }
+        except SnapshotError:
+            return  # a state the encoding does not know: the actions alone will do
+        self._write({"snap": body, **self._stamp()})
+
+    def outcomes(self) -> list[str]:
+        """The last outcomes of the game in play, oldest first (what "What happened" lists)."""
+        return list(self._point.said)
 
     # -- writing --------------------------------------------------------------------------------
     def _track(self, future: Future) -> Future:
@@ -204,27 +340,49 @@ class Session:
         """A write failed: go back to what is on disk (the last durable action in effect)."""
         self.journal.rollback()
         self._tasks_done += 1  # the prompt is asked afresh
-        self._rebuild(self.journal.actions())
+        line = self.journal.timeline()
+        self._rebuild(line.actions, line.joined)
 
     # -- the door -----------------------------------------------------------------------------
-    def apply(self, action: Action) -> list[Effect]:
+    def apply(self, action: Action, joins: bool = False) -> list[Effect]:
         """Check, journal durably, then make ``action`` visible; raises Refused.
 
-        With :attr:`watch` set the record is durable when the future handed to it is done,
-        and the caller shows the effects only then.
+        ``joins``: the action belongs to the move of the one before it (an automatic action the
+        same press caused), so one undo takes both back. With :attr:`watch` set the record is
+        durable when the future handed to it is done, and the caller shows the effects only then.
         """
         state, effects = self.engine.apply(self.state, action)
-        self._write({"a": action, **self._stamp()})
+        joins = joins and bool(self.actions)
+        self._write({"a": action, **({"j": 1} if joins else {}), **self._stamp()})
+        n = len(self.actions)
+        for stale in [k for k in self._points if k > n]:  # checkpoints of a line undone
+            del self._points[stale]
         self.state = state
         self.actions.append(action)
+        self.joined.append(joins)
+        self._point = self._point.then(state, effects)
+        self._keep(self._point)
+        if self._point.n % SNAP_EVERY == 0:
+            self._snapshot()
         return effects
 
     def undo(self) -> bool:
-        """Take the last action back (replaying one action fewer); False when there is none."""
+        """Take the last move back (its action and those joined to it); False when there is none.
+
+        The game goes back to the nearest checkpoint and replays from there (at most
+        :data:`SNAP_EVERY` actions), once; :attr:`undone` and :attr:`undone_said` say what went.
+        """
         if not self.actions:
             return False
-        self._write({"undo": 1, **self._stamp()})
-        self._rebuild(self.actions[:-1])
+        k = 1
+        while k < len(self.actions) and self.joined[-k]:
+            k += 1
+        self._write({"undo": 1, **({"k": k} if k > 1 else {}), **self._stamp()})
+        before = self._point
+        self.undone = tuple(self.actions[-k:])
+        self._rebuild(self.actions[:-k], self.joined[:-k])
+        fresh = before.saids - self._point.saids
+        self.undone_said = before.said[len(before.said) - fresh :] if 0 < fresh <= len(before.said) else ()
         return True
 
     def note(self, key: str, value: dict[str, Any]) -> None:

@@ -7,11 +7,13 @@ Exit status: 0 fine, 2 bad input (script, config, state folder), 3 a replay acti
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import math
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -247,7 +249,6 @@ def _history(args: argparse.Namespace) -> list[dict[str, Any]]:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the device: real hardware, or simulated with ``--sim``."""
     import asyncio
-    import logging
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -577,6 +578,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _contract(args: argparse.Namespace) -> bool:
+    """Whether the command's output is a fixed contract (``docs/commands.md``): one line a failure."""
+    return args.command in ("replay", "state", "history", "scale") or (
+        args.command == "sim" and getattr(args, "script", None) is not None
+    )
+
+
+@contextlib.contextmanager
+def _logs_off_stderr() -> Iterator[None]:
+    """Keep the runtime's log lines (``save failed: …``) off stderr, where a contract command
+    promises one line for a failure; the failure itself is still said, once, by the command."""
+    root = logging.getLogger()
+    quiet = logging.NullHandler()
+    root.addHandler(quiet)
+    try:
+        yield
+    finally:
+        root.removeHandler(quiet)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tablemate`` console script."""
     parser = build_parser()
@@ -586,6 +607,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         args = parser.parse_args(argv)
     try:
+        if _contract(args):
+            with _logs_off_stderr():
+                return args.handler(args)
         return args.handler(args)
     except Fail as exc:
         _say(f"tablemate {args.command}: {exc}")

@@ -212,8 +212,12 @@ class Session:
                 extra = end.get("extra") if isinstance(end.get("extra"), dict) else {}
                 session._file(journal.ended, _time(end.get("t"), session._last_time()), extra, end.get("clock_synced"))
                 return None
-            if session.over:  # the last action ended it; the power went before the end record
-                session.finish("over", at=session._last_time())
+            if session.over:  # the last action ended it; the power went before the end record (or the
+                # table still had its result on screen, where the move could be taken back)
+                final = journal.last_meta("over")
+                ok = isinstance(final, dict) and final.get("at") == len(session.actions)
+                extra = final.get("extra") if ok and isinstance(final.get("extra"), dict) else None
+                session.finish("over", extra, at=session._last_time())
                 return None
             # Actions the engine now refuses were dropped from play: take them back in the journal
             # too, so new actions follow what is in play and undo takes back what the table sees.
@@ -435,6 +439,16 @@ class Session:
         return {"t": self.wall(), "e": round(self.elapsed(), 3)}
 
     def _file(self, reason: str, now: float, extra: dict[str, Any], end_synced: Any = None) -> dict[str, Any]:
+        entry = self.history_entry(reason, now, extra, end_synced)
+        journal = self.journal
+        self._track(self.store.writer.submit(lambda: self.store.archive(journal, entry)))
+        return entry
+
+    def history_entry(
+        self, reason: str, now: float, extra: dict[str, Any] | None = None, end_synced: Any = None
+    ) -> dict[str, Any]:
+        """The history line this game would be filed with, ended ``now`` (nothing is written)."""
+        extra = extra or {}
         summary = self.summary
         header = self.journal.header
         duration = _elapsed(self.journal)
@@ -456,8 +470,6 @@ class Session:
         if end_synced is not None or start_synced is not None:  # (journals before this say nothing)
             entry["clock_synced"] = bool(end_synced if end_synced is not None else start_synced)
         entry.update(extra)
-        journal = self.journal
-        self._track(self.store.writer.submit(lambda: self.store.archive(journal, entry)))
         return entry
 
     # -- reading ------------------------------------------------------------------------------

@@ -54,6 +54,8 @@ SHIFT_EVERY = 60.0
 SHIFTS = ((0, 0), (1, 0), (2, 0), (2, 1), (2, 2), (1, 2), (0, 2), (0, 1))
 TOAST_SECONDS = 2.5
 """How long a passing message (a refusal, a fault, a setting changed) stays on its line."""
+MESSAGE_PARTS = 6
+"""The most messages of one moment shown together (the newest): more than two lines hold."""
 TOAST_CHARS = 160
 """The longest message: more than its two lines show, short enough to fit in a blink."""
 EVENTS_KEPT = 40
@@ -146,6 +148,12 @@ class Device:
         self._checks: list[str] | None = None
         """The doctor's self-check lines, once run (:meth:`checks`)."""
         self._checks_running = False
+        self._over: tuple[Session, dict[str, Any], float] | None = None
+        """The game whose result is on screen, not filed yet (its last move can be undone), with
+        the timer's figures and when it ended."""
+        self._move: int | None = None
+        """Actions applied by the press being handled (``None`` outside a press): the second and
+        later are automatic ones of the same move, taken back with it by one undo."""
 
     def _take_settings(self) -> None:
         """The saved settings over the config's, each checked: a bad value is named, not used."""
@@ -224,6 +232,8 @@ class Device:
     async def _shutdown(self) -> None:
         sdnotify.notify("STOPPING=1")
         self.timers.close()  # the clocks as they are at the stop, before anything else takes time
+        with contextlib.suppress(OSError):
+            self._file_over()  # a result left on screen is filed (else the next start files it)
         await self._close_writer()
         self.screens.append(Message(self, "tablemate", self.stop_reason or T("Stopped")))
         self._dimmed = False
@@ -268,6 +278,7 @@ class Device:
         try:
             session = Session.resume(self.store, self.wall, self._mono)
         except (StoreError, ScriptError) as exc:
+            self.store.writer.reset()  # a write the resume needed failed: the next start tries afresh
             log.error("cannot resume: %s", exc)
             self._shown_problems.add(str(exc))
             self.push(Message(self, T("Cannot resume"), str(exc), on_ok=self.home))
@@ -431,8 +442,12 @@ class Device:
             self._held.append(press)
             return
         self.clear_message()  # the next input: the last outcome has been seen
-        with on_panel(self.panel):  # a screen opened by this press lays out for the panel
-            self._press(press)
+        self._move = 0
+        try:
+            with on_panel(self.panel):  # a screen opened by this press lays out for the panel
+                self._press(press)
+        finally:
+            self._move = None
         self.redraw()
 
     def _press(self, press: Press) -> None:
@@ -492,8 +507,9 @@ class Device:
         except ScriptError as exc:
             self.refuse(str(exc))
             return False
-        ended = self.session is not None
-        if ended:
+        ended = self.session is not None or self._over is not None
+        self._file_over()
+        if self.session is not None:
             self.end_early()
         try:
             session = Session.start(
@@ -513,6 +529,8 @@ class Device:
             return False
         except OSError as exc:  # the journal could not be made (or a game left unfiled be filed)
             self._storage_error(exc)
+            self.storage_fault = self.last_storage_fault  # shown until a save works again
+            self.store.writer.reset()  # nothing of it is in memory: the next start tries afresh
             return False
         self._enter(session)
         self._changed()
@@ -552,10 +570,12 @@ class Device:
             self.toast(T("No game in play"))
             return False
         try:
-            effects = self.session.apply(action)
+            effects = self.session.apply(action, joins=bool(self._move))
         except Refused as exc:
             self.refuse(str(exc))
             return False
+        if self._move is not None:
+            self._move += 1
         if self._message_at != self.loop.time():
             self.clear_message()  # the state changed: what an earlier message said may no longer hold
         self._when_durable(lambda: self._applied(effects))
@@ -584,25 +604,20 @@ class Device:
 
     @staticmethod
     def _past_events(session: Session) -> list[str]:
-        """The outcomes of a resumed game, said again by replaying its journal (no effects play)."""
-        events: list[str] = []
-        state = session.engine.new(list(session.base.players), session.base.seed, dict(session.base.options))
-        for action in session.actions:
-            try:
-                state, effects = session.engine.apply(state, action)
-            except Exception:  # the session's own replay already reported what it skipped
-                break
-            events += [e.value for e in effects if e.kind == "say"]
-        return events[-EVENTS_KEPT:]
+        """The outcomes of the game in play so far (the session keeps them from its own replay)."""
+        return session.outcomes()[-EVENTS_KEPT:]
 
     def _after_change(self) -> None:
         session = self.session
         assert session is not None
-        if session.over:
+        if session.over:  # filed when the table leaves its result (the last move can still be undone)
             final = session.view()
-            entry = session.finish("over", self._history_extra())
+            extra = self._history_extra()
+            session.note("meta", {"over": {"at": len(session.actions), "extra": extra}})
+            self._over = (session, extra, self.wall())
             self.session = None
-            self.screens = [MainMenu(self), GameOver(self, entry, final.lines[:1])]
+            entry = session.history_entry("over", self._over[2], extra)
+            self.screens = [MainMenu(self), GameOver(self, entry, final.lines[:1], undo=self.undo_game_over)]
         else:
             top = self._game_screen()
             if top is not None:
@@ -648,16 +663,40 @@ class Device:
         self.push(Confirm(self, T("Undo"), T("Take back the last action?"), self.undo))
 
     def undo(self) -> bool:
-        """Take back the last action (replays one action fewer)."""
+        """Take back the last move (an action and the automatic ones it caused), computed once."""
         if self.session is None or not self.session.undo():
             return False
         self.events = self._past_events(self.session)
         self.clear_message()
-        self._when_durable(self._undone)
+        said = self.session.undone_said
+        self._when_durable(lambda: self._undone(said))
         return True
 
-    def _undone(self) -> None:
-        self.toast(T("Undone"))
+    def undo_game_over(self) -> None:
+        """At game over (the result still on screen, not yet filed): take the last move back."""
+        if self._over is None:
+            return
+        session, self._over = self._over[0], None
+        self.session = session
+        self.screens = [MainMenu(self), GameScreen(self)]
+        if not self.undo():
+            self._changed()
+            self.redraw()
+
+    @property
+    def result_on_screen(self) -> Session | None:
+        """The game over whose result is on screen, not filed yet (its last move can be undone)."""
+        return self._over[0] if self._over is not None else None
+
+    def _file_over(self) -> None:
+        """File the game whose result is on screen (the table left it, or a new game starts)."""
+        if self._over is not None:
+            session, extra, ended = self._over
+            self._over = None
+            session.finish("over", extra, at=ended)
+
+    def _undone(self, said: tuple[str, ...] = ()) -> None:
+        self.toast(T("Undone: {what}", what=join(list(said), " · ")) if said else T("Undone"))
         screen = self._game_screen()
         if screen is not None:
             screen.reset()
@@ -691,7 +730,8 @@ class Device:
         self._screen_changed()
 
     def home(self) -> None:
-        """Back to the game in play, or the main menu."""
+        """Back to the game in play, or the main menu (a game over left is filed now)."""
+        self._file_over()
         self.screens = [MainMenu(self)]
         if self.session is not None:
             self.screens.append(GameScreen(self))
@@ -721,7 +761,7 @@ class Device:
         if self._message and not now and self._message_at == t:
             if text in self._parts:
                 return
-            parts = [*self._parts, text]  # each part is translated when drawn
+            parts = [*self._parts[-(MESSAGE_PARTS - 1) :], text]  # each part is translated when drawn
             until_input = until_input or self._message_sticky
         self._parts = parts
         message = parts[0] if len(parts) == 1 else join(parts, " · ")

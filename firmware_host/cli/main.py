@@ -341,6 +341,13 @@ def cmd_bench_journal(args: argparse.Namespace) -> int:
         raise Fail(f"state folder {root}: {exc.strerror or exc}") from None
 
 
+def cmd_bench_undo(args: argparse.Namespace) -> int:
+    """Measure resume, ``state`` and undo of long sessions, and the loop's longest block."""
+    from firmware_host.cli.bench.undo import main as bench_undo
+
+    return bench_undo(tuple(args.actions) if args.actions else (1000, 10000), args.repeat)
+
+
 def cmd_bench_start(args: argparse.Namespace) -> int:
     """Measure start → READY of the device beside a bare import of the same libraries."""
     from firmware_host.cli.bench.start import main as bench_start
@@ -506,6 +513,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="instead: loop blocking per journaled action with each fsync slowed by MS (repeatable)",
     )
     p.set_defaults(handler=cmd_bench_journal)
+    p = bench_sub.add_parser("undo", help="resume, state and undo of 1,000- and 10,000-action sessions")
+    p.add_argument("--actions", type=int, action="append", help="session length (repeatable; default 1000, 10000)")
+    p.add_argument("--repeat", type=int, default=3, help="runs of each, the best figure kept (default 3)")
+    p.set_defaults(handler=cmd_bench_undo)
     p = bench_sub.add_parser("start", help="start → READY of `run --sim` beside a bare import of its libraries")
     p.add_argument("--runs", type=int, default=7, help="starts to take the median of (default 7)")
     p.set_defaults(handler=cmd_bench_start)

@@ -133,6 +133,10 @@ def _decode(line: bytes) -> dict[str, Any] | None:
     return record if zlib.crc32(body.encode("utf-8")) == crc else None
 
 
+PARSE_LINES = 200
+"""Lines parsed in one go: few enough that a journal read off the loop lets the loop run between."""
+
+
 def _decode_all(lines: list[bytes]) -> list[dict[str, Any] | None]:
     """:func:`_decode` of every line; the sealed ones parsed together (one parse, not thousands)."""
     out: list[dict[str, Any] | None] = [None] * len(lines)
@@ -149,19 +153,19 @@ def _decode_all(lines: list[bytes]) -> list[dict[str, Any] | None]:
         else:
             batch.append(i)
             crcs.append(crc)
-    try:
-        parsed = json.loads(b"[" + b",".join(lines[i] for i in batch) + b"]")
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        parsed = None
-    if not isinstance(parsed, list) or len(parsed) != len(batch):
-        for i in batch:
-            out[i] = _decode(lines[i])
-        return out
-    for i, crc, record in zip(batch, crcs, parsed, strict=True):
-        if isinstance(record, dict) and record.pop("c", None) == crc:
-            out[i] = record
-        else:
-            out[i] = _decode(lines[i])
+    for at in range(0, len(batch), PARSE_LINES):
+        part, sums = batch[at : at + PARSE_LINES], crcs[at : at + PARSE_LINES]
+        try:
+            parsed = json.loads(b"[" + b",".join(lines[i] for i in part) + b"]")
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            parsed = None
+        if not isinstance(parsed, list) or len(parsed) != len(part):
+            parsed = [None] * len(part)
+        for i, crc, record in zip(part, sums, parsed, strict=True):
+            if isinstance(record, dict) and record.pop("c", None) == crc:
+                out[i] = record
+            else:
+                out[i] = _decode(lines[i])
     return out
 
 

@@ -34,6 +34,8 @@ from games.core import Action, Effect, Engine, Prompt, Refused, T, Task, View
 SNAP_EVERY = 100
 """Actions between two snapshots of the state in the journal (and checkpoints kept in memory):
 undo and resume replay at most this many actions."""
+KEEP_EVERY = 25
+"""Actions between two checkpoints kept in memory for the game in play (an undo replays fewer)."""
 OUTCOMES_KEPT = 40
 """Outcomes ("What happened") a session keeps and writes in its snapshots."""
 
@@ -51,6 +53,20 @@ class _Point:
         new = tuple(e.value for e in effects if e.kind == "say")
         said = (self.said + new)[-OUTCOMES_KEPT:] if new else self.said
         return _Point(self.n + 1, state, said, self.saids + len(new))
+
+
+class Replay:
+    """What replaying a line of actions came to (:meth:`Session.prepare_undo`)."""
+
+    def __init__(self, actions: list[Action], start: _Point) -> None:
+        self.actions = actions
+        self.start = self.end = start
+        self.snapshot: int | None = None
+        """The point of the journal's snapshot it started from, if one."""
+        self.refused: tuple[int, str] | None = None
+        """The index of an action the engine refused (the replay stopped there), and why."""
+        self.keep: list[_Point] = []
+        """Points worked out on the way, kept as checkpoints when the replay is taken."""
 
 
 def _digest(action: Action | None) -> int:
@@ -238,38 +254,57 @@ class Session:
         return _time(self.journal.header.get("started"), self.wall())
 
     def _rebuild(self, actions: list[Action], joined: list[bool]) -> None:
-        """Make ``actions`` the line in play, from the nearest checkpoint or snapshot before its end.
+        """Make ``actions`` the line in play, from the nearest checkpoint or snapshot before its end."""
+        self._commit(self._replay(actions), joined)
 
-        Checkpoints in memory are of the line in play (or of a longer one ``actions`` begins);
-        the journal's snapshots are checked before use (see :meth:`_from_snapshot`).
+    def _replay(self, actions: list[Action]) -> Replay:
+        """The game after ``actions``, from the nearest checkpoint or snapshot before its end.
+
+        Changes nothing (so it may run off the loop while the session waits): checkpoints in
+        memory are of the line in play (or of a longer one ``actions`` begins); the journal's
+        snapshots are checked before use (see :meth:`_from_snapshot`).
         """
         n = len(actions)
-        while self._snaps and self._snaps[-1].get("n", 0) > n:  # an undo went below them
-            self._snaps.pop()
+        snaps = [snap for snap in self._snaps if snap.get("n", 0) <= n]
         start = self._points[max(k for k in self._points if k <= n)]
-        self.snapshot_used = None
-        if self._snaps and start.n < n:
-            snapped = self._from_snapshot(actions, self._snaps, start.n)
+        result = Replay(actions, start)
+        if snaps and start.n < n:
+            snapped = self._from_snapshot(actions, snaps, start.n)
             if snapped is not None:
-                start = snapped
-                self.snapshot_used = snapped.n
-        point, index, reason = start, None, None
+                result.start = start = snapped
+                result.snapshot = snapped.n
+                result.keep.append(snapped)
+        point = start
         for i in range(start.n, n):
             try:
                 state, effects = self.engine.apply(point.state, actions[i])
             except Refused as exc:
-                index, reason = i, str(exc)
+                result.refused = (i, str(exc))
                 break
             point = point.then(state, effects)
+            result.keep.append(point)
+        result.end = point
+        return result
+
+    def _commit(self, result: Replay, joined: list[bool]) -> None:
+        """Make a replay's end the game in play (on the loop)."""
+        n = len(result.actions)
+        while self._snaps and self._snaps[-1].get("n", 0) > n:  # an undo went below them
+            self._snaps.pop()
+        for point in result.keep:
             self._keep(point)
-        self.replayed = point.n - start.n
+        self.snapshot_used = result.snapshot
+        self.replayed = result.end.n - result.start.n
+        index = None if result.refused is None else result.refused[0]
         self.skipped = (
-            None if index is None else T("action {index} refused on resume: {reason}", index=index, reason=reason)
+            None
+            if result.refused is None
+            else T("action {index} refused on resume: {reason}", index=index, reason=result.refused[1])
         )
         kept = n if index is None else index
-        self.actions, self.joined = actions[:kept], joined[:kept]
-        self._point = point
-        self.state = point.state
+        self.actions, self.joined = result.actions[:kept], joined[:kept]
+        self._point = result.end
+        self.state = result.end.state
 
     def _from_snapshot(self, actions: list[Action], snaps: list[dict[str, Any]], after: int) -> _Point | None:
         """The newest usable snapshot past ``after`` of the line ``actions``, or ``None``.
@@ -296,16 +331,15 @@ class Session:
             saids = snap.get("os")
             if type(state) is not type(self._start) or type(said) is not list or type(saids) is not int:
                 continue
-            point = _Point(n, state, tuple(said)[-OUTCOMES_KEPT:], saids)
-            self._keep(point)
-            return point
+            return _Point(n, state, tuple(said)[-OUTCOMES_KEPT:], saids)
         return None
 
     def _keep(self, point: _Point) -> None:
-        """Keep ``point`` as a checkpoint: every :data:`SNAP_EVERY`-th for good, others a while."""
+        """Keep ``point`` as a checkpoint: every :data:`KEEP_EVERY`-th for good, others a while."""
+        every = min(KEEP_EVERY, SNAP_EVERY)
         self._points[point.n] = point
-        old = point.n - SNAP_EVERY - 1
-        if old > 0 and old % SNAP_EVERY and old in self._points:
+        old = point.n - every - 1
+        if old > 0 and old % every and old in self._points:
             del self._points[old]
 
     def _snapshot(self) -> None:
@@ -370,21 +404,45 @@ class Session:
             self._snapshot()
         return effects
 
-    def undo(self) -> bool:
+    def _move_size(self) -> int:
+        """How many actions the last move has (its action and those joined to it)."""
+        k = 1
+        while k < len(self.actions) and self.joined[-k]:
+            k += 1
+        return k
+
+    def undo_cost(self) -> int:
+        """About how many actions an undo now replays (from the nearest checkpoint or snapshot)."""
+        if not self.actions:
+            return 0
+        n = len(self.actions) - self._move_size()
+        near = max(k for k in self._points if k <= n)
+        near = max([near, *(s["n"] for s in self._snaps if type(s.get("n")) is int and s["n"] <= n)])
+        return n - near
+
+    def prepare_undo(self) -> Replay | None:
+        """The game without its last move, worked out without changing anything: it may run off
+        the loop, then :meth:`undo` takes it (while it runs, nothing else may change the game)."""
+        if not self.actions:
+            return None
+        return self._replay(self.actions[: -self._move_size()])
+
+    def undo(self, prepared: Replay | None = None) -> bool:
         """Take the last move back (its action and those joined to it); False when there is none.
 
         The game goes back to the nearest checkpoint and replays from there (at most
         :data:`SNAP_EVERY` actions), once; :attr:`undone` and :attr:`undone_said` say what went.
+        ``prepared``: that replay, made by :meth:`prepare_undo` (used if the game has not changed).
         """
         if not self.actions:
             return False
-        k = 1
-        while k < len(self.actions) and self.joined[-k]:
-            k += 1
+        k = self._move_size()
+        if prepared is None or prepared.actions != self.actions[:-k]:
+            prepared = self._replay(self.actions[:-k])
         self._write({"undo": 1, **({"k": k} if k > 1 else {}), **self._stamp()})
         before = self._point
         self.undone = tuple(self.actions[-k:])
-        self._rebuild(self.actions[:-k], self.joined[:-k])
+        self._commit(prepared, self.joined[:-k])
         fresh = before.saids - self._point.saids
         self.undone_said = before.said[len(before.said) - fresh :] if 0 < fresh <= len(before.said) else ()
         return True

@@ -54,6 +54,8 @@ SHIFT_EVERY = 60.0
 SHIFTS = ((0, 0), (1, 0), (2, 0), (2, 1), (2, 2), (1, 2), (0, 2), (0, 1))
 TOAST_SECONDS = 2.5
 """How long a passing message (a refusal, a fault, a setting changed) stays on its line."""
+UNDO_ON_LOOP = 20
+"""Actions an undo may replay on the loop (a few milliseconds); a longer replay runs off it."""
 MESSAGE_PARTS = 6
 """The most messages of one moment shown together (the newest): more than two lines hold."""
 TOAST_CHARS = 160
@@ -151,6 +153,9 @@ class Device:
         self._over: tuple[Session, dict[str, Any], float] | None = None
         """The game whose result is on screen, not filed yet (its last move can be undone), with
         the timer's figures and when it ended."""
+        self._busy: str | None = None
+        """What the device is working out off the loop ("Resuming…", "Undoing…"), if anything:
+        presses are answered with it, actions refused until it is done."""
         self._move: int | None = None
         """Actions applied by the press being handled (``None`` outside a press): the second and
         later are automatic ones of the same move, taken back with it by one undo."""
@@ -198,7 +203,7 @@ class Device:
         if self.hw.scale is not None:
             self.scale.attach(self.hw.scale, self._scale_sample_from_thread, self._scale_fault_from_thread)
         self.screens = [MainMenu(self)]
-        self._resume()
+        await self._resume()
         for problem in self.hw.problems:
             self.toast(problem)
         self._show_problems()
@@ -274,9 +279,12 @@ class Device:
             sdnotify.notify("WATCHDOG=1")
             await asyncio.sleep(interval)
 
-    def _resume(self) -> None:
+    async def _resume(self) -> None:
+        """Resume the game left in the state folder, off the loop (the panel says so meanwhile)."""
+        self._busy = T("Resuming…")
+        self.toast(self._busy, until_input=True)
         try:
-            session = Session.resume(self.store, self.wall, self._mono)
+            session = await self.loop.run_in_executor(None, Session.resume, self.store, self.wall, self.loop.time)
         except (StoreError, ScriptError) as exc:
             self.store.writer.reset()  # a write the resume needed failed: the next start tries afresh
             log.error("cannot resume: %s", exc)
@@ -287,6 +295,9 @@ class Device:
             log.exception("cannot resume")
             self.push(Message(self, T("Cannot resume"), f"{type(exc).__name__}: {exc}"[:200], on_ok=self.home))
             return
+        finally:
+            self._busy = None
+            self.clear_message()
         if session is not None:
             self._enter(session)
             if session.skipped:
@@ -438,6 +449,9 @@ class Device:
         (screens that read raw buttons, like the self-test, excepted); a short ``ok`` picks.
         """
         self._wake()
+        if self._busy is not None:  # resuming or undoing off the loop: answered, not acted on
+            self.toast(self._busy, now=True)
+            return
         if self._inflight:  # the last action is not durable yet: this one waits its turn
             self._held.append(press)
             return
@@ -569,6 +583,9 @@ class Device:
         if self.session is None:
             self.toast(T("No game in play"))
             return False
+        if self._busy is not None:  # the game is being worked out off the loop
+            self.refuse(self._busy)
+            return False
         try:
             effects = self.session.apply(action, joins=bool(self._move))
         except Refused as exc:
@@ -663,10 +680,36 @@ class Device:
         self.push(Confirm(self, T("Undo"), T("Take back the last action?"), self.undo))
 
     def undo(self) -> bool:
-        """Take back the last move (an action and the automatic ones it caused), computed once."""
-        if self.session is None or not self.session.undo():
+        """Take back the last move (an action and the automatic ones it caused), computed once.
+
+        A long replay (far from a checkpoint) is worked out off the loop while the panel says
+        "Undoing…" and presses are answered; then the undo is journaled and shown.
+        """
+        session = self.session
+        if session is None or self._busy is not None or not session.actions:
             return False
-        self.events = self._past_events(self.session)
+        if session.undo_cost() <= UNDO_ON_LOOP or getattr(self.loop, "inline_io", False):
+            return self._undo(session, None)
+        self._busy = T("Undoing…")
+        self.toast(self._busy, until_input=True)
+        future = self.loop.run_in_executor(None, session.prepare_undo)
+        future.add_done_callback(lambda f: self._undo_prepared(session, f))
+        return True
+
+    def _undo_prepared(self, session: Session, future: asyncio.Future) -> None:
+        self._busy = None
+        self.clear_message()
+        if self.session is not session:
+            return
+        error = None if future.cancelled() else future.exception()
+        if error is not None:
+            log.error("undo failed: %r", error)
+        self._undo(session, None if error is not None or future.cancelled() else future.result())
+
+    def _undo(self, session: Session, prepared: Any) -> bool:
+        if not session.undo(prepared):
+            return False
+        self.events = self._past_events(session)
         self.clear_message()
         said = self.session.undone_said
         self._when_durable(lambda: self._undone(said))

@@ -29,6 +29,7 @@ the file aside (kept, never overwritten).
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import re
@@ -266,7 +267,14 @@ class Journal:
         decoded: list[dict[str, Any]] = []
         good = 0
         torn = bool(tail)
-        for number, (line, record) in enumerate(zip(lines, _decode_all(lines), strict=True), start=1):
+        collecting = gc.isenabled()
+        gc.disable()  # thousands of fresh records, none garbage: no collection passes over them meanwhile
+        try:
+            records_read = _decode_all(lines)
+        finally:
+            if collecting:
+                gc.enable()
+        for number, (line, record) in enumerate(zip(lines, records_read, strict=True), start=1):
             if record is None and number < len(lines) and _SNAP_HEAD.match(line):
                 record = {"snap": {}}  # a damaged snapshot is only a lost shortcut: the actions replay
             if record is None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import math
 import signal as signals
@@ -298,6 +299,8 @@ class Device:
         finally:
             self._busy = None
             self.clear_message()
+        if session is not None and not getattr(self.loop, "inline_io", False):
+            gc.freeze()  # the journal read lives as long as the game: later collections skip it
         if session is not None:
             self._enter(session)
             if session.skipped:

@@ -22,9 +22,10 @@ Line 1 is the header (game, players, seed, options, start time). Every later lin
 
 Each line carries ``"c"``, a CRC-32 of the rest of the line. A power cut can tear only the last
 line (written last, no newline yet, or a checksum that fails); it is dropped on open and cut off
-the file before the next write. A bad line anywhere else, or a header without the fields a game
-needs, is real damage: it stops the resume with a message naming the line, and the store moves
-the file aside (kept, never overwritten).
+the file before the next write. A damaged snapshot line is ignored (it was only a shortcut). A
+bad line anywhere else, or a header without the fields a game needs, is real damage: it stops
+the resume with a message naming the line, and the store moves the file aside (kept, never
+overwritten).
 """
 
 from __future__ import annotations

@@ -477,12 +477,22 @@ class Session:
         return False
 
     def finish(
-        self, reason: str = "over", extra: dict[str, Any] | None = None, at: float | None = None
+        self,
+        reason: str = "over",
+        extra: dict[str, Any] | None = None,
+        at: float | None = None,
+        played: float | None = None,
     ) -> dict[str, Any]:
-        """End the game (``"over"`` or ``"abandoned"``), file it in the history, return the entry."""
+        """End the game (``"over"`` or ``"abandoned"``), file it in the history, return the entry.
+
+        ``at`` and ``played``: when it ended and the seconds it had been in play then, for a game
+        filed later than it ended (found over on resume, or its result left on screen a while).
+        """
         stamp = self._stamp()
         if at is not None:  # a game found over on resume: ended when it was last heard of
             stamp["t"] = at
+        if played is not None:
+            stamp["e"] = round(played, 3)
         synced = self.synced()
         self._write({"end": reason, **stamp, "clock_synced": synced, "extra": extra or {}})
         return self._file(reason, stamp["t"], extra or {}, synced)

@@ -151,9 +151,9 @@ class Device:
         self._checks: list[str] | None = None
         """The doctor's self-check lines, once run (:meth:`checks`)."""
         self._checks_running = False
-        self._over: tuple[Session, dict[str, Any], float] | None = None
+        self._over: tuple[Session, dict[str, Any], float, float] | None = None
         """The game whose result is on screen, not filed yet (its last move can be undone), with
-        the timer's figures and when it ended."""
+        the timer's figures, when it ended and the seconds it had been in play."""
         self._busy: str | None = None
         """What the device is working out off the loop ("Resuming…", "Undoing…"), if anything:
         presses are answered with it, actions refused until it is done."""
@@ -634,7 +634,7 @@ class Device:
             final = session.view()
             extra = self._history_extra()
             session.note("meta", {"over": {"at": len(session.actions), "extra": extra}})
-            self._over = (session, extra, self.wall())
+            self._over = (session, extra, self.wall(), session.elapsed())
             self.session = None
             entry = session.history_entry("over", self._over[2], extra)
             self.screens = [MainMenu(self), GameOver(self, entry, final.lines[:1], undo=self.undo_game_over)]
@@ -737,9 +737,9 @@ class Device:
     def _file_over(self) -> None:
         """File the game whose result is on screen (the table left it, or a new game starts)."""
         if self._over is not None:
-            session, extra, ended = self._over
+            session, extra, ended, played = self._over
             self._over = None
-            session.finish("over", extra, at=ended)
+            session.finish("over", extra, at=ended, played=played)
 
     def _undone(self, said: tuple[str, ...] = ()) -> None:
         self.toast(T("Undone: {what}", what=join(list(said), " · ")) if said else T("Undone"))

@@ -158,3 +158,26 @@ def test_a_script_of_actions_at_one_instant_takes_work_linear_in_its_lines(tmp_p
         run_script(configuration.defaults(), Store(tmp_path / str(count)), parse("\n".join(lines)), None, seed=1)
         work[count] = joined[0]
     assert work[400] <= 2.5 * work[200], work  # twice the lines, about twice the work
+
+
+def test_a_long_undo_runs_off_the_loop_saying_so_and_answers_presses_meanwhile(tmp_path, monkeypatch):
+    from drivers.buttons import Press
+
+    monkeypatch.setattr(devices, "UNDO_ON_LOOP", -1)  # every undo counts as long
+
+    async def body(dev):
+        dev.start_named("antartik", FOUR)
+        await presses(dev, "ok")  # a draw (and three passes)
+        undone = dev.session.actions
+        assert dev.undo()
+        shown = dev.toast_text()
+        dev.handle(Press("ok", False, dev.now(), 0.1))  # a press meanwhile: answered, not acted on
+        answered = dev.toast_text()
+        refused = dev.apply({"type": "draw"})
+        await asyncio.sleep(0.1)
+        return undone, shown, answered, refused, list(dev.session.actions), dev.toast_text()
+
+    undone, shown, answered, refused, after, told = run_device(tmp_path, body)
+    assert len(undone) == 4 and after == []
+    assert shown == "Undoing…" and answered == "Undoing…" and not refused
+    assert told.startswith("Undone: Ann turns")

@@ -691,7 +691,7 @@ class Device:
         session = self.session
         if session is None or self._busy is not None or not session.actions:
             return False
-        if session.undo_cost() <= UNDO_ON_LOOP or getattr(self.loop, "inline_io", False):
+        if session.undo_cost() <= UNDO_ON_LOOP:
             return self._undo(session, None)
         self._busy = T("Undoing…")
         self.toast(self._busy, until_input=True)

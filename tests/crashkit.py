@@ -418,3 +418,28 @@ def recovery_kills(tmp: Path, game: str, seed: int = 1) -> tuple[int, Failures]:
         if "truncate" not in counted.seen:
             failures[(name, "truncate")] = ["recovery never cut the torn tail"]
     return total, failures
+
+
+def snapshot_cuts(tmp: Path, game: str, seed: int = 1, stride: int = 1) -> tuple[int, Failures]:
+    """A power cut inside the last snapshot record of a whole game (cut short or zero-filled, at
+    every ``stride``-th byte and at each of its first and last bytes): nothing acknowledged lost."""
+    script, steps, whole, journal, _ = finished_journal(tmp, game, seed)
+    actions = [v for k, v in steps if k == "action"]
+    lines = journal.split(b"\n")[:-1]
+    last = max(i for i, x in enumerate(lines) if b'"snap":{' in x[:40])
+    start = sum(len(x) + 1 for x in lines[:last])
+    end = start + len(lines[last]) + 1
+    failures: Failures = {}
+    cuts = 0
+    for cut in range(start, end + 1):
+        if (cut - start) % stride and start + 8 < cut < end - 8:
+            continue
+        for pad in (False, True):
+            root = fresh(tmp / "cut")
+            (root / "game.jsonl").write_bytes(journal[:cut] + (b"\0" * (end - cut) if pad else b""))
+            run = Run(game_id=whole.game_id, acked=actions[: _actions_before(journal, cut)])
+            problems = check_recovery(root, script, steps, run)
+            cuts += 1
+            if problems:
+                failures[(cut, pad)] = problems
+    return cuts, failures

@@ -95,7 +95,7 @@ def _config(rng: random.Random, seats: int, panel: str | None = None, language: 
 
 def _resume_matches(device: Device, store: Store) -> str | None:
     """Open the journal as a power cut would leave it; a difference from the screen's game."""
-    session = device.session
+    session = device.session or device.result_on_screen
     journal = store.open_game()
     if session is None or journal is None:
         return None if (session is None) == (journal is None) else "game in play and journal disagree"

@@ -7,11 +7,13 @@ Exit status: 0 fine, 2 bad input (script, config, state folder), 3 a replay acti
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import math
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -247,7 +249,6 @@ def _history(args: argparse.Namespace) -> list[dict[str, Any]]:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the device: real hardware, or simulated with ``--sim``."""
     import asyncio
-    import logging
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -345,6 +346,13 @@ def cmd_bench_journal(args: argparse.Namespace) -> int:
         return bench_journal(root, args.count)
     except OSError as exc:
         raise Fail(f"state folder {root}: {exc.strerror or exc}") from None
+
+
+def cmd_bench_undo(args: argparse.Namespace) -> int:
+    """Measure resume, ``state`` and undo of long sessions, and the loop's longest block."""
+    from firmware_host.cli.bench.undo import main as bench_undo
+
+    return bench_undo(tuple(args.actions) if args.actions else (1000, 10000), args.repeat)
 
 
 def cmd_bench_start(args: argparse.Namespace) -> int:
@@ -545,6 +553,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="instead: loop blocking per journaled action with each fsync slowed by MS (repeatable)",
     )
     p.set_defaults(handler=cmd_bench_journal)
+    p = bench_sub.add_parser("undo", help="resume, state and undo of 1,000- and 10,000-action sessions")
+    p.add_argument("--actions", type=int, action="append", help="session length (repeatable; default 1000, 10000)")
+    p.add_argument("--repeat", type=int, default=3, help="runs of each, the best figure kept (default 3)")
+    p.set_defaults(handler=cmd_bench_undo)
     p = bench_sub.add_parser("start", help="start → READY of `run --sim` beside a bare import of its libraries")
     p.add_argument("--runs", type=int, default=7, help="starts to take the median of (default 7)")
     p.set_defaults(handler=cmd_bench_start)
@@ -636,6 +648,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _contract(args: argparse.Namespace) -> bool:
+    """Whether the command's output is a fixed contract (``docs/commands.md``): one line a failure."""
+    return args.command in ("replay", "state", "history", "scale") or (
+        args.command == "sim" and getattr(args, "script", None) is not None
+    )
+
+
+@contextlib.contextmanager
+def _logs_off_stderr() -> Iterator[None]:
+    """Keep the runtime's log lines (``save failed: …``) off stderr, where a contract command
+    promises one line for a failure; the failure itself is still said, once, by the command."""
+    root = logging.getLogger()
+    quiet = logging.NullHandler()
+    root.addHandler(quiet)
+    try:
+        yield
+    finally:
+        root.removeHandler(quiet)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tablemate`` console script."""
     parser = build_parser()
@@ -645,6 +677,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         args = parser.parse_args(argv)
     try:
+        if _contract(args):
+            with _logs_off_stderr():
+                return args.handler(args)
         return args.handler(args)
     except Fail as exc:
         _say(f"tablemate {args.command}: {exc}")

@@ -2,8 +2,15 @@
 
 Line 1 is the header (game, players, seed, options, start time). Every later line is a record:
 
-- ``{"a": ACTION, "t": WALL}`` an accepted action;
-- ``{"undo": 1, "t": WALL}`` the last action taken back (replaying one action fewer);
+- ``{"a": ACTION, "t": WALL}`` an accepted action; ``"j": 1`` when it belongs to the move of the
+  action before it (an automatic action the same press caused: one undo takes the move back);
+- ``{"undo": 1, "t": WALL}`` the last move taken back: ``"k"`` actions (1 when absent, as in
+  journals written before moves);
+- ``{"snap": {"n": N, "s": STATE, ...}}`` the game's state after the first N actions in effect,
+  written every so often so that resume, undo and ``tablemate state`` start from it instead of
+  the first action (see :mod:`firmware_host.core.snapshot`). It is only a shortcut: a snapshot
+  that an undo went past, that is damaged, or that does not match is ignored and the actions
+  replayed;
 - ``{"draft": {...}}`` answers given so far in a simultaneous prompt, so a power cut in the
   middle of a reveal loses nobody's pick;
 - ``{"meta": {NAME: ...}}`` runtime bookkeeping the engine never sees, one kind per name: the
@@ -15,15 +22,18 @@ Line 1 is the header (game, players, seed, options, start time). Every later lin
 
 Each line carries ``"c"``, a CRC-32 of the rest of the line. A power cut can tear only the last
 line (written last, no newline yet, or a checksum that fails); it is dropped on open and cut off
-the file before the next write. A bad line anywhere else, or a header without the fields a game
-needs, is real damage: it stops the resume with a message naming the line, and the store moves
-the file aside (kept, never overwritten).
+the file before the next write. A damaged snapshot line is ignored (it was only a shortcut). A
+bad line anywhere else, or a header without the fields a game needs, is real damage: it stops
+the resume with a message naming the line, and the store moves the file aside (kept, never
+overwritten).
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import math
+import re
 import zlib
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -35,7 +45,7 @@ from firmware_host.core import fsio
 from firmware_host.core.fsio import fsync_dir, write_atomic
 from firmware_host.core.writer import Writer
 
-__all__ = ["Journal", "JournalError", "check_header", "fsync_dir", "write_atomic"]
+__all__ = ["Journal", "JournalError", "Snap", "Timeline", "check_header", "fsync_dir", "snap_body", "write_atomic"]
 
 
 class JournalError(Exception):
@@ -48,8 +58,72 @@ def _encode(record: dict[str, Any]) -> bytes:
     return (body[:-1] + f',"c":{crc}}}\n').encode("utf-8") if body != "{}" else b'{"c":0}\n'
 
 
+_NUMBER = rb"(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)"
+_SNAP_HEAD = re.compile(
+    rb'^\{(?:"e":' + _NUMBER + rb',)?"snap":\{"d":[0-9]+,"g":"[a-z]+","k":"[0-9a-f]+","n":([0-9]+),'
+)
+"""The start of a snapshot line as :func:`_encode` writes it (keys sorted): its times and point."""
+_SNAP_TAIL = re.compile(rb',"t":' + _NUMBER + rb"$")
+
+
+class Snap(dict):  # type: ignore[type-arg]
+    """A snapshot record's body read only as far as its point (``n``): the rest, a state much
+    longer than an action, is parsed by :meth:`full` when the snapshot is used."""
+
+    def __init__(self, n: int, line: bytes) -> None:
+        super().__init__(n=n)
+        self.line = line
+
+    def full(self) -> dict[str, Any]:
+        """The whole body (empty when it does not parse: then it is not used)."""
+        try:
+            body = json.loads(self.line).get("snap")
+        except (UnicodeDecodeError, ValueError, RecursionError, AttributeError):
+            return {}
+        return body if isinstance(body, dict) else {}
+
+
+def snap_body(snap: dict[str, Any]) -> dict[str, Any]:
+    """The whole body of a snapshot record (see :class:`Snap`)."""
+    return snap.full() if isinstance(snap, Snap) else snap
+
+
+def _sealed(line: bytes) -> int | None:
+    """The checksum of a line as :func:`_encode` wrote it, when its bytes match it; else ``None``."""
+    cut = line.rfind(b',"c":')
+    if cut > 0 and line.endswith(b"}") and line[cut + 5 : -1].isdigit():
+        crc = int(line[cut + 5 : -1])
+        if zlib.crc32(line[:cut] + b"}") == crc:
+            return crc
+    return None
+
+
+def _snap(line: bytes) -> dict[str, Any] | None:
+    """A sealed snapshot line as a record whose body is read later (:class:`Snap`), else ``None``."""
+    head = _SNAP_HEAD.match(line)
+    tail = _SNAP_TAIL.search(line, 0, line.rfind(b',"c":')) if head else None
+    if head is None or tail is None:
+        return None
+    record: dict[str, Any] = {"snap": Snap(int(head.group(2)), line)}
+    if head.group(1) is not None:
+        record["e"] = float(head.group(1))
+    record["t"] = float(tail.group(1))
+    return record
+
+
 def _decode(line: bytes) -> dict[str, Any] | None:
     """The record of one line, or ``None`` when the line is torn or damaged."""
+    crc = _sealed(line)
+    if crc is not None:
+        record = _snap(line)
+        if record is not None:
+            return record
+        try:
+            record = json.loads(line)
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            record = None
+        if isinstance(record, dict) and record.pop("c", None) == crc:
+            return record
     try:
         record = json.loads(line.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):  # also over-long integers, deep nesting
@@ -59,6 +133,42 @@ def _decode(line: bytes) -> dict[str, Any] | None:
     crc = record.pop("c")
     body = json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     return record if zlib.crc32(body.encode("utf-8")) == crc else None
+
+
+PARSE_LINES = 200
+"""Lines parsed in one go: few enough that a journal read off the loop lets the loop run between."""
+
+
+def _decode_all(lines: list[bytes]) -> list[dict[str, Any] | None]:
+    """:func:`_decode` of every line; the sealed ones parsed together (one parse, not thousands)."""
+    out: list[dict[str, Any] | None] = [None] * len(lines)
+    batch: list[int] = []
+    crcs: list[int] = []
+    for i, line in enumerate(lines):
+        crc = _sealed(line)
+        if crc is None:
+            out[i] = _decode(line)
+            continue
+        record = _snap(line)
+        if record is not None:
+            out[i] = record
+        else:
+            batch.append(i)
+            crcs.append(crc)
+    for at in range(0, len(batch), PARSE_LINES):
+        part, sums = batch[at : at + PARSE_LINES], crcs[at : at + PARSE_LINES]
+        try:
+            parsed = json.loads(b"[" + b",".join(lines[i] for i in part) + b"]")
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            parsed = None
+        if not isinstance(parsed, list) or len(parsed) != len(part):
+            parsed = [None] * len(part)
+        for i, crc, record in zip(part, sums, parsed, strict=True):
+            if isinstance(record, dict) and record.pop("c", None) == crc:
+                out[i] = record
+            else:
+                out[i] = _decode(lines[i])
+    return out
 
 
 def _number(value: Any) -> bool:
@@ -81,6 +191,17 @@ def check_header(header: dict[str, Any]) -> str | None:
     if "id" in header and not isinstance(header["id"], str):
         return "the header's id is not text"
     return None
+
+
+@dataclass
+class Timeline:
+    """What a journal's records come to (:meth:`Journal.timeline`)."""
+
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    joined: list[bool] = field(default_factory=list)
+    """Per action: whether it belongs to the move of the action before it."""
+    snaps: list[dict[str, Any]] = field(default_factory=list)
+    """The snapshots of points of this line, oldest first."""
 
 
 @dataclass
@@ -147,8 +268,16 @@ class Journal:
         decoded: list[dict[str, Any]] = []
         good = 0
         torn = bool(tail)
-        for number, line in enumerate(lines, start=1):
-            record = _decode(line)
+        collecting = gc.isenabled()
+        gc.disable()  # thousands of fresh records, none garbage: no collection passes over them meanwhile
+        try:
+            records_read = _decode_all(lines)
+        finally:
+            if collecting:
+                gc.enable()
+        for number, (line, record) in enumerate(zip(lines, records_read, strict=True), start=1):
+            if record is None and number < len(lines) and _SNAP_HEAD.match(line):
+                record = {"snap": {}}  # a damaged snapshot is only a lost shortcut: the actions replay
             if record is None:
                 if number == len(lines) and not tail:
                     torn = True
@@ -199,13 +328,29 @@ class Journal:
 
     def actions(self) -> list[dict[str, Any]]:
         """The accepted actions in effect: every action, less the ones undone."""
-        out: list[dict[str, Any]] = []
+        return self.timeline().actions
+
+    def timeline(self) -> Timeline:
+        """The actions in effect, which of them join the move before, and the snapshots that
+        still describe a point of that line (written with as many actions in effect, and no undo
+        gone below that point since), oldest first."""
+        line = Timeline()
+        actions, joined, snaps = line.actions, line.joined, line.snaps
         for record in self.records:
             if "a" in record:
-                out.append(record["a"])
-            elif "undo" in record and out:
-                out.pop()
-        return out
+                actions.append(record["a"])
+                joined.append(record.get("j") == 1)
+            elif "undo" in record:
+                k = record.get("k", 1)
+                k = k if type(k) is int and k > 0 else 1
+                del actions[max(0, len(actions) - k) :], joined[max(0, len(joined) - k) :]
+                while snaps and snaps[-1].get("n", 0) > len(actions):
+                    snaps.pop()
+            elif "snap" in record:
+                snap = record["snap"]
+                if isinstance(snap, dict) and snap.get("n") == len(actions):
+                    snaps.append(snap)
+        return line
 
     def draft(self) -> dict[str, Any] | None:
         """The answers of an unfinished simultaneous prompt, if the last record is one."""

@@ -14,19 +14,67 @@ a game started before the sync and ended after it gets its start date from its e
 
 from __future__ import annotations
 
+import json
 import math
 import secrets
 import time
+import zlib
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
 from firmware_host.core import fsio
-from firmware_host.core.journal import Journal
-from firmware_host.core.replay import Script, ScriptError, run_actions
+from firmware_host.core.journal import Journal, snap_body
+from firmware_host.core.replay import Script, ScriptError
+from firmware_host.core.snapshot import SnapshotError, decode_state, encode_state, fingerprint
 from firmware_host.core.store import Store, StoreError
 from firmware_host.core.wallclock import clock_synced
-from games.core import Action, Effect, Engine, Prompt, T, Task, View
+from games.core import Action, Effect, Engine, Prompt, Refused, T, Task, View
+
+SNAP_EVERY = 100
+"""Actions between two snapshots of the state in the journal (and checkpoints kept in memory):
+undo and resume replay at most this many actions."""
+KEEP_EVERY = 25
+"""Actions between two checkpoints kept in memory for the game in play (an undo replays fewer)."""
+OUTCOMES_KEPT = 40
+"""Outcomes ("What happened") a session keeps and writes in its snapshots."""
+
+
+class _Point:
+    """The game after the first ``n`` actions: its state, its last outcomes, how many in all."""
+
+    __slots__ = ("n", "said", "saids", "state")
+
+    def __init__(self, n: int, state: Any, said: tuple[str, ...], saids: int) -> None:
+        self.n, self.state, self.said, self.saids = n, state, said, saids
+
+    def then(self, state: Any, effects: list[Effect]) -> _Point:
+        """The point one action later."""
+        new = tuple(e.value for e in effects if e.kind == "say")
+        said = (self.said + new)[-OUTCOMES_KEPT:] if new else self.said
+        return _Point(self.n + 1, state, said, self.saids + len(new))
+
+
+class Replay:
+    """What replaying a line of actions came to (:meth:`Session.prepare_undo`)."""
+
+    def __init__(self, actions: list[Action], start: _Point) -> None:
+        self.actions = actions
+        self.start = self.end = start
+        self.snapshot: int | None = None
+        """The point of the journal's snapshot it started from, if one."""
+        self.refused: tuple[int, str] | None = None
+        """The index of an action the engine refused (the replay stopped there), and why."""
+        self.keep: list[_Point] = []
+        """Points worked out on the way, kept as checkpoints when the replay is taken."""
+
+
+def _digest(action: Action | None) -> int:
+    """A checksum of one action, by which a snapshot names the last action it follows."""
+    if action is None:
+        return 0
+    body = json.dumps(action, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return zlib.crc32(body.encode("utf-8"))
 
 
 def _time(value: Any, default: Any) -> Any:
@@ -69,10 +117,26 @@ class Session:
         self._tasks_done = 0
         """Counts table jobs confirmed (they change the prompt, not the state)."""
         self.actions: list[Action] = []
+        self.joined: list[bool] = []
+        """Per action in effect: whether it belongs to the move of the action before it."""
         self._state: Any = self._start
+        self._points: dict[int, _Point] = {0: _Point(0, self._start, (), 0)}
+        """Checkpoints of the line in play: every :data:`SNAP_EVERY`-th and the last few."""
+        self._point = self._points[0]
         self.skipped: str | None = None
         """Why replaying the journal stopped early (an action the engine now refuses), if it did."""
-        self._rebuild(journal.actions())
+        self.snapshot_used: int | None = None
+        """The point (actions in effect) of the journal's snapshot the session was rebuilt from."""
+        self.replayed = 0
+        """Actions replayed by the last rebuild (resume, undo): what a snapshot saves."""
+        self.undone: tuple[Action, ...] = ()
+        """The actions the last undo took back (one move)."""
+        self.undone_said: tuple[str, ...] = ()
+        """What the move the last undo took back had said."""
+        line = journal.timeline()
+        self._snaps = line.snaps
+        """The journal's snapshots of points of the line in play (used when undo goes back to them)."""
+        self._rebuild(line.actions, line.joined)
 
     # -- making one ---------------------------------------------------------------------------
     @classmethod
@@ -164,13 +228,20 @@ class Session:
                 extra = end.get("extra") if isinstance(end.get("extra"), dict) else {}
                 session._file(journal.ended, _time(end.get("t"), session._last_time()), extra, end.get("clock_synced"))
                 return None
-            if session.over:  # the last action ended it; the power went before the end record
-                session.finish("over", at=session._last_time())
+            if session.over:  # the last action ended it; the power went before the end record (or the
+                # table still had its result on screen, where the move could be taken back)
+                final = journal.last_meta("over")
+                ok = isinstance(final, dict) and final.get("at") == len(session.actions)
+                extra = final.get("extra") if ok and isinstance(final.get("extra"), dict) else None
+                session.finish("over", extra, at=session._last_time())
                 return None
             # Actions the engine now refuses were dropped from play: take them back in the journal
             # too, so new actions follow what is in play and undo takes back what the table sees.
-            for _ in range(len(journal.actions()) - len(session.actions)):
-                session._write({"undo": 1, **session._stamp()})
+            dropped = len(journal.actions()) - len(session.actions)
+            if dropped:
+                session._write({"undo": 1, "k": dropped, **session._stamp()})
+            elif session.replayed > SNAP_EVERY:  # no snapshot near the end (an older journal): one now
+                session._snapshot()
         except OSError as exc:
             raise StoreError(f"{fsio.storage_message(exc)}: cannot resume") from None
         return session
@@ -182,12 +253,115 @@ class Session:
                 return record["t"]
         return _time(self.journal.header.get("started"), self.wall())
 
-    def _rebuild(self, actions: list[Action]) -> None:
-        state, index, reason = run_actions(self.engine, self._start, actions)
+    def _rebuild(self, actions: list[Action], joined: list[bool]) -> None:
+        """Make ``actions`` the line in play, from the nearest checkpoint or snapshot before its end."""
+        self._commit(self._replay(actions), joined)
+
+    def _replay(self, actions: list[Action]) -> Replay:
+        """The game after ``actions``, from the nearest checkpoint or snapshot before its end.
+
+        Changes nothing (so it may run off the loop while the session waits): checkpoints in
+        memory are of the line in play (or of a longer one ``actions`` begins); the journal's
+        snapshots are checked before use (see :meth:`_from_snapshot`).
+        """
+        n = len(actions)
+        snaps = [snap for snap in self._snaps if snap.get("n", 0) <= n]
+        start = self._points[max(k for k in self._points if k <= n)]
+        result = Replay(actions, start)
+        if snaps and start.n < n:
+            snapped = self._from_snapshot(actions, snaps, start.n)
+            if snapped is not None:
+                result.start = start = snapped
+                result.snapshot = snapped.n
+                result.keep.append(snapped)
+        point = start
+        for i in range(start.n, n):
+            try:
+                state, effects = self.engine.apply(point.state, actions[i])
+            except Refused as exc:
+                result.refused = (i, str(exc))
+                break
+            point = point.then(state, effects)
+            result.keep.append(point)
+        result.end = point
+        return result
+
+    def _commit(self, result: Replay, joined: list[bool]) -> None:
+        """Make a replay's end the game in play (on the loop)."""
+        n = len(result.actions)
+        while self._snaps and self._snaps[-1].get("n", 0) > n:  # an undo went below them
+            self._snaps.pop()
+        for point in result.keep:
+            self._keep(point)
+        self.snapshot_used = result.snapshot
+        self.replayed = result.end.n - result.start.n
+        index = None if result.refused is None else result.refused[0]
         self.skipped = (
-            None if index is None else T("action {index} refused on resume: {reason}", index=index, reason=reason)
+            None
+            if result.refused is None
+            else T("action {index} refused on resume: {reason}", index=index, reason=result.refused[1])
         )
-        self.state, self.actions = state, actions[: len(actions) if index is None else index]
+        kept = n if index is None else index
+        self.actions, self.joined = result.actions[:kept], joined[:kept]
+        self._point = result.end
+        self.state = result.end.state
+
+    def _from_snapshot(self, actions: list[Action], snaps: list[dict[str, Any]], after: int) -> _Point | None:
+        """The newest usable snapshot past ``after`` of the line ``actions``, or ``None``.
+
+        A snapshot is used only when it names this game and the very code of its engine, follows
+        the same last action, and decodes into a state of the engine's own class; any other is
+        ignored (the actions are the truth: replaying them is always right, only slower).
+        """
+        code = fingerprint(type(self.engine))
+        for snap in reversed(snaps):
+            n = snap.get("n")
+            if type(n) is not int or not after < n <= len(actions):
+                continue
+            snap = snap_body(snap)
+            if snap.get("n") != n or snap.get("g") != self.base.game or snap.get("k") != code:
+                continue
+            if snap.get("d") != _digest(actions[n - 1]):
+                continue
+            try:
+                state = decode_state(snap.get("s"))
+                said = decode_state(snap.get("o", []))
+            except SnapshotError:
+                continue
+            saids = snap.get("os")
+            if type(state) is not type(self._start) or type(said) is not list or type(saids) is not int:
+                continue
+            return _Point(n, state, tuple(said)[-OUTCOMES_KEPT:], saids)
+        return None
+
+    def _keep(self, point: _Point) -> None:
+        """Keep ``point`` as a checkpoint: every :data:`KEEP_EVERY`-th for good, others a while."""
+        every = min(KEEP_EVERY, SNAP_EVERY)
+        self._points[point.n] = point
+        old = point.n - every - 1
+        if old > 0 and old % every and old in self._points:
+            del self._points[old]
+
+    def _snapshot(self) -> None:
+        """Journal the state in play as a snapshot (when it can be written as one)."""
+        point = self._point
+        try:
+            body = {
+                "n": point.n,
+                "g": self.base.game,
+                "k": fingerprint(type(self.engine)),
+                "d": _digest(self.actions[-1] if self.actions else None),
+                "s": encode_state(point.state),
+                "o": encode_state(list(point.said)),
+                "os": point.saids,
+            }
+        except SnapshotError:
+            return  # a state the encoding does not know: the actions alone will do
+        self._write({"snap": body, **self._stamp()})
+
+    def outcomes(self) -> list[str]:
+        """The last outcomes of the game in play, oldest first (what "What happened" lists)."""
+        return list(self._point.said)
 
     # -- writing --------------------------------------------------------------------------------
     def _track(self, future: Future) -> Future:
@@ -204,27 +378,73 @@ class Session:
         """A write failed: go back to what is on disk (the last durable action in effect)."""
         self.journal.rollback()
         self._tasks_done += 1  # the prompt is asked afresh
-        self._rebuild(self.journal.actions())
+        line = self.journal.timeline()
+        self._rebuild(line.actions, line.joined)
 
     # -- the door -----------------------------------------------------------------------------
-    def apply(self, action: Action) -> list[Effect]:
+    def apply(self, action: Action, joins: bool = False) -> list[Effect]:
         """Check, journal durably, then make ``action`` visible; raises Refused.
 
-        With :attr:`watch` set the record is durable when the future handed to it is done,
-        and the caller shows the effects only then.
+        ``joins``: the action belongs to the move of the one before it (an automatic action the
+        same press caused), so one undo takes both back. With :attr:`watch` set the record is
+        durable when the future handed to it is done, and the caller shows the effects only then.
         """
         state, effects = self.engine.apply(self.state, action)
-        self._write({"a": action, **self._stamp()})
+        joins = joins and bool(self.actions)
+        self._write({"a": action, **({"j": 1} if joins else {}), **self._stamp()})
+        n = len(self.actions)
+        for stale in [k for k in self._points if k > n]:  # checkpoints of a line undone
+            del self._points[stale]
         self.state = state
         self.actions.append(action)
+        self.joined.append(joins)
+        self._point = self._point.then(state, effects)
+        self._keep(self._point)
+        if self._point.n % SNAP_EVERY == 0:
+            self._snapshot()
         return effects
 
-    def undo(self) -> bool:
-        """Take the last action back (replaying one action fewer); False when there is none."""
+    def _move_size(self) -> int:
+        """How many actions the last move has (its action and those joined to it)."""
+        k = 1
+        while k < len(self.actions) and self.joined[-k]:
+            k += 1
+        return k
+
+    def undo_cost(self) -> int:
+        """About how many actions an undo now replays (from the nearest checkpoint or snapshot)."""
+        if not self.actions:
+            return 0
+        n = len(self.actions) - self._move_size()
+        near = max(k for k in self._points if k <= n)
+        near = max([near, *(s["n"] for s in self._snaps if type(s.get("n")) is int and s["n"] <= n)])
+        return n - near
+
+    def prepare_undo(self) -> Replay | None:
+        """The game without its last move, worked out without changing anything: it may run off
+        the loop, then :meth:`undo` takes it (while it runs, nothing else may change the game)."""
+        if not self.actions:
+            return None
+        return self._replay(self.actions[: -self._move_size()])
+
+    def undo(self, prepared: Replay | None = None) -> bool:
+        """Take the last move back (its action and those joined to it); False when there is none.
+
+        The game goes back to the nearest checkpoint and replays from there (at most
+        :data:`SNAP_EVERY` actions), once; :attr:`undone` and :attr:`undone_said` say what went.
+        ``prepared``: that replay, made by :meth:`prepare_undo` (used if the game has not changed).
+        """
         if not self.actions:
             return False
-        self._write({"undo": 1, **self._stamp()})
-        self._rebuild(self.actions[:-1])
+        k = self._move_size()
+        if prepared is None or prepared.actions != self.actions[:-k]:
+            prepared = self._replay(self.actions[:-k])
+        self._write({"undo": 1, **({"k": k} if k > 1 else {}), **self._stamp()})
+        before = self._point
+        self.undone = tuple(self.actions[-k:])
+        self._commit(prepared, self.joined[:-k])
+        fresh = before.saids - self._point.saids
+        self.undone_said = before.said[len(before.said) - fresh :] if 0 < fresh <= len(before.said) else ()
         return True
 
     def note(self, key: str, value: dict[str, Any]) -> None:
@@ -257,12 +477,22 @@ class Session:
         return False
 
     def finish(
-        self, reason: str = "over", extra: dict[str, Any] | None = None, at: float | None = None
+        self,
+        reason: str = "over",
+        extra: dict[str, Any] | None = None,
+        at: float | None = None,
+        played: float | None = None,
     ) -> dict[str, Any]:
-        """End the game (``"over"`` or ``"abandoned"``), file it in the history, return the entry."""
+        """End the game (``"over"`` or ``"abandoned"``), file it in the history, return the entry.
+
+        ``at`` and ``played``: when it ended and the seconds it had been in play then, for a game
+        filed later than it ended (found over on resume, or its result left on screen a while).
+        """
         stamp = self._stamp()
         if at is not None:  # a game found over on resume: ended when it was last heard of
             stamp["t"] = at
+        if played is not None:
+            stamp["e"] = round(played, 3)
         synced = self.synced()
         self._write({"end": reason, **stamp, "clock_synced": synced, "extra": extra or {}})
         return self._file(reason, stamp["t"], extra or {}, synced)
@@ -277,6 +507,16 @@ class Session:
         return {"t": self.wall(), "e": round(self.elapsed(), 3)}
 
     def _file(self, reason: str, now: float, extra: dict[str, Any], end_synced: Any = None) -> dict[str, Any]:
+        entry = self.history_entry(reason, now, extra, end_synced)
+        journal = self.journal
+        self._track(self.store.writer.submit(lambda: self.store.archive(journal, entry)))
+        return entry
+
+    def history_entry(
+        self, reason: str, now: float, extra: dict[str, Any] | None = None, end_synced: Any = None
+    ) -> dict[str, Any]:
+        """The history line this game would be filed with, ended ``now`` (nothing is written)."""
+        extra = extra or {}
         summary = self.summary
         header = self.journal.header
         duration = _elapsed(self.journal)
@@ -300,8 +540,6 @@ class Session:
         if end_synced is not None or start_synced is not None:  # (journals before this say nothing)
             entry["clock_synced"] = bool(end_synced if end_synced is not None else start_synced)
         entry.update(extra)
-        journal = self.journal
-        self._track(self.store.writer.submit(lambda: self.store.archive(journal, entry)))
         return entry
 
     # -- reading ------------------------------------------------------------------------------

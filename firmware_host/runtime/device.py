@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import math
 import signal as signals
@@ -54,6 +55,10 @@ SHIFT_EVERY = 60.0
 SHIFTS = ((0, 0), (1, 0), (2, 0), (2, 1), (2, 2), (1, 2), (0, 2), (0, 1))
 TOAST_SECONDS = 2.5
 """How long a passing message (a refusal, a fault, a setting changed) stays on its line."""
+UNDO_ON_LOOP = 20
+"""Actions an undo may replay on the loop (a few milliseconds); a longer replay runs off it."""
+MESSAGE_PARTS = 6
+"""The most messages of one moment shown together (the newest): more than two lines hold."""
 TOAST_CHARS = 160
 """The longest message: more than its two lines show, short enough to fit in a blink."""
 EVENTS_KEPT = 40
@@ -150,6 +155,15 @@ class Device:
         self._checks_running = False
         self._read_rates: Any = None
         """The scale's reads per minute for the Self-test (made when first asked)."""
+        self._over: tuple[Session, dict[str, Any], float, float] | None = None
+        """The game whose result is on screen, not filed yet (its last move can be undone), with
+        the timer's figures, when it ended and the seconds it had been in play."""
+        self._busy: str | None = None
+        """What the device is working out off the loop ("Resuming…", "Undoing…"), if anything:
+        presses are answered with it, actions refused until it is done."""
+        self._move: int | None = None
+        """Actions applied by the press being handled (``None`` outside a press): the second and
+        later are automatic ones of the same move, taken back with it by one undo."""
 
     def _take_settings(self) -> None:
         """The saved settings over the config's, each checked: a bad value is named, not used."""
@@ -194,7 +208,7 @@ class Device:
         if self.hw.scale is not None:
             self.scale.attach(self.hw.scale, self._scale_sample_from_thread, self._scale_fault_from_thread)
         self.screens = [MainMenu(self)]
-        self._resume()
+        await self._resume()
         for problem in self.hw.problems:
             self.toast(problem)
         self._show_problems()
@@ -228,6 +242,8 @@ class Device:
     async def _shutdown(self) -> None:
         sdnotify.notify("STOPPING=1")
         self.timers.close()  # the clocks as they are at the stop, before anything else takes time
+        with contextlib.suppress(OSError):
+            self._file_over()  # a result left on screen is filed (else the next start files it)
         await self._close_writer()
         self.screens.append(Message(self, "tablemate", self.stop_reason or T("Stopped")))
         self._dimmed = False
@@ -268,10 +284,14 @@ class Device:
             sdnotify.notify("WATCHDOG=1")
             await asyncio.sleep(interval)
 
-    def _resume(self) -> None:
+    async def _resume(self) -> None:
+        """Resume the game left in the state folder, off the loop (the panel says so meanwhile)."""
+        self._busy = T("Resuming…")
+        self.toast(self._busy, until_input=True)
         try:
-            session = Session.resume(self.store, self.wall, self._mono)
+            session = await self.loop.run_in_executor(None, Session.resume, self.store, self.wall, self.loop.time)
         except (StoreError, ScriptError) as exc:
+            self.store.writer.reset()  # a write the resume needed failed: the next start tries afresh
             log.error("cannot resume: %s", exc)
             self._shown_problems.add(str(exc))
             self.push(Message(self, T("Cannot resume"), str(exc), on_ok=self.home))
@@ -280,6 +300,11 @@ class Device:
             log.exception("cannot resume")
             self.push(Message(self, T("Cannot resume"), f"{type(exc).__name__}: {exc}"[:200], on_ok=self.home))
             return
+        finally:
+            self._busy = None
+            self.clear_message()
+        if session is not None and not getattr(self.loop, "inline_io", False):
+            gc.freeze()  # the journal read lives as long as the game: later collections skip it
         if session is not None:
             self._enter(session)
             if session.skipped:
@@ -431,12 +456,19 @@ class Device:
         (screens that read raw buttons, like the self-test, excepted); a short ``ok`` picks.
         """
         self._wake()
+        if self._busy is not None:  # resuming or undoing off the loop: answered, not acted on
+            self.toast(self._busy, now=True)
+            return
         if self._inflight:  # the last action is not durable yet: this one waits its turn
             self._held.append(press)
             return
         self.clear_message()  # the next input: the last outcome has been seen
-        with on_panel(self.panel):  # a screen opened by this press lays out for the panel
-            self._press(press)
+        self._move = 0
+        try:
+            with on_panel(self.panel):  # a screen opened by this press lays out for the panel
+                self._press(press)
+        finally:
+            self._move = None
         self.redraw()
 
     def _press(self, press: Press) -> None:
@@ -496,8 +528,9 @@ class Device:
         except ScriptError as exc:
             self.refuse(str(exc))
             return False
-        ended = self.session is not None
-        if ended:
+        ended = self.session is not None or self._over is not None
+        self._file_over()
+        if self.session is not None:
             self.end_early()
         try:
             session = Session.start(
@@ -517,6 +550,8 @@ class Device:
             return False
         except OSError as exc:  # the journal could not be made (or a game left unfiled be filed)
             self._storage_error(exc)
+            self.storage_fault = self.last_storage_fault  # shown until a save works again
+            self.store.writer.reset()  # nothing of it is in memory: the next start tries afresh
             return False
         self._enter(session)
         self._changed()
@@ -555,11 +590,16 @@ class Device:
         if self.session is None:
             self.toast(T("No game in play"))
             return False
+        if self._busy is not None:  # the game is being worked out off the loop
+            self.refuse(self._busy)
+            return False
         try:
-            effects = self.session.apply(action)
+            effects = self.session.apply(action, joins=bool(self._move))
         except Refused as exc:
             self.refuse(str(exc))
             return False
+        if self._move is not None:
+            self._move += 1
         if self._message_at != self.loop.time():
             self.clear_message()  # the state changed: what an earlier message said may no longer hold
         self._when_durable(lambda: self._applied(effects))
@@ -589,25 +629,23 @@ class Device:
 
     @staticmethod
     def _past_events(session: Session) -> list[str]:
-        """The outcomes of a resumed game, said again by replaying its journal (no effects play)."""
-        events: list[str] = []
-        state = session.engine.new(list(session.base.players), session.base.seed, dict(session.base.options))
-        for action in session.actions:
-            try:
-                state, effects = session.engine.apply(state, action)
-            except Exception:  # the session's own replay already reported what it skipped
-                break
-            events += [e.value for e in effects if e.kind == "say"]
-        return events[-EVENTS_KEPT:]
+        """The outcomes of the game in play so far (the session keeps them from its own replay)."""
+        return session.outcomes()[-EVENTS_KEPT:]
 
     def _after_change(self) -> None:
         session = self.session
         assert session is not None
-        if session.over:
+        if session.over:  # filed when the table leaves its result (the last move can still be undone)
             final = session.view()
-            entry = session.finish("over", self._history_extra())
+            extra = self._history_extra()
+            session.note("meta", {"over": {"at": len(session.actions), "extra": extra}})
+            self._over = (session, extra, self.wall(), session.elapsed())
             self.session = None
-            self.screens = [MainMenu(self), GameOver(self, entry, final_words(final, self.said))]
+            entry = session.history_entry("over", self._over[2], extra)
+            self.screens = [
+                MainMenu(self),
+                GameOver(self, entry, final_words(final, self.said), undo=self.undo_game_over),
+            ]
             self.clear_message()  # what the last move brought is on the game-over screen now
         else:
             top = self._game_screen()
@@ -654,17 +692,71 @@ class Device:
         self.push(Confirm(self, T("Undo"), T("Take back the last action?"), self.undo))
 
     def undo(self, why: str | None = None) -> bool:
-        """Take back the last action (replays one action fewer); ``why``: the table is told the
-        reason instead of a bare "Undone" (the scale took a place back)."""
-        if self.session is None or not self.session.undo():
+        """Take back the last move (an action and the automatic ones it caused), computed once;
+        ``why``: the table is told the reason instead of what was undone (the scale took a place
+        back).
+
+        A long replay (far from a checkpoint) is worked out off the loop while the panel says
+        "Undoing…" and presses are answered; then the undo is journaled and shown.
+        """
+        session = self.session
+        if session is None or self._busy is not None or not session.actions:
             return False
-        self.events = self._past_events(self.session)
-        self.clear_message()
-        self._when_durable(lambda: self._undone(why))
+        if session.undo_cost() <= UNDO_ON_LOOP:
+            return self._undo(session, None, why)
+        self._busy = T("Undoing…")
+        self.toast(self._busy, until_input=True)
+        future = self.loop.run_in_executor(None, session.prepare_undo)
+        future.add_done_callback(lambda f: self._undo_prepared(session, f, why))
         return True
 
-    def _undone(self, why: str | None = None) -> None:
-        self.toast(why or T("Undone"))
+    def _undo_prepared(self, session: Session, future: asyncio.Future, why: str | None = None) -> None:
+        self._busy = None
+        self.clear_message()
+        if self.session is not session:
+            return
+        error = None if future.cancelled() else future.exception()
+        if error is not None:
+            log.error("undo failed: %r", error)
+        self._undo(session, None if error is not None or future.cancelled() else future.result(), why)
+
+    def _undo(self, session: Session, prepared: Any, why: str | None = None) -> bool:
+        if not session.undo(prepared):
+            return False
+        self.events = self._past_events(session)
+        self.clear_message()
+        said = self.session.undone_said
+        self._when_durable(lambda: self._undone(said, why))
+        return True
+
+    def undo_game_over(self) -> None:
+        """At game over (the result still on screen, not yet filed): take the last move back."""
+        if self._over is None:
+            return
+        session, self._over = self._over[0], None
+        self.session = session
+        self.screens = [MainMenu(self), GameScreen(self)]
+        if not self.undo():
+            self._changed()
+            self.redraw()
+
+    @property
+    def result_on_screen(self) -> Session | None:
+        """The game over whose result is on screen, not filed yet (its last move can be undone)."""
+        return self._over[0] if self._over is not None else None
+
+    def _file_over(self) -> None:
+        """File the game whose result is on screen (the table left it, or a new game starts)."""
+        if self._over is not None:
+            session, extra, ended, played = self._over
+            self._over = None
+            session.finish("over", extra, at=ended, played=played)
+
+    def _undone(self, said: tuple[str, ...] = (), why: str | None = None) -> None:
+        if why is not None:
+            self.toast(why)
+        else:
+            self.toast(T("Undone: {what}", what=join(list(said), " · ")) if said else T("Undone"))
         screen = self._game_screen()
         if screen is not None:
             screen.reset()
@@ -698,7 +790,8 @@ class Device:
         self._screen_changed()
 
     def home(self) -> None:
-        """Back to the game in play, or the main menu."""
+        """Back to the game in play, or the main menu (a game over left is filed now)."""
+        self._file_over()
         self.screens = [MainMenu(self)]
         if self.session is not None:
             self.screens.append(GameScreen(self))
@@ -728,7 +821,7 @@ class Device:
         if self._message and not now and self._message_at == t:
             if text in self._parts:
                 return
-            parts = [*self._parts, text]  # each part is translated when drawn
+            parts = [*self._parts[-(MESSAGE_PARTS - 1) :], text]  # each part is translated when drawn
             until_input = until_input or self._message_sticky
         self._parts = parts
         message = parts[0] if len(parts) == 1 else join(parts, " · ")

@@ -318,12 +318,20 @@ class GameOver(Screen):
 
     mood = "over"
 
-    def __init__(self, table: Table, entry: dict[str, Any], headline: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        table: Table,
+        entry: dict[str, Any],
+        headline: Sequence[str] = (),
+        undo: Callable[[], None] | None = None,
+    ) -> None:
         super().__init__(table)
         self.entry = entry
         self.headline = list(headline)
         """The game's own last word (its final view), shown first when it has one."""
         self.page = 0
+        self.undo = undo
+        """Takes the move that ended the game back (a long ``back``), when it still can be."""
 
     @property
     def times(self) -> dict[str, Any] | None:
@@ -332,7 +340,9 @@ class GameOver(Screen):
         return timer.get("players") if isinstance(timer, dict) else None
 
     def press(self, press: Press) -> None:
-        if press.button in ("ok", "back") and press.long:
+        if press.button == "back" and press.long and self.undo is not None:
+            self.undo()
+        elif press.button in ("ok", "back") and press.long:
             self.table.home()
         elif press.button in ("next", "prev") and self.times:
             self.page = 1 - self.page
@@ -343,7 +353,10 @@ class GameOver(Screen):
         if self.page == 1 and self.times:
             return self._times_frame(self.times)
         e = self.entry
-        hint = _("hold ok: menu  next") if self.times else _("hold ok: menu")
+        if self.undo is not None:
+            hint = _("hold ok menu, back undo")
+        else:
+            hint = _("hold ok: menu  next") if self.times else _("hold ok: menu")
         title = TITLES.get(e["game"], e["game"])
         return Frame(title, tuple(footed(result_rows(e, self.headline), Row.of(hint))), _("over"))
 

@@ -132,7 +132,7 @@ def test_antartiks_game_over_shows_the_last_draw(tmp_path, kind, language):
         news, shown, message = run_device(tmp_path, body, config(kind, language))
     assert not overflows, overflows
     assert news in " ".join(rows(shown)) and message is None, shown  # on the result's rows, none over them
-    assert rows(shown)[-1] in ("hold ok: menu", "ok lang: Menü")
+    assert rows(shown)[-1] in ("hold ok menu, back undo", "ok lang Menü, back Zug")  # the last move undoable
 
 
 def test_bomb_ranks_the_players_out_in_the_order_they_went_out(tmp_path):

@@ -6,7 +6,8 @@ import asyncio
 
 from devicekit import run_device
 
-from firmware_host.sim.terminal import KEYMAP, Terminal, drawing, frame_text, sim_calibration
+from firmware_host.sim.scale import sim_calibration
+from firmware_host.sim.terminal import KEYMAP, Terminal, drawing, frame_text
 from firmware_host.ui.calibrate import kind_labels
 
 

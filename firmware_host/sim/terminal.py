@@ -30,6 +30,7 @@ from firmware_host.core.config import Config
 from firmware_host.core.i18n import _, tr
 from firmware_host.core.store import Store
 from firmware_host.runtime.device import DISPLAY_STATES, Device
+from firmware_host.sim.scale import SIM_PIECE_GRAMS, calibrate_sim_scale
 from games.core import T
 
 SHORT_KEYS = {"1": "p1", "2": "p2", "3": "p3", "4": "p4", "5": "p5", "6": "p6"}
@@ -51,8 +52,6 @@ NAV_KEYS = {
     "b": ("back", False),
     "B": ("back", True),
 }
-SIM_PIECE_GRAMS = 5.0
-"""What one piece of any kind weighs on the simulated scale (its calibration says so)."""
 SCALE_KEYS = {"+": 1, "=": 1, "-": -1, "]": 10, "[": -10}
 """Key → pieces put in (negative: taken out)."""
 
@@ -77,19 +76,6 @@ BRAILLE_BITS = (
 """(dx, dy, bit) of each dot of a braille character (Unicode's dot numbering)."""
 BELOW = 2 + len(KEYMAP)
 """Lines under the panel: a blank, the status line, the keys."""
-
-
-def sim_calibration(kinds: list[str]) -> dict[str, Any]:
-    """A ``scale.json`` that fits the simulated cell, each kind of piece :data:`SIM_PIECE_GRAMS`."""
-    from drivers.scale.sim import DEFAULT_COUNTS_PER_GRAM, DEFAULT_OFFSET
-
-    return {
-        "counts_per_gram": DEFAULT_COUNTS_PER_GRAM,
-        "offset": DEFAULT_OFFSET,
-        "noise": 150.0,
-        "pieces": {k: SIM_PIECE_GRAMS for k in kinds},
-        "weight_grams": 100,
-    }
 
 
 def drawing(size: tuple[int, int], columns: int, rows: int) -> str:
@@ -243,10 +229,7 @@ def run_terminal(config: Config, store: Store, seed: int | None = None) -> int:
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
 
-    if not store.read_doc("scale"):  # the simulated cell comes calibrated: + and - count pieces
-        from firmware_host.ui.calibrate import kind_labels
-
-        store.write_doc("scale", sim_calibration(list(kind_labels())))
+    calibrate_sim_scale(store)  # the simulated cell comes calibrated: + and - count pieces
 
     async def main() -> None:
         loop = asyncio.get_running_loop()

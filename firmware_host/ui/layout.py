@@ -11,10 +11,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from firmware_host.core.i18n import tr
 from firmware_host.ui.render import BAR_W, Panel, Row, fit, message_lines, name_and_value, panel, text_width
 
 MIN_NAME = 3
 """Letters of a name that always show beside its number (more when there is room)."""
+MARK = ">"
+"""Marks whose turn it is in front of a name; it is not one of the name's letters."""
+
+
+def least(name: str) -> int:
+    """Characters of ``name`` (its turn mark included) that must show beside its number."""
+    return MIN_NAME + len(MARK) if name.startswith(MARK) else MIN_NAME
 
 
 def _width(on: Panel | None) -> int:
@@ -22,29 +30,66 @@ def _width(on: Panel | None) -> int:
     return (on or panel()).content_w - BAR_W
 
 
+def _fits(cell: tuple[str, str], room: int) -> bool:
+    """Whether a cell's name keeps its :func:`least` characters beside its value in ``room``."""
+    name, value = cell
+    return text_width(f"{name[: least(name)]} {tr(value)}") <= room
+
+
+def _lines(cells: Sequence[tuple[str, str]], columns: int, width: int) -> list[list[tuple[str, str]]]:
+    """``cells`` in rows of ``columns``; a cell with a value too long for a column (``>Cy 0
+    Mütze``) takes a row of its own rather than lose its name."""
+    room = width // max(1, columns) - 2
+    rows: list[list[tuple[str, str]]] = []
+    row: list[tuple[str, str]] = []
+    for cell in cells:
+        if columns > 1 and cell[1] and not _fits(cell, room):
+            if row:
+                rows.append(row)
+                row = []
+            rows.append([cell])
+            continue
+        row.append(cell)
+        if len(row) == columns:
+            rows.append(row)
+            row = []
+    if row:
+        rows.append(row)
+    return rows
+
+
 def per_row(cells: Sequence[tuple[str, str]], on: Panel | None = None, width: int | None = None) -> int:
     """Cells to a row: as many as the panel's width (or ``width``) allows while every name keeps
-    :data:`MIN_NAME` letters beside its value (three for 3, 5 or 6 players on a 128-px panel when
-    they fit, else two; one when even two do not fit; up to four on a 256-px panel)."""
+    :data:`MIN_NAME` letters (its turn mark aside) beside its value as the players read it (three
+    for 3, 5 or 6 players on a 128-px panel when they fit, else two; up to four on a 256-px
+    panel). When no count fits every cell, the count that takes the fewest rows with the cells
+    too long for a column on rows of their own (:func:`grid`), one a row at worst."""
     count = len(cells)
     width = _width(on) if width is None else width
     options = [c for c in (6, 5, 4, 3, 2) if c <= count and (c != 3 or count in (3, 5, 6))]
-    for columns in [c for c in options if c == 3 or width >= 60 * c] + [2]:
+    candidates = [c for c in options if c == 3 or width >= 60 * c] + [2]
+    for columns in candidates:
         room = width // columns - 2
-        if all(text_width(f"{name[:MIN_NAME]} {value}") <= room for name, value in cells):
+        if all(_fits(cell, room) for cell in cells):
             return columns
-    return 1
+    fewest = min(candidates, key=lambda c: len(_lines(cells, c, width)))
+    return fewest if len(_lines(cells, fewest, width)) < count else 1
 
 
 def grid(
     cells: Sequence[tuple[str, str]], columns: int, on: Panel | None = None, width: int | None = None
 ) -> list[Row]:
     """``(name, value)`` cells laid out ``columns`` to a row; each name is shortened so that its
-    value always shows (in room left for the turn timer's bar)."""
+    value always shows (in room left for the turn timer's bar), keeping its :func:`least`
+    characters: a cell that cannot beside the others takes a whole row."""
     width = width if width is not None else _width(on)
-    room = width // max(1, columns) - 2
-    texts = [name_and_value(name, value, room) for name, value in cells]
-    return [Row(tuple(texts[i : i + columns])) for i in range(0, len(texts), columns)]
+    rows = []
+    column = width // max(1, columns) - 2
+    for line in _lines(cells, columns, width):
+        alone = len(line) == 1 and columns > 1 and not _fits(line[0], column)
+        room = width - 2 if alone else column
+        rows.append(Row(tuple(name_and_value(n, v, room, least=least(n) if v else 0) for n, v in line)))
+    return rows
 
 
 def score_rows(
@@ -58,12 +103,13 @@ def score_rows(
 
     ``big``: drawn twice the size where the panel has the height (:attr:`Panel.big`) and the
     grid then takes at most half of its rows, fitted to half the width (fewer to a row when that
-    shows every name whole); else the ordinary grid.
+    shows every name whole), when every name keeps its :func:`least` characters there; else the
+    ordinary grid.
     """
     on = on or panel()
-    cells = [((">" if p in active else "") + p, s) for p, s in scores]
-    if big and on.big > 1:
-        half = (width if width is not None else _width(on)) // on.big
+    cells = [((MARK if p in active else "") + p, s) for p, s in scores]
+    half = (width if width is not None else _width(on)) // on.big
+    if big and on.big > 1 and all(_fits(cell, half - 2) for cell in cells):  # big only with every name
         most = per_row(cells, on, half)
         whole = [f"{name} {value}" if value else name for name, value in cells]
         best: list[Row] | None = None

@@ -14,7 +14,7 @@ the panel has the height (128×128), fitted to half the width by the same rules.
 has its fitting rule:
 
 - a name beside a number (the score grid, rankings) is shortened so the number always shows
-  (:func:`name_and_value`);
+  (:func:`name_and_value`), but never below the letters that tell it from another (reported);
 - a message or a question wraps (:func:`wrap`); a message longer than its two lines ends in an
   ellipsis, on purpose;
 - a row marked ``cut=True`` may end in an ellipsis (a long option, a history line);
@@ -166,7 +166,8 @@ class Frame:
 # -- overflow reports --------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Overflow:
-    """A text that did not fit its box (``kind``: ``"cut"``, ``"glyph"`` or ``"rows"``)."""
+    """A text that did not fit its box (``kind``: ``"cut"``, ``"glyph"``, ``"rows"`` or ``"name"``:
+    a name beside its number cut too short to tell whose it is)."""
 
     kind: str
     text: str
@@ -308,14 +309,20 @@ def fit(text: str, width: int) -> str:
     return text[: _prefix(text, width - char_width(ELLIPSIS))].rstrip() + ELLIPSIS
 
 
-def name_and_value(name: str, value: str, width: int, gap: str = " ") -> str:
-    """``name`` and ``value`` in ``width`` pixels: the name is shortened, the value always shows."""
+def name_and_value(name: str, value: str, width: int, gap: str = " ", least: int = 0) -> str:
+    """``name`` and ``value`` in ``width`` pixels: the name is shortened, the value always shows.
+
+    A name left with fewer than ``least`` characters (a name that can no longer be told from
+    another: ``>C 0 Mütze``, ``P 0``) is reported (kind ``"name"``), as a cut is."""
     name, value = tr(name), tr(value)
     whole = f"{name}{gap}{value}" if value else name
     if text_width(whole) <= width:
         return whole
     room = width - text_width(gap + value) if value else width
-    return name[: _prefix(name, room)] + (gap + value if value else "")
+    kept = _prefix(name, room)
+    if kept < min(least, len(name)):
+        report("name", whole, width)
+    return name[:kept] + (gap + value if value else "")
 
 
 def _chunks(word: str, width: int) -> list[str]:

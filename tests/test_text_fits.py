@@ -1,0 +1,104 @@
+"""Text that a real name or German would cut: shown whole, or reported by the layout engine.
+
+Issue 22, point 6: the cap holder of Trottelmütze at 3–4 seats (``>C 0 Mütze``, ``>P 0 Mütze``),
+History's game names (``Arschbom…``), a Rules page that wrapped ``3. B / Schwimmer``.
+"""
+
+from __future__ import annotations
+
+import pytest
+from devicekit import run_device
+
+from firmware_host.core import config as configuration
+from firmware_host.core.i18n import set_language
+from firmware_host.ui.layout import grid, per_row, score_rows
+from firmware_host.ui.render import name_and_value, on_panel, watch
+from games import TITLES
+from games.core import T, join
+
+CAP = join(["0", T("cap")], " ")
+"""The cap holder's score as Trottelmütze writes it (``0 Mütze`` in German)."""
+
+
+def _cells(frame) -> list[str]:
+    return [cell for row in frame.rows for cell in row.cells]
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+@pytest.mark.parametrize("names", [["Ann", "Ben", "Cy"], ["P1", "P2", "P3", "P4"], ["Ann", "Ben", "Cy", "Dora"]])
+def test_the_cap_holder_keeps_a_name_that_tells_who_it_is(tmp_path, language, names):
+    # bug: the German cap mark was measured in English ("0 cap"), so ">Cy 0 Mütze" was cut to ">C",
+    # and with the default names ">P 0 Mütze": which P?
+    config = configuration.parse({"display": {"language": language}}, "config.toml")
+    holder = names[-1]
+    rolls = {p: [1, 2] for p in names[:-1]} | {holder: [1, 1]}
+
+    async def body(device):
+        device.start_named("trottel", names)
+        device.apply({"type": "cap_roll", "rolls": rolls})
+        await device.flush()
+        return device.frame()
+
+    with watch() as found:
+        frame = run_device(tmp_path, body, config)
+    cap = {"en": "cap", "de": "Mütze"}[language]
+    assert any(c.startswith(f">{holder[:3]}") and c.endswith(f" 0 {cap}") for c in _cells(frame))
+    assert all(f"{p} 0" in _cells(frame) for p in names[:-1])
+    assert found == []
+
+
+def test_a_name_cut_below_its_three_letters_is_reported():
+    with watch() as found:
+        assert name_and_value(">Cy", "0 Mütze", 59, least=4) == ">C 0 Mütze"
+        assert name_and_value("Bartholomew", "12", 40, least=3).startswith("Bar")
+    assert [(o.kind, o.text) for o in found] == [("name", ">Cy 0 Mütze")]
+
+
+def test_a_score_too_long_for_a_column_takes_a_row_of_its_own_rather_than_lose_its_name():
+    set_language("de")
+    try:
+        with watch() as found:
+            cells = [("P1", "0"), (">P2", CAP), ("P3", "0"), ("P4", "0")]
+            rows = grid(cells, per_row(cells))
+            big = [r.cells for r in score_rows([("Ann", "0"), ("Ben", "0"), ("Cy", CAP)], ["Cy"], big=True)]
+            with on_panel((128, 128)):  # too long for half the width: the grid is not drawn big
+                tall = score_rows([("Ann", "0"), ("Ben", "0"), ("Cy", CAP)], ["Cy"], big=True)
+    finally:
+        set_language("en")
+    assert [r.cells for r in rows] == [("P1 0",), (">P2 0 Mütze",), ("P3 0", "P4 0")]
+    assert big == [("Ann 0", "Ben 0"), (">Cy 0 Mütze",)]
+    assert not any(r.big for r in tall) and found == []
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_history_shows_every_game_name_whole_and_who_won_where_there_is_room(tmp_path, language):
+    # bug: History cut the game's name ("Arschbom…", "Ab in die T…") to make room for the winners
+    from firmware_host.ui.menus import history_item
+
+    config = configuration.parse({"display": {"language": language}}, "config.toml")
+    winners = (["Ann"], ["Ann", "Ben"], ["Bartholomew", "Maximiliane", "Cy"], [])
+
+    async def body(device):
+        from firmware_host.ui.base import ListScreen
+
+        items = [
+            history_item({"game": g, "started": 1_700_000_000, "reason": "over", "winners": w})
+            for g in TITLES
+            for w in winners
+        ]
+        device.push(ListScreen(device, "History", items))
+        frames = []
+        for _ in items:
+            await device.flush()
+            frames.append(device.frame())
+            device.screens[-1].index += 1
+            device.redraw()
+        return items, frames
+
+    with watch() as found:
+        items, _frames = run_device(tmp_path, body, config)
+    assert found == []
+    assert all(item.whole for item in items)
+    titles = [str(t) for t in TITLES.values() for _ in winners]
+    assert all(item.label.endswith(title) for item, title in zip(items, titles, strict=True))
+    assert [item.note for item in items[:4]] == ["Ann", "Ann,Ben", "Bar+2", "-"]  # Ab in die Tonne

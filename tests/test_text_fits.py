@@ -6,6 +6,8 @@ History's game names (``Arschbom…``), a Rules page that wrapped ``3. B / Schwi
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 from devicekit import run_device
 
@@ -102,3 +104,28 @@ def test_history_shows_every_game_name_whole_and_who_won_where_there_is_room(tmp
     titles = [str(t) for t in TITLES.values() for _ in winners]
     assert all(item.label.endswith(title) for item, title in zip(items, titles, strict=True))
     assert [item.note for item in items[:4]] == ["Ann", "Ann,Ben", "Bar+2", "-"]  # Ab in die Tonne
+
+
+@pytest.mark.parametrize("size", [(128, 64), (256, 64), (128, 128)])
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_no_rules_line_ends_in_a_letter_or_digit_that_belongs_to_the_next_line(size, language):
+    # bug: a Rules page of Arschbombe wrapped "A ... frei: 3. B" / "Schwimmer teils bedeckt: 2."
+    from firmware_host.ui.render import text_width, wrap
+    from firmware_host.ui.rules import load_rules
+    from games import ENGINES
+
+    set_language(language)
+    stranded = []
+    try:
+        with on_panel(size) as on:
+            for game in ENGINES:
+                for section in load_rules(game, language):
+                    for paragraph in section.text.split("\n"):
+                        lines = wrap(paragraph)
+                        for line, after in pairwise(lines):
+                            last, following = line.split()[-1], after.split()[0]
+                            if len(last) == 1 and text_width(f"{last} {following}") <= on.content_w - 2:
+                                stranded.append(f"{game}: {line!r} / {after!r}")
+    finally:
+        set_language("en")
+    assert stranded == []

@@ -341,7 +341,9 @@ def _chunks(word: str, width: int) -> list[str]:
 
 def wrap(text: str, width: int | None = None) -> list[str]:
     """``text`` broken into lines that fit ``width`` pixels (a word longer than a line is split;
-    ``width``: a whole row of the panel in force unless given)."""
+    ``width``: a whole row of the panel in force unless given). A line never ends in a word of
+    one letter or digit that the next word could go with (``3. B`` / ``Schwimmer``, ``6`` /
+    ``Springer-Karten``): it goes down to that word's line."""
     text = tr(text)
     width = _in_force.get().content_w - 2 if width is None else width
     space = char_width(" ")
@@ -355,6 +357,9 @@ def wrap(text: str, width: int | None = None) -> list[str]:
                 line.append(word)
                 used += space + w
                 continue
+            carry: list[str] = []
+            if len(line) > 1 and len(line[-1]) == 1 and text_width(line[-1]) + space + w <= width:
+                carry = [line.pop()]  # a one-letter word goes down with the word it belongs to
             if line:
                 lines.append(" ".join(line))
                 line, used = [], 0
@@ -362,7 +367,8 @@ def wrap(text: str, width: int | None = None) -> list[str]:
                 *whole, word = _chunks(word, width)
                 lines += whole
                 w = text_width(word)
-            line, used = [word], w
+            line = [*carry, word]
+            used = w + (text_width(carry[0]) + space if carry else 0)
         lines.append(" ".join(line))
     return lines
 

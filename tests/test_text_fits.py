@@ -129,3 +129,36 @@ def test_no_rules_line_ends_in_a_letter_or_digit_that_belongs_to_the_next_line(s
     finally:
         set_language("en")
     assert stranded == []
+
+
+def test_a_game_line_shortens_the_names_in_it_before_anything_is_cut(tmp_path):
+    # bug: Bomb's revealed cards with real names read "Bartholomew:3 Maximil…": the others' cards lost
+    names = ["Bartholomew Whitwort", "Maximiliane Wegmülle", "Cy", "Dora"]
+    cards = dict(zip(names, ["3", "0", "7", "5"], strict=True))
+
+    async def body(device):
+        device.start_named("bomb", names)
+        device.apply({"type": "reveal", "cards": cards})
+        await device.flush()
+        return device.frame()
+
+    with watch() as found:
+        frame = run_device(tmp_path, body)
+    assert "Bar:3 Max:0 Cy:7 Dor:5" in _cells(frame) and found == []
+
+
+def test_names_are_shortened_to_the_start_that_tells_them_apart():
+    from firmware_host.ui.layout import named_rows, short_names
+
+    assert short_names(["Maximiliane", "Maximilian", "Bartholomew", "Barbara", "Jo"]) == {
+        "Maximiliane": "Maximiliane",
+        "Maximilian": "Maximilian",  # every start of it starts Maximiliane too: whole
+        "Bartholomew": "Bart",
+        "Barbara": "Barb",
+        "Jo": "Jo",
+    }
+    whole = named_rows("Jo:1 Bartholomew:2", 1, ["Jo", "Bartholomew"])
+    assert [r.cells for r in whole] == [("Jo:1 Bartholomew:2",)]  # it fits: nothing shortened
+    line = "Bartholomew:3 Barbara:0 Bartholomew's turn, Barbarossa waits"  # Barbarossa plays not
+    shortened = named_rows(line, 2, ["Bartholomew", "Barbara", "Jo"])
+    assert " ".join(r.cells[0] for r in shortened).startswith("Bart:3 Barb:0 Bart's turn, Barbarossa")

@@ -8,11 +8,12 @@ rows (the score grid, whose turn it is) on a 128×128.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
 from firmware_host.core.i18n import tr
-from firmware_host.ui.render import BAR_W, Panel, Row, fit, message_lines, name_and_value, panel, text_width
+from firmware_host.ui.render import BAR_W, Panel, Row, fit, message_lines, name_and_value, panel, text_width, wrap
 
 MIN_NAME = 3
 """Letters of a name that always show beside its number (more when there is room)."""
@@ -138,6 +139,32 @@ def text_rows(text: str, room: int, on: Panel | None = None) -> list[Row]:
     if room <= 0 or not text:
         return []
     return [Row.of(line, cut=True) for line in message_lines(text, _width(on) - 2, room)]
+
+
+def short_names(names: Sequence[str]) -> dict[str, str]:
+    """Each name → the shortest start of it, :data:`MIN_NAME` letters or more, that starts no
+    other name (the whole name when every start of it does: ``Maximilian`` beside ``Maximiliane``)."""
+    short = {}
+    for name in names:
+        others = [n for n in names if n != name]
+        cut = next(
+            (name[:k] for k in range(MIN_NAME, len(name)) if not any(n.startswith(name[:k]) for n in others)), name
+        )
+        short[name] = cut.rstrip()
+    return short
+
+
+def named_rows(text: str, room: int, names: Sequence[str], on: Panel | None = None) -> list[Row]:
+    """A game's line that names players (``Bartholomew:3 Maximiliane:0 Cy:7``) in at most ``room``
+    rows: whole where it fits, else with every name shortened to the start that tells it from
+    the others (``Bar:3 Max:0 Cy:7``) before anything is cut."""
+    text = tr(text)
+    if room <= 0 or not text or len(wrap(text, _width(on) - 2)) <= room:
+        return text_rows(text, room, on)
+    for name, short in sorted(short_names(names).items(), key=lambda item: -len(item[0])):
+        if short != name:
+            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", short, text)
+    return text_rows(text, room, on)
 
 
 def fits(text: str, width: int) -> bool:

@@ -56,7 +56,7 @@ def test_a_name_cut_below_its_three_letters_is_reported():
     assert [(o.kind, o.text) for o in found] == [("name", ">Cy 0 Mütze")]
 
 
-def test_a_score_too_long_for_a_column_takes_a_row_of_its_own_rather_than_lose_its_name():
+def test_a_score_too_long_for_a_column_takes_room_from_its_neighbour_rather_than_lose_its_name():
     set_language("de")
     try:
         with watch() as found:
@@ -67,8 +67,9 @@ def test_a_score_too_long_for_a_column_takes_a_row_of_its_own_rather_than_lose_i
                 tall = score_rows([("Ann", "0"), ("Ben", "0"), ("Cy", CAP)], ["Cy"], big=True)
     finally:
         set_language("en")
-    assert [r.cells for r in rows] == [("P1 0",), (">P2 0 Mütze",), ("P3 0", "P4 0")]
-    assert big == [("Ann 0", "Ben 0"), (">Cy 0 Mütze",)]
+    assert [r.cells for r in rows] == [("P1 0", ">P2 0 Mütze"), ("P3 0", "P4 0")]
+    assert rows[0].weights[0] < rows[0].weights[1] and rows[1].weights == ()  # shared as they need
+    assert big == [("Ann 0", "Ben 0", ">Cy 0 Mütze")]
     assert not any(r.big for r in tall) and found == []
 
 

@@ -37,23 +37,37 @@ def _fits(cell: tuple[str, str], room: int) -> bool:
     return text_width(f"{name[: least(name)]} {tr(value)}") <= room
 
 
+def _need(cell: tuple[str, str]) -> int:
+    """Pixels a cell takes with its name cut to its :func:`least` characters (and its margins)."""
+    name, value = cell
+    return text_width(f"{name[: least(name)]} {tr(value)}") + 2
+
+
+def _shares(line: Sequence[tuple[str, str]], columns: int, width: int) -> list[int] | None:
+    """The pixels each cell of a row of ``line`` gets: a column each (``width // columns``) when
+    every cell fits one, else what each needs and an even share of the rest (``Ann 4 | Ben 6
+    Mütze``); ``None`` when the row cannot hold them."""
+    column = width // max(1, columns)
+    if all(_fits(cell, column - 2) for cell in line):
+        return [column] * len(line)
+    needs = [_need(cell) for cell in line]
+    if sum(needs) > width:
+        return None
+    spare = (width - sum(needs)) // len(line)
+    return [need + spare for need in needs]
+
+
 def _lines(cells: Sequence[tuple[str, str]], columns: int, width: int) -> list[list[tuple[str, str]]]:
-    """``cells`` in rows of ``columns``; a cell with a value too long for a column (``>Cy 0
-    Mütze``) takes a row of its own rather than lose its name."""
-    room = width // max(1, columns) - 2
+    """``cells`` in rows of up to ``columns``, in order; a row whose cells do not fit a column
+    each shares its width as they need, and a cell that does not fit beside the ones before it
+    starts a row."""
     rows: list[list[tuple[str, str]]] = []
     row: list[tuple[str, str]] = []
     for cell in cells:
-        if columns > 1 and cell[1] and not _fits(cell, room):
-            if row:
-                rows.append(row)
-                row = []
-            rows.append([cell])
-            continue
-        row.append(cell)
-        if len(row) == columns:
+        if row and (len(row) == columns or _shares([*row, cell], columns, width) is None):
             rows.append(row)
             row = []
+        row.append(cell)
     if row:
         rows.append(row)
     return rows
@@ -63,8 +77,8 @@ def per_row(cells: Sequence[tuple[str, str]], on: Panel | None = None, width: in
     """Cells to a row: as many as the panel's width (or ``width``) allows while every name keeps
     :data:`MIN_NAME` letters (its turn mark aside) beside its value as the players read it (three
     for 3, 5 or 6 players on a 128-px panel when they fit, else two; up to four on a 256-px
-    panel). When no count fits every cell, the count that takes the fewest rows with the cells
-    too long for a column on rows of their own (:func:`grid`), one a row at worst."""
+    panel). When no count fits every cell, the count that takes the fewest rows with the rows
+    that need it shared unevenly (:func:`grid`), one a row at worst."""
     count = len(cells)
     width = _width(on) if width is None else width
     options = [c for c in (6, 5, 4, 3, 2) if c <= count and (c != 3 or count in (3, 5, 6))]
@@ -82,14 +96,16 @@ def grid(
 ) -> list[Row]:
     """``(name, value)`` cells laid out ``columns`` to a row; each name is shortened so that its
     value always shows (in room left for the turn timer's bar), keeping its :func:`least`
-    characters: a cell that cannot beside the others takes a whole row."""
+    characters: a row whose cells do not fit a column each shares its width as they need
+    (``Ann 4 | Ben 6 Mütze``), and a cell that cannot beside the others starts a row."""
     width = width if width is not None else _width(on)
     rows = []
-    column = width // max(1, columns) - 2
     for line in _lines(cells, columns, width):
-        alone = len(line) == 1 and columns > 1 and not _fits(line[0], column)
-        room = width - 2 if alone else column
-        rows.append(Row(tuple(name_and_value(n, v, room, least=least(n) if v else 0) for n, v in line)))
+        shares = _shares(line, columns, width) or [width]
+        even = len(set(shares)) == 1 and shares[0] == width // max(1, columns)
+        pairs = zip(line, shares, strict=True)
+        texts = tuple(name_and_value(n, v, share - 2, least=least(n) if v else 0) for (n, v), share in pairs)
+        rows.append(Row(texts, weights=() if even else tuple(shares)))
     return rows
 
 

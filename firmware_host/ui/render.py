@@ -130,6 +130,8 @@ class Row:
     invert: bool = False
     cut: bool = False
     big: bool = False
+    weights: tuple[int, ...] = ()
+    """How the row's width is shared among its cells (in proportion); equal when empty."""
 
     def __post_init__(self) -> None:  # what an engine said (a Text) is shown in the players' language
         object.__setattr__(self, "cells", tuple(tr(c) for c in self.cells))
@@ -452,6 +454,15 @@ def _shed(rows: list[Row], room: int, panel: Panel) -> list[Row]:
     return rows
 
 
+def cell_widths(width: int, count: int, weights: Sequence[int] = ()) -> list[int]:
+    """Pixels of each of ``count`` cells across ``width``: equal, or in proportion to ``weights``."""
+    if len(weights) != count or sum(weights) <= 0:
+        return [width // count] * count
+    total = sum(weights)
+    edges = [width * sum(weights[:i]) // total for i in range(count + 1)]
+    return [edges[i + 1] - edges[i] for i in range(count)]
+
+
 def _row(img: Image.Image, x0: int, y: int, row: Row, width: int) -> None:
     if row.invert:  # the bar leaves its last line dark, so stacked bars stay apart
         img.paste(1, (x0, y, x0 + width, y + ROW - 1))
@@ -461,10 +472,10 @@ def _row(img: Image.Image, x0: int, y: int, row: Row, width: int) -> None:
         report("cut", right, width - 24)
         right = fit(right, width - 24)
         right_w = text_width(right)
-    cell_w = width // len(row.cells)
+    widths = cell_widths(width, len(row.cells), row.weights)
     canvas = Image.new("1", (width, ROW))
     for i, cell in enumerate(row.cells):
-        room = cell_w - 2 - (right_w + 2 if right and i == len(row.cells) - 1 else 0)
+        room = widths[i] - 2 - (right_w + 2 if right and i == len(row.cells) - 1 else 0)
         missing = missing_glyphs(cell)
         if missing:
             report("glyph", cell, room)
@@ -472,7 +483,7 @@ def _row(img: Image.Image, x0: int, y: int, row: Row, width: int) -> None:
             if not row.cut:
                 report("cut", cell, room)
             cell = fit(cell, room)
-        _draw_text(canvas, 1 + i * cell_w, 0, cell, room)
+        _draw_text(canvas, 1 + sum(widths[:i]), 0, cell, room)
     if right:
         _draw_text(canvas, width - right_w - 1, 0, right, right_w)
     if row.invert:

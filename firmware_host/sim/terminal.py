@@ -79,8 +79,9 @@ class Terminal:
 
     A key is a press: a key struck again while its button is still down from the last strike
     waits its turn (the button goes up, stays up a moment past the debounce, and goes down
-    again), so ``Enter Enter`` is two presses however fast they come. Keys it does not map
-    (``F5``, ``Alt-1``, an arrow up) do nothing.
+    again), so ``Enter Enter`` is two presses however fast they come, and ``x`` quits once the
+    keys struck before it are pressed. Keys it does not map (``F5``, ``Alt-1``, an arrow up) do
+    nothing.
     """
 
     def __init__(self, device: Device) -> None:
@@ -94,6 +95,8 @@ class Terminal:
         """Button → the strokes still to make on it (``tap``, ``long``, ``toggle``), in order."""
         self._busy: set[str] = set()
         self._flush: asyncio.TimerHandle | None = None
+        self._quitting = False
+        """``x`` was struck: the device stops once the keys before it are pressed."""
 
     def key(self, data: bytes | str) -> None:
         """Handle what one read gave (bytes as read, or text)."""
@@ -112,8 +115,11 @@ class Terminal:
 
     def _one(self, key: str) -> None:
         dev = self.device
+        if self._quitting:
+            return
         if key in ("x", "\x03"):
-            dev.stop(T("Stopped"))
+            self._quitting = True  # once every key struck before it has been pressed
+            self._quit_when_idle()
         elif key == HELP_KEY:
             self.help = not self.help
         elif key in SHORT_KEYS:
@@ -144,6 +150,7 @@ class Terminal:
         queue = self._queues.get(button)
         if buttons is None or not queue:
             self._busy.discard(button)
+            self._quit_when_idle()
             return
         self._busy.add(button)
         loop = asyncio.get_running_loop()
@@ -163,6 +170,10 @@ class Terminal:
         settings = self.device.config["buttons"]
         tap = max(TAP_SECONDS, settings["debounce"] + GAP_SECONDS)
         loop.call_later(settings["long_press"] + 0.1 if stroke == "long" else tap, self._up, button)
+
+    def _quit_when_idle(self) -> None:
+        if self._quitting and not self._busy:
+            self.device.stop(T("Stopped"))
 
     def _up(self, button: str) -> None:
         buttons = self.device.hw.buttons if self.device.hw else None

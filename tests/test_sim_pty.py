@@ -10,7 +10,7 @@ import struct
 import termios
 import time
 
-from conftest import tablemate_process
+from tests.conftest import tablemate_process
 
 DEADLINE = 60.0
 """Seconds the simulator may take to start, play the keys and stop on a loaded machine (it

@@ -29,14 +29,13 @@ The screen sees the table through :class:`~firmware_host.ui.table.GameTable` onl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
 from firmware_host.core.config import SEATS
 from firmware_host.core.i18n import _, tr
 from firmware_host.ui.base import Confirm, Screen, apply_confirmed, footed, is_seat
-from firmware_host.ui.layout import MIN_NAME, big_row, grid, named_rows, per_row, score_rows, text_rows
+from firmware_host.ui.layout import MIN_NAME, big_row, grid, per_row, score_rows, text_rows
 from firmware_host.ui.render import BAR_W, Frame, Row, panel, text_width
 from games.core import Collect, Menu, Order, Prompt, T, Task, join
 
@@ -397,9 +396,8 @@ class GameScreen(Screen):
         prompt = self.prompt
         on = panel()
         scores = score_rows(view.scores, view.active, big=True)  # twice the size where there is room
-        names = [name for name, _ in view.scores]
         if isinstance(prompt, Collect):
-            rows, keep = self._collect_rows(prompt, scores, view.lines, names), 1
+            rows, keep = self._collect_rows(prompt, scores, view.lines), 1
         elif isinstance(prompt, Task):
             rows, keep = self._task_rows(prompt), 1
         else:
@@ -412,7 +410,7 @@ class GameScreen(Screen):
                 keep = min(keep - (len(prompt_rows) - len(shown)), len(shown))  # a bet's hint stays kept
                 prompt_rows = shown
             room = on.rows - on.height_of(scores + prompt_rows)
-            lines = [row for line in view.lines for row in named_rows(line, room, names)][:room]
+            lines = [row for line in view.lines for row in text_rows(line, room)][:room]
             rows = scores + lines + prompt_rows
         return Frame(view.title, tuple(rows[: on.rows]), self.table.title_note(), self.table.time_bar(), keep=keep)
 
@@ -453,9 +451,7 @@ class GameScreen(Screen):
             rows += text_rows(status, 1)
         return footed(rows, Row.of(T("ok: {job}", job=task.confirm), invert=True))
 
-    def _collect_rows(
-        self, prompt: Collect, scores: list[Row], lines: tuple[str, ...] = (), names: Sequence[str] = ()
-    ) -> list[Row]:
+    def _collect_rows(self, prompt: Collect, scores: list[Row], lines: tuple[str, ...] = ()) -> list[Row]:
         """Everyone's answer so far, in the open (the table has turned its cards face up), then the
         scores and the game's status lines (the bets on a dive…) as far as there is room."""
         cells = []
@@ -475,7 +471,7 @@ class GameScreen(Screen):
         if on.height_of(rows + scores) <= on.rows - 1:
             rows += scores
         room = on.rows - 1 - on.height_of(rows)
-        rows += [row for line in lines for row in named_rows(line, room, names)][: max(0, room)]
+        rows += [row for line in lines for row in text_rows(line, room)][: max(0, room)]
         return footed(rows, Row.of(_collect_hint(prompt)))
 
     def _side_hint(self, side: Collect, choosing: list[str]) -> Row:

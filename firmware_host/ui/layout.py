@@ -8,8 +8,10 @@ rows (the score grid, whose turn it is) on a 128×128.
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import replace
 
 from firmware_host.core.i18n import tr
@@ -151,10 +153,10 @@ def big_row(text: str) -> Row:
 
 
 def text_rows(text: str, room: int, on: Panel | None = None) -> list[Row]:
-    """``text`` wrapped into at most ``room`` rows; a longer text ends in an ellipsis (meant)."""
-    if room <= 0 or not text:
-        return []
-    return [Row.of(line, cut=True) for line in message_lines(text, _width(on) - 2, room)]
+    """``text`` wrapped into at most ``room`` rows; the game's players named in a text too long
+    for them are shortened first (:func:`named_rows`, the names :func:`naming` gives), and a text
+    longer still ends in an ellipsis (meant)."""
+    return named_rows(text, room, players(), on)
 
 
 def short_names(names: Sequence[str]) -> dict[str, str]:
@@ -170,17 +172,44 @@ def short_names(names: Sequence[str]) -> dict[str, str]:
     return short
 
 
-def named_rows(text: str, room: int, names: Sequence[str], on: Panel | None = None) -> list[Row]:
-    """A game's line that names players (``Bartholomew:3 Maximiliane:0 Cy:7``) in at most ``room``
-    rows: whole where it fits, else with every name shortened to the start that tells it from
-    the others (``Bar:3 Max:0 Cy:7``) before anything is cut."""
-    text = tr(text)
-    if room <= 0 or not text or len(wrap(text, _width(on) - 2)) <= room:
-        return text_rows(text, room, on)
+def shorten_names(text: str, names: Sequence[str]) -> str:
+    """``text`` with every one of ``names`` in it shortened to the start that tells it from the
+    others (:func:`short_names`); a longer word that only begins like a name stays as it is."""
     for name, short in sorted(short_names(names).items(), key=lambda item: -len(item[0])):
         if short != name:
             text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", short, text)
-    return text_rows(text, room, on)
+    return text
+
+
+def named_rows(text: str, room: int, names: Sequence[str], on: Panel | None = None) -> list[Row]:
+    """A text that names players (``Bartholomew:3 Maximiliane:0 Cy:7``) in at most ``room`` rows:
+    whole where it fits, else with every name shortened to the start that tells it from the
+    others (``Bar:3 Max:0 Cy:7``) before anything is cut."""
+    text = tr(text)
+    if room <= 0 or not text:
+        return []
+    if len(wrap(text, _width(on) - 2)) > room:
+        text = shorten_names(text, names)
+    return [Row.of(line, cut=True) for line in message_lines(text, _width(on) - 2, room)]
+
+
+_names: ContextVar[tuple[str, ...]] = ContextVar("names", default=())
+
+
+def players() -> tuple[str, ...]:
+    """The names of the game in play while the device lays out a frame (:func:`naming`)."""
+    return _names.get()
+
+
+@contextlib.contextmanager
+def naming(names: Sequence[str]) -> Iterator[None]:
+    """Lay out with ``names`` as the game's players: a text that does not fit its rows shortens
+    them first (:func:`text_rows`)."""
+    token = _names.set(tuple(names))
+    try:
+        yield
+    finally:
+        _names.reset(token)
 
 
 def fits(text: str, width: int) -> bool:

@@ -41,10 +41,9 @@ from firmware_host.scale.service import ScaleService
 from firmware_host.timers.service import TimerService
 from firmware_host.ui.base import Confirm, Message, Screen
 from firmware_host.ui.game import GameScreen
-from firmware_host.ui.layout import naming
 from firmware_host.ui.menus import GameMenu, GameOver, MainMenu
 from firmware_host.ui.panel import layout_panel, to_panel
-from firmware_host.ui.render import Frame, Row, compose, on_panel, render
+from firmware_host.ui.render import Frame, Row, compose, naming, on_panel, render
 from games.core import Action, Effect, Option, Refused, T, Task, Text, join
 from games.core.text import Joined
 

@@ -8,14 +8,23 @@ rows (the score grid, whose turn it is) on a 128×128.
 
 from __future__ import annotations
 
-import contextlib
 import re
-from collections.abc import Iterator, Sequence
-from contextvars import ContextVar
+from collections.abc import Sequence
 from dataclasses import replace
 
 from firmware_host.core.i18n import tr
-from firmware_host.ui.render import BAR_W, Panel, Row, fit, message_lines, name_and_value, panel, text_width, wrap
+from firmware_host.ui.render import (
+    BAR_W,
+    Panel,
+    Row,
+    fit,
+    message_lines,
+    name_and_value,
+    panel,
+    players,
+    text_width,
+    wrap,
+)
 
 MIN_NAME = 3
 """Letters of a name that always show beside its number (more when there is room)."""
@@ -191,25 +200,6 @@ def named_rows(text: str, room: int, names: Sequence[str], on: Panel | None = No
     if len(wrap(text, _width(on) - 2)) > room:
         text = shorten_names(text, names)
     return [Row.of(line, cut=True) for line in message_lines(text, _width(on) - 2, room)]
-
-
-_names: ContextVar[tuple[str, ...]] = ContextVar("names", default=())
-
-
-def players() -> tuple[str, ...]:
-    """The names of the game in play while the device lays out a frame (:func:`naming`)."""
-    return _names.get()
-
-
-@contextlib.contextmanager
-def naming(names: Sequence[str]) -> Iterator[None]:
-    """Lay out with ``names`` as the game's players: a text that does not fit its rows shortens
-    them first (:func:`text_rows`)."""
-    token = _names.set(tuple(names))
-    try:
-        yield
-    finally:
-        _names.reset(token)
 
 
 def fits(text: str, width: int) -> bool:

@@ -104,6 +104,25 @@ def on_panel(size: Panel | tuple[int, int]) -> Iterator[Panel]:
         _in_force.reset(token)
 
 
+_names: ContextVar[tuple[str, ...]] = ContextVar("names", default=())
+
+
+def players() -> tuple[str, ...]:
+    """The names of the game in play while the device lays out a frame (:func:`naming`), else none."""
+    return _names.get()
+
+
+@contextlib.contextmanager
+def naming(names: Sequence[str]) -> Iterator[None]:
+    """Lay out with ``names`` as the game's players: a text too long for its rows shortens them
+    first (:func:`firmware_host.ui.layout.text_rows`)."""
+    token = _names.set(tuple(names))
+    try:
+        yield
+    finally:
+        _names.reset(token)
+
+
 MARGIN = PANEL.margin
 """The picture is drawn in a 126×62 area and moved by up to this many pixels against burn-in."""
 ROWS = PANEL.rows

@@ -10,13 +10,15 @@ Self-test, the game menu, undo). It fails a run on
   row that does not fit on the panel (:func:`firmware_host.ui.render.watch`);
 - a journal that, opened again as a power cut would leave it, does not replay to the summary of
   the game on screen;
-- a game screen where one player must act (a menu of theirs) that does not mark that player
-  with ``>`` in the score grid (:func:`unmarked`).
+- a game screen that waits for exactly one player (a menu of theirs, an order or answers only
+  they give) and does not mark that player alone with ``>`` (:func:`unmarked`).
 
-The suite runs a bounded slice (``tests/test_monkey.py``), a few runs of it on the bigger panels;
-a longer campaign (``--panel ssd1322`` or ``sh1107`` on a bigger panel)::
+The suite runs a bounded slice (``tests/test_monkey.py``), a few runs of it on the bigger panels
+and with the longest names the config allows; a longer campaign, over the panels, languages and
+namings asked for::
 
-    .venv/bin/python -m tests.monkey --runs 200 --presses 2000 [--language de]
+    .venv/bin/python -m tests.monkey --runs 24 --presses 1500 --panel ssd1306 ssd1322 sh1107 \\
+        --language en de --names both
 """
 
 from __future__ import annotations
@@ -38,10 +40,10 @@ from firmware_host.core.session import Session
 from firmware_host.core.store import Store
 from firmware_host.runtime.device import Device
 from firmware_host.runtime.vtime import run_virtual
-from firmware_host.ui.game import GameScreen
+from firmware_host.ui.layout import MIN_NAME
 from firmware_host.ui.render import Frame, watch
 from games import ENGINES
-from games.core import Menu
+from games.core import Collect, Menu, Order
 
 GAMES = tuple(sorted(ENGINES))
 PINS_SHARE = 0.125
@@ -50,7 +52,19 @@ NAMES = (
     ("Ann", "Ben", "Cy", "Dan", "Eve", "Fay"),
     ("Annabelle", "Maximilian", "Konstantin", "Wilhelmina", "Bartholomew", "Jo"),
     ("Jürgen", "Ößel", "Zoë", "Çelik", "Mía", "Łukasz"),
+    (None, None, None, None, None, None),  # the names the device gives unnamed seats: P1..P6
 )
+LONGEST = (
+    "Maximiliane Wegmülle",
+    "Bartholomew Whitwort",
+    "Wilhelmina Mönckeber",
+    "Konstantin Wohlmuths",
+    "Annabelle Montgomery",
+    "Ömer Wagenknecht-Mai",
+)
+"""Six names as long as the config allows (:data:`~firmware_host.core.limits.MAX_NAME_CHARS`), of
+wide letters, told apart by their first three letters as the score grid shows them: what a table
+of real full names makes of every screen."""
 BUTTON_WEIGHTS = {
     "p1": 6, "p2": 6, "p3": 6, "p4": 5, "p5": 4, "p6": 4,
     "ok": 8, "next": 6, "prev": 4, "back": 3,
@@ -79,14 +93,16 @@ class _Errors(logging.Handler):
             self.records.append(self.format(record))
 
 
-def _config(rng: random.Random, seats: int, panel: str | None = None, language: str = "en") -> configuration.Config:
+def _config(
+    rng: random.Random, seats: int, panel: str | None = None, language: str = "en", longest: bool = False
+) -> configuration.Config:
     config = configuration.defaults().with_sim()
     if panel is not None:  # the simulated panel of that kind, at its size
         config.sections["display"]["sim_panel"] = panel
     config.sections["display"]["language"] = language
-    names = rng.choice(NAMES)
+    names = LONGEST if longest else rng.choice(NAMES)
     config.sections["table"]["seats"] = list(SEATS[:seats])
-    config.sections["table"]["names"] = dict(zip(SEATS, names, strict=True))
+    config.sections["table"]["names"] = {seat: name for seat, name in zip(SEATS, names, strict=True) if name}
     config.sections["display"]["dim_after"] = 20.0  # short waits reach the dimmed screen
     if rng.random() < 0.7:  # the simulated HX711 is bit-banged sample by sample: not every run
         config.sections["scale"]["backend"] = "none"
@@ -107,31 +123,57 @@ def _resume_matches(device: Device, store: Store) -> str | None:
     return None
 
 
-def unmarked(device: Device, frame: Frame) -> str | None:
-    """The player who must act on the game screen showing, when ``frame`` does not mark them:
-    the score grid (the frame's first cells, one a player in seat order) has no ``>`` on their
-    cell; else ``None``. How far a name may be shortened beside its mark is the layout's concern."""
-    top = device.screens[-1] if device.screens else None
-    session = device.session
-    if session is None or not isinstance(top, GameScreen) or not isinstance(top.prompt, Menu) or not top.path:
+def waiting_for(device: Device) -> str | None:
+    """The one player the game screen on top waits for (a menu of theirs, an order or answers
+    only they give), else ``None`` (several players, the table's hands, another screen)."""
+    screen = device.screens[-1] if device.screens else None
+    if type(screen).__name__ != "GameScreen" or device.session is None or device.session.over:
         return None
-    player = top.path[0].player
-    names = [name for name, _ in session.view().scores]
-    if player is None or player not in names:
-        return None
-    cells = [cell for row in frame.rows for cell in row.cells][: len(names)]
-    if len(cells) == len(names) and cells[names.index(player)].startswith(">"):
-        return None
-    return player
+    prompt = screen.prompt
+    if isinstance(prompt, Menu):
+        return prompt.player if screen.path else None
+    if isinstance(prompt, Collect | Order) and len(prompt.players) == 1:
+        return prompt.players[0]
+    return None
 
 
-def run_monkey(state_dir: Path, seed: int, presses: int, panel: str | None = None, language: str = "en") -> Report:
+def marked(frame: Frame) -> list[str]:
+    """The texts marked as whose turn it is on ``frame`` (cells beginning with ``>``), marker off."""
+    return [cell[1:] for row in frame.rows for cell in row.cells if cell.startswith(">")]
+
+
+def unmarked(device: Device) -> str | None:
+    """What is wrong when a screen waits for one player and does not mark that player (alone)."""
+    player = waiting_for(device)
+    if player is None:
+        return None
+    frame = device.frame()
+    shown = marked(frame)
+    least = min(len(player), MIN_NAME)
+    mine = [text for text in shown if text[:least] == player[:least]]
+    rows = " / ".join(" | ".join(r.cells) for r in frame.rows)
+    if not mine:
+        return f"waits for {player} but does not mark them: {rows}"
+    if len(mine) < len(shown):
+        return f"waits for {player} but marks others too: {rows}"
+    return None
+
+
+def run_monkey(
+    state_dir: Path,
+    seed: int,
+    presses: int,
+    panel: str | None = None,
+    language: str = "en",
+    longest: bool = False,
+) -> Report:
     """One seeded run of ``presses`` random inputs on a fresh device (``panel``: a kind of
     :data:`drivers.panels.PANELS` to draw on, else the 128×64) that starts in ``language`` (the
-    monkey may switch it in Settings, as a player may)."""
+    monkey may switch it in Settings, as a player may); ``longest``: every seat named as long as
+    the config allows (:data:`LONGEST`)."""
     rng = random.Random(seed)
     seats = rng.randint(2, 6)
-    config = _config(rng, seats, panel, language)
+    config = _config(rng, seats, panel, language, longest)
     report = Report(seed, seats)
     errors = _Errors()
     root = logging.getLogger()
@@ -191,9 +233,9 @@ def run_monkey(state_dir: Path, seed: int, presses: int, panel: str | None = Non
                 text = " ".join([shown.title, *(" ".join(r.cells) for r in shown.rows)])
                 if "Internal error" in text:
                     report.problems.append(f"press {report.presses}: {text}")
-                player = unmarked(device, shown)
-                if player is not None:
-                    report.problems.append(f"press {report.presses}: {player} must act, unmarked: {text}")
+                problem = unmarked(device)
+                if problem:
+                    report.problems.append(f"press {report.presses}: {problem}")
                 if report.presses % 97 == 0:
                     problem = _resume_matches(device, store)
                     if problem:
@@ -228,27 +270,49 @@ def scratch_dir() -> tempfile.TemporaryDirectory:
     return tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else None)
 
 
+NAMINGS = {"mixed": (False,), "longest": (True,), "both": (False, True)}
+"""``--names``: the seats' names of a campaign's runs (``mixed``: each run picks a set of
+:data:`NAMES`; ``longest``: :data:`LONGEST`; ``both``: every run once each way)."""
+
+
 def main(argv: list[str] | None = None) -> int:
-    """A longer monkey campaign than the suite's slice; exit status 1 when anything was found."""
+    """A longer monkey campaign than the suite's slice, over every panel, language and naming
+    asked for (each run of each); exit status 1 when anything was found."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--presses", type=int, default=1000)
     parser.add_argument("--first-seed", type=int, default=1000)
     parser.add_argument(
-        "--panel", choices=configuration.PANEL_KINDS, help="a panel kind to draw on (ssd1322: 256x64, sh1107: 128x128)"
+        "--panel",
+        nargs="+",
+        choices=configuration.PANEL_KINDS,
+        default=["ssd1306"],
+        help="panel kinds to draw on (ssd1306: 128x64, ssd1322: 256x64, sh1107: 128x128)",
     )
-    parser.add_argument("--language", choices=("en", "de"), default="en")
+    parser.add_argument("--language", nargs="+", choices=("en", "de"), default=["en"])
+    parser.add_argument("--names", choices=NAMINGS, default="mixed", help="the seats' names (longest: 20 letters)")
     args = parser.parse_args(argv)
     began = time.perf_counter()
-    total, bad = 0, 0
-    for seed in range(args.first_seed, args.first_seed + args.runs):
-        with scratch_dir() as tmp:
-            report = run_monkey(Path(tmp), seed, args.presses, args.panel, args.language)
-        total += report.presses
-        for problem in report.problems[:5]:
-            print(f"seed {seed}: {problem}")
-        bad += bool(report.problems)
-    print(f"{total} presses in {args.runs} runs, {bad} with problems, {time.perf_counter() - began:.1f} s")
+    total, runs, bad = 0, 0, 0
+    for panel in args.panel:
+        for language in args.language:
+            for longest in NAMINGS[args.names]:
+                part_began, part_bad = time.perf_counter(), 0
+                for seed in range(args.first_seed, args.first_seed + args.runs):
+                    with scratch_dir() as tmp:
+                        report = run_monkey(Path(tmp), seed, args.presses, panel, language, longest)
+                    total += report.presses
+                    runs += 1
+                    for problem in report.problems[:5]:
+                        print(f"{panel} {language} {'longest' if longest else 'mixed'} seed {seed}: {problem}")
+                    part_bad += bool(report.problems)
+                bad += part_bad
+                print(
+                    f"{panel} {language} {'longest names' if longest else 'mixed names'}: {args.runs} runs, "
+                    f"{part_bad} with problems, {time.perf_counter() - part_began:.1f} s",
+                    flush=True,
+                )
+    print(f"{total} presses in {runs} runs, {bad} with problems, {time.perf_counter() - began:.1f} s")
     return 1 if bad else 0
 
 

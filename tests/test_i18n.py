@@ -307,3 +307,28 @@ def test_a_journal_that_cannot_be_resumed_is_explained_in_german(tmp_path):
 
     text = run_device(tmp_path, body, config)
     assert "aufbewahrt" in text and "kept as" not in text
+
+
+SPELLED_UMLAUT = r"\b\w*(?:ae|oe|ue|Ae|Oe|Ue)\w*\b"
+ENGLISH_WORDS = {"value", "values", "continue", "Continue", "goes", "guest", "guests", "true", "due", "queue"}
+"""English words with "ae", "oe" or "ue" in them: not a German word with its umlaut spelled out."""
+
+
+def test_english_panels_write_german_words_with_their_umlauts():
+    # bug: the English panel mixed "Schuettelbude" and "Frueh" with "Mütze" (the font draws umlauts)
+    import re
+
+    from games.trottel.board import KINDS
+
+    spelled = {
+        word
+        for msgstr in catalogue("en").values()
+        for word in re.findall(SPELLED_UMLAUT, msgstr.replace("{", " ").replace("}", " "))
+        if word not in ENGLISH_WORDS and word not in KINDS  # a board kind is a config value, as typed
+    }
+    assert spelled == set()
+    set_language("en")
+    try:
+        assert tr(T("Schuettelbude")) == "Schüttelbude" and tr(T("Frueh")) == "Früh" and tr(T("Muetze")) == "Mütze"
+    finally:
+        set_language("en")

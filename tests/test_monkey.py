@@ -16,6 +16,7 @@ from tests.monkey import Report, run_monkey, scratch_dir
 
 RUNS = 8
 PRESSES = 2500
+LONG_PRESSES = 1500
 REPORTS: dict[int, Report] = {}
 
 
@@ -42,6 +43,39 @@ def test_random_presses_in_german_find_no_overflow(panel, seed):
         report = run_monkey(Path(tmp), seed, PRESSES, panel, language="de")
     assert report.presses == PRESSES
     assert report.problems == []
+
+
+@pytest.mark.parametrize(
+    ("panel", "language", "seed"), [(None, "en", 120), ("ssd1322", "de", 121), ("sh1107", "en", 122), (None, "de", 123)]
+)
+def test_random_presses_with_the_longest_names_find_no_overflow_and_always_mark_whose_turn(panel, language, seed):
+    with scratch_dir() as tmp:
+        report = run_monkey(Path(tmp), seed, LONG_PRESSES, panel, language, longest=True)
+    assert report.presses == LONG_PRESSES
+    assert report.problems == []
+
+
+def test_the_monkey_would_see_a_screen_that_waits_for_one_player_and_does_not_mark_them(tmp_path):
+    from dataclasses import replace
+
+    from devicekit import run_device
+
+    from tests.monkey import unmarked, waiting_for
+
+    async def body(device):
+        device.start_named("arschbombe", ["Ann", "Ben", "Cy"])
+        await device.flush()
+        before = waiting_for(device), unmarked(device)
+        view = device.session.view
+        device.session.view = lambda: replace(view(), active=())  # a screen that forgot its mark
+        after = unmarked(device)
+        device.session.view = lambda: replace(view(), active=("Ann", "Ben"))  # or marks two
+        return before, after, unmarked(device)
+
+    (player, fine), unmarked_one, two = run_device(tmp_path, body)
+    assert player == "Ann" and fine is None
+    assert unmarked_one.startswith("waits for Ann but does not mark them")
+    assert two.startswith("waits for Ann but marks others too")
 
 
 def test_the_slice_reaches_every_game_and_every_screen():

@@ -123,3 +123,25 @@ def test_the_committed_arschbombe_script_plays_every_kind_of_button_input(cli, t
         ("rascal", False, "D"),
     ]
     assert len(list((tmp_path / "f").glob("*.png"))) == 8
+
+
+def _journal(state):
+    (journal,) = state.glob("game.jsonl")
+    return [json.loads(line) for line in journal.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("settle", ["", "wait 3\n"])
+def test_grams_in_a_script_fill_the_bin_and_place_pieces_that_tonne_counts(cli, tmp_path, settle):
+    # bug: a script's scale was never calibrated, so `grams` did nothing; and a pre-fill in the
+    # first second after the start (before the scale had seen the bin empty) was never seen
+    text = (
+        f"start tonne Ann Ben\n{settle}grams 60\nwait 15\n"
+        'action {"type":"reveal","cards":{"Ann":2,"Ben":5}}\nwait 3\n'
+        "grams 5\nwait 4\ngrams 5\nwait 4\n"
+    )
+    assert run_sim(cli, tmp_path, text).status == 0
+    state = cli("state", "--state-dir", tmp_path / "state").json()
+    assert state["summary"]["bin"] == 14 and state["summary"]["turn"] == "Ben" and state["summary"]["owed"] == 5
+    assert state["script"]["actions"][1:] == [{"type": "place", "count": 1}] * 2
+    tasks = [line["task"] for line in _journal(tmp_path / "state") if "task" in line]
+    assert tasks == [{"at": 0, "done": "bin0"}]  # the scale saw the bin filled: nobody pressed "Bin filled"

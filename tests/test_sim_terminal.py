@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from devicekit import run_device
 
-from firmware_host.sim.terminal import KEYMAP, Terminal, drawing, frame_text, sim_calibration
+from firmware_host.sim.fitting import plan
+from firmware_host.sim.scale import sim_calibration
+from firmware_host.sim.terminal import KEYMAP, Terminal
 from firmware_host.ui.calibrate import kind_labels
 
 
@@ -44,12 +47,15 @@ def test_in_german_the_status_line_and_the_keys_are_german_and_still_fit_80_colu
 def test_the_drawing_is_the_finest_that_fits_the_terminal(tmp_path):
     async def body(device):
         await device.flush()
-        image = device.display.shown
-        return {size: frame_text(image, *size) for size in ((80, 24), (100, 40), (140, 40))}
+        term = Terminal(device)
+        return {size: term.lines(*size) for size in ((80, 24), (100, 40), (140, 40))}
 
     frames = run_device(tmp_path, body)
-    assert [(len(f), len(f[0])) for f in frames.values()] == [(16, 64), (32, 64), (32, 128)]
-    assert drawing((128, 64), 80, 24) == "braille" and drawing((128, 64), 132, 37) == "half"
+    assert [len(f[0]) for f in frames.values()] == [64, 64, 128]  # braille, quarter blocks, half blocks
+    keys = ["seat 1-6"]
+    assert plan((128, 64), 80, 24, ["tower"], keys, "x").kind == "braille"
+    assert plan((128, 64), 100, 40, ["tower"], keys, "x").kind == "quarter"
+    assert plan((128, 64), 132, 37, ["tower"], keys, "x").kind == "half"
 
 
 def test_plus_and_minus_put_one_piece_in_and_take_it_out_and_tonne_counts_it(tmp_path):
@@ -88,3 +94,124 @@ def test_shifted_seat_keys_hold_a_button_down_until_pressed_again(tmp_path):
         return device.session.actions
 
     assert run_device(tmp_path, body) == [{"type": "reveal", "cards": {"Ann": "2", "Ben": "0"}}]
+
+
+PANELS = {"ssd1306": (128, 64), "ssd1322": (256, 64), "sh1107": (128, 128)}
+SIZES = ((60, 20), (64, 22), (80, 24), (100, 30), (132, 43), (200, 60))
+
+
+def _panel(lines: list[str]) -> list[str]:
+    """The lines that draw the panel (block or braille characters only)."""
+    drawn = set("▀▄█▘▝▖▗▌▐▛▜▙▟▚▞")
+    return [row for row in lines if row and all(ch in drawn or ch == " " or "\u2800" <= ch <= "\u28ff" for ch in row)]
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+@pytest.mark.parametrize("kind", PANELS)
+def test_every_panel_fits_every_terminal_from_60x20_up_whole_with_its_status_and_a_way_to_quit(
+    tmp_path, kind, language
+):
+    # bug: ssd1322 at 80 columns lost its right 96 px, sh1107 at 80x24 its bottom rows and the keys,
+    # and 60x20 lost "x quit"
+    from firmware_host.core import config as configuration
+
+    config = configuration.parse({"display": {"language": language, "kind": kind}}, "config.toml")
+
+    async def body(device):
+        device.start_named("tonne", ["Ann", "Ben"])
+        await device.flush()
+        term = Terminal(device)
+        return {size: (term.lines(*size), term.plan(*size), term.status()) for size in SIZES}
+
+    quit_key = {"en": "x quit", "de": "x Ende"}[language]
+    width, height = PANELS[kind]
+    for (columns, rows), (lines, fitted, status) in run_device(tmp_path, body, config).items():
+        where = f"{kind} in {columns}x{rows}"
+        assert len(lines) <= rows and max(map(len, lines)) <= columns, where
+        panel = _panel(lines)
+        across, down = {"half": (1, 2), "quarter": (2, 2), "braille": (2, 4)}[fitted.kind]
+        w, h = fitted.size
+        assert len(panel) == -(-h // down) and all(len(row) == -(-w // across) for row in panel), where  # whole
+        assert w / width == pytest.approx(h / height, abs=0.02), where  # made smaller evenly, not cut
+        assert any(quit_key in row for row in lines), where
+        assert " ".join(status.split()) in " ".join(" ".join(lines).split()), where
+        if kind == "ssd1306" and columns >= 64:
+            assert not fitted.scaled, where  # the 128x64 is never made smaller where braille fits
+
+
+def test_a_narrow_terminal_wraps_the_keys_and_question_mark_shows_them_all(tmp_path):
+    async def body(device):
+        await device.flush()
+        term = Terminal(device)
+        narrow = term.lines(60, 20)
+        short = term.lines(80, 18)
+        term.key("?")
+        helped = term.lines(80, 18)
+        term.key("?")
+        return narrow, short, helped, term.lines(80, 18)
+
+    narrow, short, helped, back = run_device(tmp_path, body)
+    assert "x quit" in narrow[-1] and "seat 1-6" in " ".join(narrow)  # every key, wrapped to 60
+    assert short[-1] == "? keys  x quit"  # no room for both lines of keys beside the panel
+    assert helped[: len(KEYMAP)] == list(KEYMAP) and not _panel(helped)
+    assert back == short
+
+
+def test_a_key_struck_twice_within_80_ms_is_two_presses(tmp_path):
+    # bug: `tmux send-keys Enter Enter` came as one read "\r\r" and rolled once: the second press
+    # found the button still down from the first
+    async def body(device):
+        term = Terminal(device)
+        device.start_named("trottel", ["Ann", "Ben"])
+        await asyncio.sleep(1)
+        term.key(b"\r\r")
+        await asyncio.sleep(1)
+        rolls = list(device.session.actions)
+        device.start_named("arschbombe", ["Ann", "Ben"])
+        await asyncio.sleep(1)
+        term.key("..")  # two steps along the jump menu, in one read too
+        await asyncio.sleep(1)
+        return rolls, device.screens[-1].index
+
+    rolls, index = run_device(tmp_path, body)
+    assert rolls == [{"type": "roll"}, {"type": "roll"}]
+    assert index == 2
+
+
+def test_function_keys_and_other_keys_it_does_not_map_press_nothing(tmp_path):
+    # bug: F5 pressed seat 5, F9 emptied the bin, F10 pressed seat 1 (the parser took three
+    # characters of every escape sequence and read the rest as keys)
+    unmapped = [
+        "\x1b[15~", "\x1b[20~", "\x1b[21~", "\x1bOP", "\x1b[A", "\x1b[1;5C", "\x1b1", "\x1b]0;title\x07",
+        "\x1b[2", "0~",  # F9 cut in two by the reads
+        "é", "\x1b",  # a letter it does not map, and Escape on its own
+    ]  # fmt: skip
+
+    async def body(device):
+        term = Terminal(device)
+        device.start_named("trottel", ["Ann", "Ben"])
+        device.hw.scale.grams = 50.0
+        await asyncio.sleep(1)
+        pressed = []
+        real = device.hw.buttons.press
+        device.hw.buttons.press = lambda b: (pressed.append(b), real(b))
+        for key in unmapped:
+            term.key(key.encode())
+        await asyncio.sleep(1)
+        term.key("\x1b[C\x1bOD")  # the arrows, both ways terminals send them: next, prev
+        await asyncio.sleep(1)
+        return pressed, device.hw.scale.grams, device.session.actions
+
+    pressed, grams, actions = run_device(tmp_path, body)
+    assert pressed == ["next", "prev"] and grams == 50.0 and actions == []
+
+
+def test_escape_sequences_are_read_whole_across_reads():
+    from firmware_host.sim.keys import KeyReader, split_keys
+
+    assert split_keys("1\x1b[15~2\x1bOC\x1b[1;2D.") == (["1", "\x1b[15~", "2", "\x1bOC", "\x1b[1;2D", "."], "")
+    assert split_keys("a\x1b[1") == (["a"], "\x1b[1")
+    reader = KeyReader()
+    assert reader.feed(b"\x1b[2") == [] and reader.feed(b"1~q") == ["\x1b[21~", "q"]
+    assert reader.feed("ä".encode()[:1]) == [] and reader.feed("ä".encode()[1:]) == ["ä"]  # a split letter
+    assert reader.feed(b"\x1b") == [] and reader.flush() == ["\x1b"] and reader.pending == ""

@@ -223,7 +223,7 @@ def test_the_history_list_names_long_shared_winners_within_the_line(tmp_path):
         text = run_device(tmp_path, body)
     assert found == []  # the winners' note is never cut by accident
     assert "Arschbombe" in text and "Annabelle,Max" not in text
-    assert text.splitlines()[1].rstrip().endswith("Ann,Max")
+    assert text.splitlines()[1].rstrip() == "11-14 Arschbombe  Ann+1"  # the game's name whole
 
 
 def test_bets_chosen_out_of_turn_show_on_the_hint_line_and_fit_it(tmp_path):

@@ -44,7 +44,7 @@ from firmware_host.ui.base import Confirm, Message, Screen
 from firmware_host.ui.game import GameScreen
 from firmware_host.ui.menus import GameMenu, GameOver, MainMenu, final_words
 from firmware_host.ui.panel import layout_panel, to_panel
-from firmware_host.ui.render import Frame, Row, compose, on_panel, render
+from firmware_host.ui.render import Frame, Row, compose, naming, on_panel, render
 from games.core import Action, Effect, Option, Refused, T, Task, Text, join
 from games.core.text import Joined
 
@@ -991,7 +991,8 @@ class Device:
         """The frame of the screen on top, laid out for the panel."""
         if not self.screens:
             return Frame("tablemate", (Row.of(T("Starting")),))
-        with on_panel(self.panel) as panel:
+        names = self.session.base.players if self.session is not None else ()
+        with on_panel(self.panel) as panel, naming(names):  # a line too long shortens their names first
             frame = self.screens[-1].frame()
             if self._message and not frame.message:
                 frame = replace(frame, message=_cut(tr(self._message)))

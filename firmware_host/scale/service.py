@@ -18,7 +18,9 @@ scale driver (or ``None``) and whether a screen reads the scale itself (calibrat
   "disturbed" (yellow); settled it is green again.
 - **Re-filling the bin.** While the game shows its "empty and re-fill the bin" job, events change
   nothing. When calibrated, the job is confirmed once the bin has been seen empty and then holds
-  the pre-fill's weight; the "Bin filled" button always works too. Once the job is done the
+  the pre-fill's weight (at a game's start, when the scale has not watched the bin before, the
+  calibration's zero stands for the empty bin until it is seen: a bin filled at once counts);
+  the "Bin filled" button always works too. Once the job is done the
   level the pile stands at is the detector's new zero at once (the next settled level, when the
   button was pressed while it moved); after an undo and for a new game the detector starts afresh,
   but not after the scale's own take-back (the detector stands at the level it went back to).
@@ -222,6 +224,8 @@ class ScaleService:
         self._task: Task | None = None
         self._expected: float | None = None
         self._empty_level: float | None = None
+        self._zero_empty = False
+        """Whether the calibration's zero stands for the empty bin (a job at a game's start)."""
         self._own = False
         self._placed: list[int] = []
         """How many actions there were right after each of the scale's last two places (for a
@@ -459,6 +463,10 @@ class ScaleService:
                 self._manual(session.actions[-1])
             if task is not None and (old is None or old[2] != task.key):
                 self._empty_level = None
+                # a new (or resumed) game's bin was not watched before: the calibration's zero
+                # stands for the empty bin until the scale sees it, so a bin filled before the
+                # first still reading counts too
+                self._zero_empty = old is None or old[0] != seen[0]
         self._taken_back_to = None
         if placing != self._placing:
             self.kind = None
@@ -500,9 +508,12 @@ class ScaleService:
         self._show_task_line()
         if abs(cal.grams(level)) <= fill_tolerance(0.0, cal.lightest):
             self._empty_level = level
-        if self._empty_level is None:
+        empty = self._empty_level
+        if empty is None and self._zero_empty:
+            empty = cal.offset
+        if empty is None:
             return
-        filled = (level - self._empty_level) / cal.counts_per_gram
+        filled = (level - empty) / cal.counts_per_gram
         if abs(filled - expected) <= fill_tolerance(expected, cal.lightest):
             self.host.toast(T("Scale: bin filled"))
             self.host.confirm_task(task.key)

@@ -36,6 +36,7 @@ from firmware_host.core.limits import MAX_LINE_CHARS, InputError, check_name, pa
 from firmware_host.core.store import Store
 from firmware_host.runtime.device import Device
 from firmware_host.runtime.vtime import run_virtual
+from firmware_host.sim.scale import calibrate_sim_scale
 from games import ENGINES
 from games.core import T
 
@@ -234,8 +235,11 @@ def run_script(
     seed: int | None = None,
     realtime: bool = False,
 ) -> Device:
-    """Run a parsed script (on virtual time unless ``realtime``), then stop as SIGTERM would."""
+    """Run a parsed script (on virtual time unless ``realtime``), then stop as SIGTERM would.
+
+    The simulated scale comes calibrated, as in the interactive simulator, so ``grams`` counts."""
     base = time.time()
+    calibrate_sim_scale(store)
 
     async def main() -> Device:
         loop = asyncio.get_running_loop()

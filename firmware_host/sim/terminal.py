@@ -1,10 +1,11 @@
 """``tablemate sim``: the device in a terminal, with the keyboard as its buttons.
 
 The very runtime of the Pi runs on simulated drivers (gpiozero mock pins, luma's dummy display,
-the simulated tower and scale). The OLED is drawn in the finest form the terminal holds with the
-status line and the keys below it: half blocks (1×2 pixels a character, 128×32 characters) in a
-big terminal, quarter blocks (2×2, 64×32) in a tall one, braille dots (2×4, 64×16) in a standard
-80×24 one. A resize (SIGWINCH) redraws at once.
+the simulated tower and scale). The panel, the status line and the keys fit whatever terminal
+there is (:mod:`firmware_host.sim.fitting`: half blocks, quarter blocks or braille, the key help
+shortened to ``? keys  x quit`` or the picture made smaller where it must be); a resize
+(SIGWINCH) redraws at once. Keys are read whole (:mod:`firmware_host.sim.keys`) and each is a
+press.
 
 The simulated scale comes calibrated: when the state folder has no ``scale.json`` the simulator
 writes one that matches the simulated cell, with every kind of piece weighing
@@ -22,15 +23,20 @@ import sys
 import termios
 import time
 import tty
+from collections import deque
 from typing import Any
-
-from PIL import Image
 
 from firmware_host.core.config import Config
 from firmware_host.core.i18n import _, tr
 from firmware_host.core.store import Store
 from firmware_host.runtime.device import DISPLAY_STATES, Device
+from firmware_host.sim.fitting import SEPARATOR, Plan, pack, panel_text, plan
+from firmware_host.sim.keys import FLUSH_SECONDS, KeyReader
+from firmware_host.sim.scale import SIM_PIECE_GRAMS, calibrate_sim_scale, sim_calibration
 from games.core import T
+
+__all__ = ["SIM_PIECE_GRAMS", "Terminal", "run_terminal", "sim_calibration"]
+"""Names other modules take from here (the sim scale's two live in :mod:`firmware_host.sim.scale`)."""
 
 SHORT_KEYS = {"1": "p1", "2": "p2", "3": "p3", "4": "p4", "5": "p5", "6": "p6"}
 LONG_KEYS = {"q": "p1", "w": "p2", "e": "p3", "r": "p4", "t": "p5", "y": "p6"}
@@ -39,8 +45,10 @@ DOWN_KEYS = {"Q": "p1", "W": "p2", "E": "p3", "R": "p4", "T": "p5", "Y": "p6"}
 the count of a card being recorded goes up while it is down)."""
 NAV_KEYS = {
     "\x1b[D": ("prev", False),
+    "\x1bOD": ("prev", False),
     ",": ("prev", False),
     "\x1b[C": ("next", False),
+    "\x1bOC": ("next", False),
     ".": ("next", False),
     "\r": ("ok", False),
     "\n": ("ok", False),
@@ -51,8 +59,6 @@ NAV_KEYS = {
     "b": ("back", False),
     "B": ("back", True),
 }
-SIM_PIECE_GRAMS = 5.0
-"""What one piece of any kind weighs on the simulated scale (its calibration says so)."""
 SCALE_KEYS = {"+": 1, "=": 1, "-": -1, "]": 10, "[": -10}
 """Key → pieces put in (negative: taken out)."""
 
@@ -60,129 +66,131 @@ KEYMAP = (
     T("seat 1-6 tap, q-y hold, Q-Y down/up  prev , <-  next . ->  ok Enter, o hold"),
     T("back b, B hold (undo)  scale + - one piece, ] [ ten, 0 empty  x quit"),
 )
-"""The keys, each line at most 80 characters (in every language)."""
-
-HALF = {(0, 0): " ", (1, 0): "▀", (0, 1): "▄", (1, 1): "█"}
-QUAD = " ▘▝▀▖▌▞▛▗▚▐▜▄▙▟█"
-BRAILLE_BITS = (
-    (0, 0, 0x01),
-    (0, 1, 0x02),
-    (0, 2, 0x04),
-    (1, 0, 0x08),
-    (1, 1, 0x10),
-    (1, 2, 0x20),
-    (0, 3, 0x40),
-    (1, 3, 0x80),
-)
-"""(dx, dy, bit) of each dot of a braille character (Unicode's dot numbering)."""
-BELOW = 2 + len(KEYMAP)
-"""Lines under the panel: a blank, the status line, the keys."""
-
-
-def sim_calibration(kinds: list[str]) -> dict[str, Any]:
-    """A ``scale.json`` that fits the simulated cell, each kind of piece :data:`SIM_PIECE_GRAMS`."""
-    from drivers.scale.sim import DEFAULT_COUNTS_PER_GRAM, DEFAULT_OFFSET
-
-    return {
-        "counts_per_gram": DEFAULT_COUNTS_PER_GRAM,
-        "offset": DEFAULT_OFFSET,
-        "noise": 150.0,
-        "pieces": {k: SIM_PIECE_GRAMS for k in kinds},
-        "weight_grams": 100,
-    }
-
-
-def drawing(size: tuple[int, int], columns: int, rows: int) -> str:
-    """Which drawing fits ``columns`` × ``rows`` with the lines below it: half, quarter or braille."""
-    w, h = size
-    if columns >= w and rows >= h // 2 + BELOW:
-        return "half"
-    if columns >= w // 2 and rows >= h // 2 + BELOW:
-        return "quarter"
-    return "braille"
-
-
-def frame_text(image: Image.Image, columns: int, rows: int = 10_000) -> list[str]:
-    """The picture as characters: the finest drawing that leaves room below it in the terminal."""
-    px = image.convert("1").load()
-    w, h = image.size
-    kind = drawing(image.size, columns, rows)
-    lines = []
-    if kind == "half":
-        for y in range(0, h, 2):
-            lines.append("".join(HALF[(px[x, y] > 0, px[x, y + 1] > 0)] for x in range(w)))
-    elif kind == "quarter":
-        for y in range(0, h, 2):
-            row = []
-            for x in range(0, w, 2):
-                bits = (px[x, y] > 0) | (px[x + 1, y] > 0) << 1 | (px[x, y + 1] > 0) << 2 | (px[x + 1, y + 1] > 0) << 3
-                row.append(QUAD[bits])
-            lines.append("".join(row))
-    else:
-        for y in range(0, h, 4):
-            row = []
-            for x in range(0, w, 2):
-                bits = sum(b for dx, dy, b in BRAILLE_BITS if y + dy < h and px[x + dx, y + dy] > 0)
-                row.append(chr(0x2800 + bits))
-            lines.append("".join(row))
-    return lines
+"""The keys, each line at most 80 characters (in every language), its parts two spaces apart
+(a narrower terminal wraps them part by part)."""
+SHORT_KEYMAP = T("? keys  x quit")
+"""The key help where the panel needs the room of the whole one (``?`` shows it whole)."""
+HELP_KEY = "?"
+TAP_SECONDS = 0.08
+"""How long a key's short press holds the button down (longer where the debounce is longer)."""
+GAP_SECONDS = 0.05
+"""How much longer than the buttons' debounce a button stays up, or a tap down."""
 
 
 class Terminal:
-    """Keys in, frames out, around a running :class:`Device`."""
+    """Keys in, frames out, around a running :class:`Device`.
+
+    A key is a press: a key struck again while its button is still down from the last strike
+    waits its turn (the button goes up, stays up a moment past the debounce, and goes down
+    again), so ``Enter Enter`` is two presses however fast they come, and ``x`` quits once the
+    keys struck before it are pressed. Keys it does not map (``F5``, ``Alt-1``, an arrow up) do
+    nothing.
+    """
 
     def __init__(self, device: Device) -> None:
         self.device = device
-        self._pending = ""
+        self.reader = KeyReader()
+        self.help = False
+        """Whether the whole key help shows in place of the panel (``?``)."""
         self._last: Any = None
         self._down: set[str] = set()
+        self._queues: dict[str, deque[str]] = {}
+        """Button → the strokes still to make on it (``tap``, ``long``, ``toggle``), in order."""
+        self._busy: set[str] = set()
+        self._flush: asyncio.TimerHandle | None = None
+        self._quitting = False
+        """``x`` was struck: the device stops once the keys before it are pressed."""
 
-    def key(self, data: str) -> None:
-        """Handle the characters one read gave."""
-        self._pending += data
-        while self._pending:
-            chunk = self._take()
-            if chunk is None:
-                break
-            self._one(chunk)
+    def key(self, data: bytes | str) -> None:
+        """Handle what one read gave (bytes as read, or text)."""
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
+        for key in self.reader.feed(data):
+            self._one(key)
+        if self.reader.pending:  # a sequence cut by the read, or the Escape key: wait a moment
+            self._flush = asyncio.get_running_loop().call_later(FLUSH_SECONDS, self._flushed)
 
-    def _take(self) -> str | None:
-        p = self._pending
-        if p.startswith("\x1b["):
-            if len(p) < 3:
-                return None
-            chunk, self._pending = p[:3], p[3:]
-            return chunk
-        chunk, self._pending = p[0], p[1:]
-        return chunk
+    def _flushed(self) -> None:
+        self._flush = None
+        for key in self.reader.flush():
+            self._one(key)
 
     def _one(self, key: str) -> None:
         dev = self.device
+        if self._quitting:
+            return
         if key in ("x", "\x03"):
-            dev.stop(T("Stopped"))
+            self._quitting = True  # once every key struck before it has been pressed
+            self._quit_when_idle()
+        elif key == HELP_KEY:
+            self.help = not self.help
         elif key in SHORT_KEYS:
-            self._press(SHORT_KEYS[key], False)
+            self._stroke(SHORT_KEYS[key], "tap")
         elif key in LONG_KEYS:
-            self._press(LONG_KEYS[key], True)
+            self._stroke(LONG_KEYS[key], "long")
         elif key in DOWN_KEYS:
-            self._toggle(DOWN_KEYS[key])
+            self._stroke(DOWN_KEYS[key], "toggle")
         elif key in NAV_KEYS:
-            self._press(*NAV_KEYS[key])
+            button, long = NAV_KEYS[key]
+            self._stroke(button, "long" if long else "tap")
         elif key in SCALE_KEYS and dev.hw and dev.hw.scale is not None:
             dev.hw.scale.grams = max(0.0, dev.hw.scale.grams + SCALE_KEYS[key] * SIM_PIECE_GRAMS)
         elif key == "0" and dev.hw and dev.hw.scale is not None:
             dev.hw.scale.grams = 0.0
 
-    def _press(self, button: str, long: bool) -> None:
-        buttons = self.device.hw.buttons if self.device.hw else None
-        if buttons is None:
+    # -- strokes: one press a key, in order ------------------------------------------------------------
+    def _stroke(self, button: str, stroke: str) -> None:
+        if self.device.hw is None or self.device.hw.buttons is None:
             return
-        buttons.press(button)
-        hold = self.device.config["buttons"]["long_press"] + 0.1 if long else 0.08
-        asyncio.get_running_loop().call_later(hold, buttons.release, button)
+        self._queues.setdefault(button, deque()).append(stroke)
+        if button not in self._busy:
+            self._next(button)
 
-    def status(self) -> str:
-        """The status line: tower, display, the scale's load in pieces."""
+    def _next(self, button: str) -> None:
+        """Make the next stroke queued on ``button``, if any."""
+        buttons = self.device.hw.buttons if self.device.hw else None
+        queue = self._queues.get(button)
+        if buttons is None or not queue:
+            self._busy.discard(button)
+            self._quit_when_idle()
+            return
+        self._busy.add(button)
+        loop = asyncio.get_running_loop()
+        if button in self._down:  # a held seat goes up first, whatever comes next
+            self._down.discard(button)
+            buttons.release(button)
+            if queue[0] == "toggle":
+                queue.popleft()
+            loop.call_later(self._gap(), self._next, button)
+            return
+        stroke = queue.popleft()
+        buttons.press(button)
+        if stroke == "toggle":
+            self._down.add(button)
+            self._busy.discard(button)  # stays down until its key again (or another stroke)
+            return
+        settings = self.device.config["buttons"]
+        tap = max(TAP_SECONDS, settings["debounce"] + GAP_SECONDS)
+        loop.call_later(settings["long_press"] + 0.1 if stroke == "long" else tap, self._up, button)
+
+    def _quit_when_idle(self) -> None:
+        if self._quitting and not self._busy:
+            self.device.stop(T("Stopped"))
+
+    def _up(self, button: str) -> None:
+        buttons = self.device.hw.buttons if self.device.hw else None
+        if buttons is not None:
+            buttons.release(button)
+        asyncio.get_running_loop().call_later(self._gap(), self._next, button)
+
+    def _gap(self) -> float:
+        """How long a button stays up before the next stroke on it: past the debounce."""
+        return self.device.config["buttons"]["debounce"] + GAP_SECONDS
+
+    # -- drawing ------------------------------------------------------------------------------------------
+    def status_parts(self) -> list[str]:
+        """The status line's parts: tower, display, the scale's load in pieces."""
         dev = self.device
         scale = dev.hw.scale if dev.hw else None
         grams = getattr(scale, "grams", None)
@@ -199,30 +207,38 @@ class Terminal:
                 parts.append(_("bin {grams:+.1f} g").format(grams=grams))
         if dev.dimmed:
             parts.append(_("(dimmed)"))
-        return "  ".join(parts)
+        return parts
+
+    def status(self) -> str:
+        """The status line: tower, display, the scale's load in pieces."""
+        return SEPARATOR.join(self.status_parts())
+
+    def key_parts(self) -> list[str]:
+        """The key help's parts, in the players' language."""
+        return [part.strip() for line in KEYMAP for part in tr(line).split(SEPARATOR) if part.strip()]
+
+    def plan(self, columns: int, rows: int) -> Plan | None:
+        """How the panel and the lines below it fit ``columns`` × ``rows`` (``None``: no picture yet)."""
+        image = self.device.display.shown
+        if image is None:
+            return None
+        return plan(image.size, columns, rows, self.status_parts(), self.key_parts(), tr(SHORT_KEYMAP))
 
     def lines(self, columns: int, rows: int) -> list[str]:
         """Everything the terminal shows, for a terminal of ``columns`` × ``rows``."""
         image = self.device.display.shown
-        panel = frame_text(image, columns, rows) if image is not None else []
-        return [line[:columns] for line in (*panel, "", self.status(), *map(tr, KEYMAP))][:rows]
-
-    def _toggle(self, button: str) -> None:
-        buttons = self.device.hw.buttons if self.device.hw else None
-        if buttons is None:
-            return
-        if button in self._down:
-            self._down.discard(button)
-            buttons.release(button)
+        fitted = self.plan(columns, rows)
+        if self.help or fitted is None:
+            shown = [*pack(self.key_parts(), columns), "", *pack(self.status_parts(), columns)]
         else:
-            self._down.add(button)
-            buttons.press(button)
+            shown = [*panel_text(image, fitted), *fitted.below]
+        return [line[:columns] for line in shown][:rows]
 
     def draw(self, force: bool = False) -> None:
         """Redraw when the picture or the status changed (or ``force``, after a resize)."""
         image = self.device.display.shown
         status = self.status()
-        key = (id(image), status)
+        key = (id(image), status, self.help)
         if key == self._last and not force:
             return
         self._last = key
@@ -243,10 +259,7 @@ def run_terminal(config: Config, store: Store, seed: int | None = None) -> int:
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
 
-    if not store.read_doc("scale"):  # the simulated cell comes calibrated: + and - count pieces
-        from firmware_host.ui.calibrate import kind_labels
-
-        store.write_doc("scale", sim_calibration(list(kind_labels())))
+    calibrate_sim_scale(store)  # the simulated cell comes calibrated: + and - count pieces
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
@@ -260,7 +273,7 @@ def run_terminal(config: Config, store: Store, seed: int | None = None) -> int:
             ready.cancel()
             task.result()
             return
-        loop.add_reader(fd, lambda: term.key(os.read(fd, 64).decode("utf-8", "ignore")))
+        loop.add_reader(fd, lambda: term.key(os.read(fd, 256)))
         try:
             while not task.done():
                 term.draw()

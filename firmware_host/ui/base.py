@@ -77,11 +77,14 @@ def is_seat(press: Press) -> bool:
 
 @dataclass
 class Item:
-    """A line of a :class:`ListScreen`: its label, what ok does, and a right-aligned note."""
+    """A line of a :class:`ListScreen`: its label, what ok does, and a right-aligned note.
+
+    ``whole``: the label must show whole (a cut is reported); else a long one ends in ``…``."""
 
     label: str
     pick: Callable[[], None]
     note: str = ""
+    whole: bool = False
 
 
 class ListScreen(Screen):
@@ -130,7 +133,7 @@ class ListScreen(Screen):
             self.index %= len(items)
         first = max(0, min(self.index - room // 2, len(items) - room))
         rows = [
-            Row.of(item.label, item.note, invert=(first + i == self.index), cut=True)
+            Row.of(item.label, item.note, invert=(first + i == self.index), cut=not item.whole)
             for i, item in enumerate(items[first : first + room])
         ]
         rows = footed(rows, Row.of(self.hint))

@@ -8,13 +8,33 @@ rows (the score grid, whose turn it is) on a 128×128.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from firmware_host.ui.render import BAR_W, Panel, Row, fit, message_lines, name_and_value, panel, text_width
+from firmware_host.core.i18n import tr
+from firmware_host.ui.render import (
+    BAR_W,
+    Panel,
+    Row,
+    fit,
+    message_lines,
+    name_and_value,
+    panel,
+    players,
+    text_width,
+    wrap,
+)
 
 MIN_NAME = 3
 """Letters of a name that always show beside its number (more when there is room)."""
+MARK = ">"
+"""Marks whose turn it is in front of a name; it is not one of the name's letters."""
+
+
+def least(name: str) -> int:
+    """Characters of ``name`` (its turn mark included) that must show beside its number."""
+    return MIN_NAME + len(MARK) if name.startswith(MARK) else MIN_NAME
 
 
 def _width(on: Panel | None) -> int:
@@ -22,29 +42,82 @@ def _width(on: Panel | None) -> int:
     return (on or panel()).content_w - BAR_W
 
 
+def _fits(cell: tuple[str, str], room: int) -> bool:
+    """Whether a cell's name keeps its :func:`least` characters beside its value in ``room``."""
+    name, value = cell
+    return text_width(f"{name[: least(name)]} {tr(value)}") <= room
+
+
+def _need(cell: tuple[str, str]) -> int:
+    """Pixels a cell takes with its name cut to its :func:`least` characters (and its margins)."""
+    name, value = cell
+    return text_width(f"{name[: least(name)]} {tr(value)}") + 2
+
+
+def _shares(line: Sequence[tuple[str, str]], columns: int, width: int) -> list[int] | None:
+    """The pixels each cell of a row of ``line`` gets: a column each (``width // columns``) when
+    every cell fits one, else what each needs and an even share of the rest (``Ann 4 | Ben 6
+    Mütze``); ``None`` when the row cannot hold them."""
+    column = width // max(1, columns)
+    if all(_fits(cell, column - 2) for cell in line):
+        return [column] * len(line)
+    needs = [_need(cell) for cell in line]
+    if sum(needs) > width:
+        return None
+    spare = (width - sum(needs)) // len(line)
+    return [need + spare for need in needs]
+
+
+def _lines(cells: Sequence[tuple[str, str]], columns: int, width: int) -> list[list[tuple[str, str]]]:
+    """``cells`` in rows of up to ``columns``, in order; a row whose cells do not fit a column
+    each shares its width as they need, and a cell that does not fit beside the ones before it
+    starts a row."""
+    rows: list[list[tuple[str, str]]] = []
+    row: list[tuple[str, str]] = []
+    for cell in cells:
+        if row and (len(row) == columns or _shares([*row, cell], columns, width) is None):
+            rows.append(row)
+            row = []
+        row.append(cell)
+    if row:
+        rows.append(row)
+    return rows
+
+
 def per_row(cells: Sequence[tuple[str, str]], on: Panel | None = None, width: int | None = None) -> int:
     """Cells to a row: as many as the panel's width (or ``width``) allows while every name keeps
-    :data:`MIN_NAME` letters beside its value (three for 3, 5 or 6 players on a 128-px panel when
-    they fit, else two; one when even two do not fit; up to four on a 256-px panel)."""
+    :data:`MIN_NAME` letters (its turn mark aside) beside its value as the players read it (three
+    for 3, 5 or 6 players on a 128-px panel when they fit, else two; up to four on a 256-px
+    panel). When no count fits every cell, the count that takes the fewest rows with the rows
+    that need it shared unevenly (:func:`grid`), one a row at worst."""
     count = len(cells)
     width = _width(on) if width is None else width
     options = [c for c in (6, 5, 4, 3, 2) if c <= count and (c != 3 or count in (3, 5, 6))]
-    for columns in [c for c in options if c == 3 or width >= 60 * c] + [2]:
+    candidates = [c for c in options if c == 3 or width >= 60 * c] + [2]
+    for columns in candidates:
         room = width // columns - 2
-        if all(text_width(f"{name[:MIN_NAME]} {value}") <= room for name, value in cells):
+        if all(_fits(cell, room) for cell in cells):
             return columns
-    return 1
+    fewest = min(candidates, key=lambda c: len(_lines(cells, c, width)))
+    return fewest if len(_lines(cells, fewest, width)) < count else 1
 
 
 def grid(
     cells: Sequence[tuple[str, str]], columns: int, on: Panel | None = None, width: int | None = None
 ) -> list[Row]:
     """``(name, value)`` cells laid out ``columns`` to a row; each name is shortened so that its
-    value always shows (in room left for the turn timer's bar)."""
+    value always shows (in room left for the turn timer's bar), keeping its :func:`least`
+    characters: a row whose cells do not fit a column each shares its width as they need
+    (``Ann 4 | Ben 6 Mütze``), and a cell that cannot beside the others starts a row."""
     width = width if width is not None else _width(on)
-    room = width // max(1, columns) - 2
-    texts = [name_and_value(name, value, room) for name, value in cells]
-    return [Row(tuple(texts[i : i + columns])) for i in range(0, len(texts), columns)]
+    rows = []
+    for line in _lines(cells, columns, width):
+        shares = _shares(line, columns, width) or [width]
+        even = len(set(shares)) == 1 and shares[0] == width // max(1, columns)
+        pairs = zip(line, shares, strict=True)
+        texts = tuple(name_and_value(n, v, share - 2, least=least(n) if v else 0) for (n, v), share in pairs)
+        rows.append(Row(texts, weights=() if even else tuple(shares)))
+    return rows
 
 
 def score_rows(
@@ -58,12 +131,13 @@ def score_rows(
 
     ``big``: drawn twice the size where the panel has the height (:attr:`Panel.big`) and the
     grid then takes at most half of its rows, fitted to half the width (fewer to a row when that
-    shows every name whole); else the ordinary grid.
+    shows every name whole), when every name keeps its :func:`least` characters there; else the
+    ordinary grid.
     """
     on = on or panel()
-    cells = [((">" if p in active else "") + p, s) for p, s in scores]
-    if big and on.big > 1:
-        half = (width if width is not None else _width(on)) // on.big
+    cells = [((MARK if p in active else "") + p, s) for p, s in scores]
+    half = (width if width is not None else _width(on)) // on.big
+    if big and on.big > 1 and all(_fits(cell, half - 2) for cell in cells):  # big only with every name
         most = per_row(cells, on, half)
         whole = [f"{name} {value}" if value else name for name, value in cells]
         best: list[Row] | None = None
@@ -88,9 +162,43 @@ def big_row(text: str) -> Row:
 
 
 def text_rows(text: str, room: int, on: Panel | None = None) -> list[Row]:
-    """``text`` wrapped into at most ``room`` rows; a longer text ends in an ellipsis (meant)."""
+    """``text`` wrapped into at most ``room`` rows; the game's players named in a text too long
+    for them are shortened first (:func:`named_rows`, the names :func:`naming` gives), and a text
+    longer still ends in an ellipsis (meant)."""
+    return named_rows(text, room, players(), on)
+
+
+def short_names(names: Sequence[str]) -> dict[str, str]:
+    """Each name → the shortest start of it, :data:`MIN_NAME` letters or more, that starts no
+    other name (the whole name when every start of it does: ``Maximilian`` beside ``Maximiliane``)."""
+    short = {}
+    for name in names:
+        others = [n for n in names if n != name]
+        cut = next(
+            (name[:k] for k in range(MIN_NAME, len(name)) if not any(n.startswith(name[:k]) for n in others)), name
+        )
+        short[name] = cut.rstrip()
+    return short
+
+
+def shorten_names(text: str, names: Sequence[str]) -> str:
+    """``text`` with every one of ``names`` in it shortened to the start that tells it from the
+    others (:func:`short_names`); a longer word that only begins like a name stays as it is."""
+    for name, short in sorted(short_names(names).items(), key=lambda item: -len(item[0])):
+        if short != name:
+            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", short, text)
+    return text
+
+
+def named_rows(text: str, room: int, names: Sequence[str], on: Panel | None = None) -> list[Row]:
+    """A text that names players (``Bartholomew:3 Maximiliane:0 Cy:7``) in at most ``room`` rows:
+    whole where it fits, else with every name shortened to the start that tells it from the
+    others (``Bar:3 Max:0 Cy:7``) before anything is cut."""
+    text = tr(text)
     if room <= 0 or not text:
         return []
+    if len(wrap(text, _width(on) - 2)) > room:
+        text = shorten_names(text, names)
     return [Row.of(line, cut=True) for line in message_lines(text, _width(on) - 2, room)]
 
 

@@ -469,10 +469,23 @@ class HistoryEntry(Screen):
 
 
 def history_item(entry: dict[str, Any], pick: Callable[[], None] = lambda: None) -> Item:
-    """One finished game as a line of the History list; a wrongly typed field shows as ``?``
-    (the history file is read, not trusted)."""
-    who = names_note(_winners(entry), note_width()) or (T("early") if entry.get("reason") != "over" else "-")
-    return Item(join([_day(entry, "%m-%d"), _title(entry)], " "), pick, who)
+    """One finished game as a line of the History list: the day and the game's name whole, and
+    who won in the room beside them (``Ann,Ben``, ``Ann+1``, or ``early``); where that does not
+    fit beside the day, the line leaves the day out (the entry shows it), and where it does not
+    fit beside the name alone either, the winners are left to the entry. A wrongly typed field
+    shows as ``?`` (the history file is read, not trusted)."""
+    title = _title(entry)
+    dated = join([_day(entry, "%m-%d"), title], " ")
+    for label in (dated, title):
+        room = min(note_width(), panel().content_w - NOTE_GAP - text_width(label))
+        who = names_note(_winners(entry), room) or (T("early") if entry.get("reason") != "over" else "-")
+        if text_width(who) <= room:
+            return Item(label, pick, who, whole=True)
+    return Item(dated, pick, "", whole=True)
+
+
+NOTE_GAP = 4
+"""Pixels a list line keeps between its label and its note (the cell's margins)."""
 
 
 def _day(entry: dict[str, Any], form: str) -> str:

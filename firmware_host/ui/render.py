@@ -14,7 +14,7 @@ the panel has the height (128×128), fitted to half the width by the same rules.
 has its fitting rule:
 
 - a name beside a number (the score grid, rankings) is shortened so the number always shows
-  (:func:`name_and_value`);
+  (:func:`name_and_value`), but never below the letters that tell it from another (reported);
 - a message or a question wraps (:func:`wrap`); a message longer than its two lines ends in an
   ellipsis, on purpose;
 - a row marked ``cut=True`` may end in an ellipsis (a long option, a history line);
@@ -104,6 +104,25 @@ def on_panel(size: Panel | tuple[int, int]) -> Iterator[Panel]:
         _in_force.reset(token)
 
 
+_names: ContextVar[tuple[str, ...]] = ContextVar("names", default=())
+
+
+def players() -> tuple[str, ...]:
+    """The names of the game in play while the device lays out a frame (:func:`naming`), else none."""
+    return _names.get()
+
+
+@contextlib.contextmanager
+def naming(names: Sequence[str]) -> Iterator[None]:
+    """Lay out with ``names`` as the game's players: a text too long for its rows shortens them
+    first (:func:`firmware_host.ui.layout.text_rows`)."""
+    token = _names.set(tuple(names))
+    try:
+        yield
+    finally:
+        _names.reset(token)
+
+
 MARGIN = PANEL.margin
 """The picture is drawn in a 126×62 area and moved by up to this many pixels against burn-in."""
 ROWS = PANEL.rows
@@ -130,6 +149,8 @@ class Row:
     invert: bool = False
     cut: bool = False
     big: bool = False
+    weights: tuple[int, ...] = ()
+    """How the row's width is shared among its cells (in proportion); equal when empty."""
 
     def __post_init__(self) -> None:  # what an engine said (a Text) is shown in the players' language
         object.__setattr__(self, "cells", tuple(tr(c) for c in self.cells))
@@ -166,7 +187,8 @@ class Frame:
 # -- overflow reports --------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Overflow:
-    """A text that did not fit its box (``kind``: ``"cut"``, ``"glyph"`` or ``"rows"``)."""
+    """A text that did not fit its box (``kind``: ``"cut"``, ``"glyph"``, ``"rows"`` or ``"name"``:
+    a name beside its number cut too short to tell whose it is)."""
 
     kind: str
     text: str
@@ -308,14 +330,20 @@ def fit(text: str, width: int) -> str:
     return text[: _prefix(text, width - char_width(ELLIPSIS))].rstrip() + ELLIPSIS
 
 
-def name_and_value(name: str, value: str, width: int, gap: str = " ") -> str:
-    """``name`` and ``value`` in ``width`` pixels: the name is shortened, the value always shows."""
+def name_and_value(name: str, value: str, width: int, gap: str = " ", least: int = 0) -> str:
+    """``name`` and ``value`` in ``width`` pixels: the name is shortened, the value always shows.
+
+    A name left with fewer than ``least`` characters (a name that can no longer be told from
+    another: ``>C 0 Mütze``, ``P 0``) is reported (kind ``"name"``), as a cut is."""
     name, value = tr(name), tr(value)
     whole = f"{name}{gap}{value}" if value else name
     if text_width(whole) <= width:
         return whole
     room = width - text_width(gap + value) if value else width
-    return name[: _prefix(name, room)] + (gap + value if value else "")
+    kept = _prefix(name, room)
+    if kept < min(least, len(name)):
+        report("name", whole, width)
+    return name[:kept] + (gap + value if value else "")
 
 
 def _chunks(word: str, width: int) -> list[str]:
@@ -334,7 +362,9 @@ def _chunks(word: str, width: int) -> list[str]:
 
 def wrap(text: str, width: int | None = None) -> list[str]:
     """``text`` broken into lines that fit ``width`` pixels (a word longer than a line is split;
-    ``width``: a whole row of the panel in force unless given)."""
+    ``width``: a whole row of the panel in force unless given). A line never ends in a word of
+    one letter or digit that the next word could go with (``3. B`` / ``Schwimmer``, ``6`` /
+    ``Springer-Karten``): it goes down to that word's line."""
     text = tr(text)
     width = _in_force.get().content_w - 2 if width is None else width
     space = char_width(" ")
@@ -348,6 +378,9 @@ def wrap(text: str, width: int | None = None) -> list[str]:
                 line.append(word)
                 used += space + w
                 continue
+            carry: list[str] = []
+            if len(line) > 1 and len(line[-1]) == 1 and text_width(line[-1]) + space + w <= width:
+                carry = [line.pop()]  # a one-letter word goes down with the word it belongs to
             if line:
                 lines.append(" ".join(line))
                 line, used = [], 0
@@ -355,7 +388,8 @@ def wrap(text: str, width: int | None = None) -> list[str]:
                 *whole, word = _chunks(word, width)
                 lines += whole
                 w = text_width(word)
-            line, used = [word], w
+            line = [*carry, word]
+            used = w + (text_width(carry[0]) + space if carry else 0)
         lines.append(" ".join(line))
     return lines
 
@@ -439,6 +473,15 @@ def _shed(rows: list[Row], room: int, panel: Panel) -> list[Row]:
     return rows
 
 
+def cell_widths(width: int, count: int, weights: Sequence[int] = ()) -> list[int]:
+    """Pixels of each of ``count`` cells across ``width``: equal, or in proportion to ``weights``."""
+    if len(weights) != count or sum(weights) <= 0:
+        return [width // count] * count
+    total = sum(weights)
+    edges = [width * sum(weights[:i]) // total for i in range(count + 1)]
+    return [edges[i + 1] - edges[i] for i in range(count)]
+
+
 def _row(img: Image.Image, x0: int, y: int, row: Row, width: int) -> None:
     if row.invert:  # the bar leaves its last line dark, so stacked bars stay apart
         img.paste(1, (x0, y, x0 + width, y + ROW - 1))
@@ -448,10 +491,10 @@ def _row(img: Image.Image, x0: int, y: int, row: Row, width: int) -> None:
         report("cut", right, width - 24)
         right = fit(right, width - 24)
         right_w = text_width(right)
-    cell_w = width // len(row.cells)
+    widths = cell_widths(width, len(row.cells), row.weights)
     canvas = Image.new("1", (width, ROW))
     for i, cell in enumerate(row.cells):
-        room = cell_w - 2 - (right_w + 2 if right and i == len(row.cells) - 1 else 0)
+        room = widths[i] - 2 - (right_w + 2 if right and i == len(row.cells) - 1 else 0)
         missing = missing_glyphs(cell)
         if missing:
             report("glyph", cell, room)
@@ -459,7 +502,7 @@ def _row(img: Image.Image, x0: int, y: int, row: Row, width: int) -> None:
             if not row.cut:
                 report("cut", cell, room)
             cell = fit(cell, room)
-        _draw_text(canvas, 1 + i * cell_w, 0, cell, room)
+        _draw_text(canvas, 1 + sum(widths[:i]), 0, cell, room)
     if right:
         _draw_text(canvas, width - right_w - 1, 0, right, right_w)
     if row.invert:

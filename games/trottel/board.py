@@ -38,8 +38,8 @@ KINDS: dict[str, Text] = {
     "spielothek": T("Spielothek"),
     "pinkeln": T("Pinkeln"),
 }
-"""Field kind → how it reads on the screen. The English (the msgid) spells umlauts out; the
-German catalogue writes the board's own words (Schüttelbude, Dämmerschoppen…)."""
+"""Field kind → how it reads on the screen. The msgid spells umlauts out; both catalogues write
+the board's own words (Schüttelbude, Dämmerschoppen…)."""
 
 SHORT: dict[str, Text] = {
     "schuettelbude": T("Schuettelbude"),

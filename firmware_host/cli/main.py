@@ -269,9 +269,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         from concurrent.futures import ThreadPoolExecutor
 
         # the display and the journal have writer threads of their own; the default pool serves
-        # only the journal's drain at stop: one worker (asyncio's would start up to 6)
+        # only the journal's drain at stop (and the page's plots): one worker (asyncio's would start up to 6)
         asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(1, thread_name_prefix="display"))
-        await device.run()
+        page = None
+        if config["web"]["enabled"]:  # aiohttp is loaded only when the page serves
+            from firmware_host.web.server import start_page
+
+            page = device.companion = await start_page(device, config["web"], args.sim)
+            if page is not None:
+                _say(f"tablemate run: companion page at {page.url()}")
+        try:
+            await device.run()
+        finally:
+            if page is not None:
+                await page.close()
 
     asyncio.run(serve())
     return EXIT_OK

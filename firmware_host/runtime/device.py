@@ -24,6 +24,8 @@ from concurrent.futures import Future
 from dataclasses import replace
 from typing import Any
 
+from PIL import Image
+
 from drivers.buttons import Press, PressDecoder
 from drivers.tower import TowerState
 from firmware_host.core.config import BUTTONS, TIMER_SOUNDS, Config
@@ -992,12 +994,18 @@ class Device:
         if self._inflight:  # what changed shows once it is durable
             self._draw_held = True
             return
-        self.display.show(to_panel(render(self.frame(), SHIFTS[self._shift], self.panel), self.panel_size))
+        self.display.show(to_panel(self._picture(), self.panel_size))
         for watcher in list(self.watchers):  # the other views, after the panel has its picture
             try:
                 watcher()
             except Exception:
                 log.exception("a view of the table failed")
+
+    def _picture(self) -> Image.Image:
+        """The picture of the screen on top: its own (the Phone screen's QR code), else its frame drawn."""
+        own = getattr(self.screens[-1], "picture", None) if self.screens else None
+        picture = own(self.panel) if own is not None else None
+        return picture if picture is not None else render(self.frame(), SHIFTS[self._shift], self.panel)
 
     async def flush(self) -> None:
         """Wait until the current frame is on the display."""

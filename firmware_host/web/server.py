@@ -198,6 +198,7 @@ class Companion:
         return [
             *(Route("GET", path, READ, self.page) for path in PAGES),
             Route("GET", "/pair", READ, self.page),
+            Route("GET", "/P/{code}", READ, self.page),  # the QR code's form of /pair?code= (alphanumeric mode)
             Route("GET", "/static/{name}", READ, self.static),
             Route("GET", "/ws", READ, self.websocket),
             Route("GET", "/api/state", READ, self.api_state),

@@ -58,7 +58,8 @@ $("timers").addEventListener("submit", (e) => {
 });
 
 (async () => {
-  const code = new URLSearchParams(location.search).get("code");
+  const fromQr = location.pathname.match(/^\/P\/(\d{6})$/);  // the QR code's link: /P/123456
+  const code = fromQr ? fromQr[1] : new URLSearchParams(location.search).get("code");
   if (code) {
     history.replaceState(null, "", "/phone");  // the code is one-time: keep it out of the history
     await post("/api/pair", {code});

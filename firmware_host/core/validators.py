@@ -125,7 +125,7 @@ def check_seat_names(value: Any, current: dict[str, str]) -> dict[str, str]:
             raise ValidatorError(f"names: unknown seat {quote(seat, 10)} (known: {', '.join(SEATS)})")
         try:
             names[seat] = check_name(_raw(name, seat))
-        except InputError:
+        except (InputError, ValidatorError):
             raise ValidatorError(f"names: {seat}: expected 1 to {MAX_NAME_CHARS} printable characters") from None
     merged = {**current, **names}
     seen: dict[str, str] = {}

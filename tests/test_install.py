@@ -154,3 +154,28 @@ def test_the_installer_asks_the_configuration_itself_whether_the_panel_is_on_spi
         path = tmp_path / f"config{n}.toml"
         path.write_text(text + "\n", encoding="utf-8")
         assert panel_on_spi(path) is spi, text
+
+
+def test_unit_lets_the_companion_page_listen_on_port_80_for_the_local_network_only():
+    text = UNIT.read_text()
+    for line in (
+        "CapabilityBoundingSet=CAP_NET_BIND_SERVICE",
+        "AmbientCapabilities=CAP_NET_BIND_SERVICE",
+        "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6",
+        "IPAddressDeny=any",
+        "IPAddressAllow=localhost link-local 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 fc00::/7",
+    ):
+        assert line + "\n" in text
+
+
+def _exposure(unit: Path) -> float:
+    result = subprocess.run(["systemd-analyze", "security", "--offline=yes", str(unit)], capture_output=True, text=True)
+    line = next(x for x in result.stdout.splitlines() if "Overall exposure level" in x)
+    return float(line.split(":")[1].split()[0])
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+def test_unit_exposure_stays_within_2_1_with_the_page_open():
+    # 1.7 before the page; its port, address families and capability add 0.4. The ≤ 2.0 target needs
+    # the system-call filter to drop @privileged and @resources too (1.8 then): see docs/web.md.
+    assert _exposure(UNIT) <= 2.1

@@ -200,6 +200,7 @@ class Companion:
             Route("GET", "/pair", READ, self.page),
             Route("GET", "/P/{code}", READ, self.page),  # the QR code's form of /pair?code= (alphanumeric mode)
             Route("GET", "/static/{name}", READ, self.static),
+            Route("GET", "/favicon.ico", READ, self.no_icon),
             Route("GET", "/ws", READ, self.websocket),
             Route("GET", "/api/state", READ, self.api_state),
             Route("GET", "/api/me", READ, self.api_me),
@@ -385,6 +386,10 @@ class Companion:
         return web.Response(
             body=self._file(name), content_type="text/html", charset="utf-8", headers={"Cache-Control": "no-cache"}
         )
+
+    async def no_icon(self, request: web.Request) -> web.StreamResponse:
+        """No icon (a browser asks for one on every first load)."""
+        return web.Response(status=204, headers={"Cache-Control": "max-age=86400"})
 
     async def static(self, request: web.Request) -> web.StreamResponse:
         """A script or style of the page (served from the package, never from the internet)."""

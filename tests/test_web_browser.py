@@ -75,6 +75,7 @@ def test_the_history_shows_a_game_its_link_and_its_plots(tmp_path, chromium):
             table.call(lambda: table.device.end_early())
         page = chromium.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
         page.goto(table.url + "/history")
+        page.wait_for_selector("#plots img")
         page.wait_for_selector("tr[data-id] a[href^='https://app.bgstatsapp.com/createPlay.html?data=']")
         page.wait_for_function(
             "[...document.querySelectorAll('#plots img')].every(i => i.complete && i.naturalWidth > 0)"

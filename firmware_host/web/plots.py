@@ -48,7 +48,7 @@ def draw(kind: str, plays: list[Play], title: str) -> str:
         "height": 400,
         "title": title,
         "disable_xml_declaration": True,
-        "explicit_size": False,
+        "explicit_size": True,
         "show_legend": True,
         "js": [],
     }

@@ -45,7 +45,7 @@ async function show() {
   (games.games || []).forEach((g) => g.players.forEach((p) => names.add(p.name)));
   if (!$("player").value) $("names").replaceChildren(...[...names].sort().map((n) => el("option", {value: n})));
   q.set("lang", LANG);
-  $("plots").replaceChildren(...["scores", "wins", "turns"].map((k) => el("img", {src: `/api/plots/${k}.svg?${q}`, alt: k, loading: "lazy"})));
+  $("plots").replaceChildren(...["scores", "wins", "turns"].map((k) => el("img", {src: `/api/plots/${k}.svg?${q}`, alt: k, width: "800", height: "400"})));
   q.delete("lang");
   $("downloads").replaceChildren(w("downloads") + ": ",
     el("a", {href: `/api/history.csv?${q}`, text: "CSV"}), " · ", el("a", {href: `/api/history.json?${q}`, text: "JSON"}),

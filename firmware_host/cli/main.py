@@ -358,6 +358,13 @@ def cmd_bench_start(args: argparse.Namespace) -> int:
     return bench_start(args.runs)
 
 
+def cmd_bench_web(args: argparse.Namespace) -> int:
+    """Measure the companion page's cost: wake-ups, press latency under load, Chromium, bad input."""
+    from firmware_host.cli.bench.web import main as bench_web
+
+    return bench_web(args.presses, args.flood_seconds, args.seconds, args.malformed, args.dom_presses)
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     """Check each part as the service sees it; one line per part with its fix."""
     from firmware_host.cli.doctor import main as doctor
@@ -519,6 +526,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = bench_sub.add_parser("start", help="start → READY of `run --sim` beside a bare import of its libraries")
     p.add_argument("--runs", type=int, default=7, help="starts to take the median of (default 7)")
     p.set_defaults(handler=cmd_bench_start)
+
+    p = bench_sub.add_parser(
+        "web", help="the companion page: wake-ups, press latency with clients, Chromium, bad input"
+    )
+    p.add_argument("--presses", type=int, default=200, help="presses timed per load (default 200)")
+    p.add_argument("--flood-seconds", type=float, default=60.0, help="how long the HTTP flood lasts (default 60)")
+    p.add_argument("--seconds", type=float, default=20.0, help="how long to count idle wake-ups (default 20)")
+    p.add_argument("--malformed", type=int, default=10_000, help="malformed requests and frames (default 10000)")
+    p.add_argument("--dom-presses", type=int, default=100, help="presses timed to the DOM in Chromium (default 100)")
+    p.set_defaults(handler=cmd_bench_web)
 
     p = add("install", cmd_install, "set the Pi up to boot into tablemate (idempotent)")
     p.add_argument("--uninstall", action="store_true", help="stop and remove the service")

@@ -91,6 +91,24 @@ ERRORS = {
 }
 
 
+class QuietBadRequests(logging.Filter):
+    """aiohttp logs every request it cannot parse (garbage, a bad chunk size, a NUL in the path)
+    with a traceback at ERROR: noise any LAN client can make, filling the journal. Such a record
+    becomes one line at DEBUG; aiohttp has already answered 400 and closed the connection."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Keep the record, quietened when it is an unparsable request."""
+        from aiohttp.http_exceptions import HttpProcessingError
+
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, HttpProcessingError):
+            record.msg, record.args = "bad request refused: %s", (str(exc.message).splitlines()[0][:120],)
+            record.exc_info, record.exc_text = None, None
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+        return True
+
+
 def envelope(status: int, error: str, message: str) -> web.Response:
     """The one error answer."""
     body = {"ok": False, "result": {"error": error, "error_msg": message}}
@@ -129,11 +147,25 @@ class Client:
         self.latest = snapshot
         self.ready.set()
 
-    def next_message(self) -> str | None:
-        """The next frame: the whole state first, then the keys that changed (``None``: nothing)."""
+    def next_message(self, made: dict[tuple[int, int], str | None] | None = None) -> str | None:
+        """The next frame: the whole state first, then the keys that changed (``None``: nothing).
+
+        ``made``: frames already made for other clients, by (what they had, what they get): the
+        clients that are up to date share one diff, so 200 screens cost one ``json.dumps``.
+        """
         snap, self.latest = self.latest, None
         if snap is None:
             return None
+        key = (id(self.sent), id(snap))
+        if made is not None and self.sent is not None and key in made:
+            self.sent = snap
+            return made[key]
+        text = self._make(snap)
+        if made is not None and key[0] != id(None):
+            made[key] = text
+        return text
+
+    def _make(self, snap: dict[str, Any]) -> str | None:
         if self.sent is None:
             message = {"event_type": "state", "event": snap}
         else:
@@ -188,6 +220,10 @@ class Companion:
         self._runner: web.AppRunner | None = None
         self._files: dict[str, bytes] = {}
         self._plots: dict[tuple[Any, ...], str] = {}
+        self._made: dict[tuple[int, int], str | None] = {}
+        """Frames made since the last snapshot, shared by the clients (see :meth:`Client.next_message`)."""
+        self._snapshot: dict[str, Any] | None = None
+        """The snapshot since the last change shown (``None``: ask the device again)."""
         self.app = web.Application(client_max_size=MAX_BODY, middlewares=[self._errors, self._headers])
         for route in self.routes():
             self.app.router.add_route(route.method, route.path, self._guard(route))
@@ -271,6 +307,9 @@ class Companion:
     # -- life -------------------------------------------------------------------------------------------
     async def start(self) -> None:
         """Listen (raises OSError when the port cannot be had) and follow the table's changes."""
+        bad = logging.getLogger("aiohttp.server")
+        if not any(isinstance(f, QuietBadRequests) for f in bad.filters):
+            bad.addFilter(QuietBadRequests())
         sock = listening_socket(self.bind, self.port)
         self.port = sock.getsockname()[1]
         self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
@@ -298,8 +337,15 @@ class Companion:
             self._runner = None
 
     # -- live updates -------------------------------------------------------------------------------
+    def snapshot(self) -> dict[str, Any]:
+        """The table's snapshot, made once per change shown whoever asks (the API, every screen)."""
+        if self._snapshot is None:
+            self._snapshot = self.door.snapshot()
+        return self._snapshot
+
     def _changed(self) -> None:
         """The device drew a frame: publish a snapshot soon, once per loop turn, if anyone listens."""
+        self._snapshot = None
         if self.clients and not self._queued:
             self._queued = True
             asyncio.get_running_loop().call_soon(self._publish)
@@ -308,10 +354,11 @@ class Companion:
         self._queued = False
         if not self.clients:
             return
-        snap = self.door.snapshot()
+        snap = self.snapshot()
         if snap == self._last:
             return
         self._last = snap
+        self._made = {}
         for client in self.clients:
             client.offer(snap)
 
@@ -323,7 +370,7 @@ class Companion:
         await ws.prepare(request)
         client = Client(ws)
         self.clients.add(client)
-        client.offer(self.door.snapshot())
+        client.offer(self.snapshot())
         sender = asyncio.create_task(self._send(client), name="ws-send")
         bad = 0
         try:
@@ -363,7 +410,7 @@ class Companion:
         while not client.ws.closed:
             await client.ready.wait()
             client.ready.clear()
-            message = client.next_message()
+            message = client.next_message(self._made)
             if message is None:
                 continue
             try:
@@ -406,7 +453,7 @@ class Companion:
     # -- reading ----------------------------------------------------------------------------------------
     async def api_state(self, request: web.Request) -> web.StreamResponse:
         """The table now: the snapshot (``players`` with ``name`` and ``score``…)."""
-        return web.json_response(self.door.snapshot(), headers={"Cache-Control": "no-store"})
+        return web.json_response(self.snapshot(), headers={"Cache-Control": "no-store"})
 
     async def api_me(self, request: web.Request) -> web.StreamResponse:
         """Whether this phone is paired."""

@@ -149,7 +149,7 @@ async def malformed(base: str, count: int) -> dict[str, Any]:
                 else:
                     async with session.ws_connect(base + "/ws") as ws:
                         await ws.receive()  # the state
-                        frame = FRAMES[i % len(FRAMES)]
+                        frame = FRAMES[(i // 10) % len(FRAMES)]
                         await ws.send_str(frame)
                         msg = await ws.receive()
                         if msg.type == aiohttp.WSMsgType.TEXT and json.loads(msg.data)["event_type"] == "error":

@@ -57,6 +57,10 @@ class LiveTable:
         self.page = Companion(self.device, "127.0.0.1", 0)
         await self.page.start()
         self.device.companion = self.page
+        import gc
+
+        gc.collect()
+        gc.freeze()  # as `tablemate run` does once started
         self._ready.set()
         await task
 

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_host.cli.bench.wakeups import switches
+from games.workloads import PLAIN
 
 IDLE_TARGET, IDLE_THREADS, ONE_CLIENT_TARGET = 0.5, 3, 1.0
 CLIENTS_FACTOR, FLOOD_FACTOR = 1.1, 1.5
@@ -223,7 +224,7 @@ class _Timing:
     def jump(self) -> list[float]:
         """One jump (two presses: the jumper, then where it landed); a new game when one ends."""
         if self.table.call(lambda: self.table.device.session is None):
-            self.table.call(lambda: self.table.device.start_named("arschbombe", ["Ann", "Ben"]))
+            self.table.call(lambda: self.table.device.start_named(PLAIN.game, list(PLAIN.players)))
             time.sleep(0.1)
         return [self.press("ok"), self.press("ok")]
 
@@ -309,14 +310,14 @@ def dom(presses: int) -> dict[str, Any] | None:
     with tempfile.TemporaryDirectory() as tmp, LiveTable(Path(tmp) / "state") as table, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
         page = browser.new_page(bypass_csp=True)
-        table.call(lambda: table.device.start_named("arschbombe", ["Ann", "Ben"]))
+        table.call(lambda: table.device.start_named(PLAIN.game, list(PLAIN.players)))
         page.goto(table.url + "/")
         page.wait_for_selector(".player")
         page.evaluate(OBSERVE)
         buttons = table.device.hw.buttons
         for _ in range(presses):
             if table.call(lambda: table.device.session is None):
-                table.call(lambda: table.device.start_named("arschbombe", ["Ann", "Ben"]))
+                table.call(lambda: table.device.start_named(PLAIN.game, list(PLAIN.players)))
                 time.sleep(0.3)
             table.press("ok")
             time.sleep(0.1)

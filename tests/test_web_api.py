@@ -139,3 +139,21 @@ def test_bad_requests_get_the_one_error_envelope(tmp_path):
     assert [s for s, _ in out] == [400, 413, 400, 400, 400, 400, 400, 404, 405]
     assert all(e["ok"] is False and e["result"]["error_msg"] for _, e in out)
     assert name == "P1"
+
+
+def test_the_rules_read_on_a_phone_in_both_languages(tmp_path):
+    async def body(dev):
+        out = {}
+        async with page(dev) as (_, session, base):
+            for lang in ("en", "de"):
+                async with session.get(f"{base}/api/rules?game=bomb&lang={lang}") as r:
+                    out[lang] = await r.json()
+            async with session.get(f"{base}/api/rules?game=bomb&lang=fr") as r:
+                out["fr"] = r.status
+        return out
+
+    out = run_device(tmp_path, body)
+    en, de = out["en"]["sections"], out["de"]["sections"]
+    assert en and len(en) == len(de) and [s["key"] for s in en] == [s["key"] for s in de]
+    assert en[0]["text"] != de[0]["text"] and all(s["title"] and s["text"] for s in en + de)
+    assert out["fr"] == 400

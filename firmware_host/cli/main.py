@@ -271,6 +271,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         # the display and the journal have writer threads of their own; the default pool serves
         # only the journal's drain at stop (and the page's plots): one worker (asyncio's would start up to 6)
         asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(1, thread_name_prefix="display"))
+        from firmware_host.runtime.garbage import settle as settle_garbage
+
         page = None
         if config["web"]["enabled"]:  # aiohttp is loaded only when the page serves
             from firmware_host.web.server import start_page
@@ -279,7 +281,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             if page is not None:
                 _say(f"tablemate run: companion page at {page.url()}")
         ready = asyncio.create_task(device.ready.wait())
-        ready.add_done_callback(lambda _: _freeze_garbage())
+        ready.add_done_callback(lambda _: settle_garbage())
         try:
             await device.run()
         finally:
@@ -288,16 +290,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     asyncio.run(serve())
     return EXIT_OK
-
-
-def _freeze_garbage() -> None:
-    """Once started: what start-up made is kept out of the garbage collector's full passes, which
-    otherwise walk every module and object each time and stop the loop for tens of milliseconds
-    while the page serves many requests (``tablemate bench web``)."""
-    import gc
-
-    gc.collect()
-    gc.freeze()
 
 
 def cmd_sim(args: argparse.Namespace) -> int:

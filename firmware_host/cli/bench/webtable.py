@@ -57,10 +57,9 @@ class LiveTable:
         self.page = Companion(self.device, "127.0.0.1", 0)
         await self.page.start()
         self.device.companion = self.page
-        import gc
+        from firmware_host.runtime.garbage import settle
 
-        gc.collect()
-        gc.freeze()  # as `tablemate run` does once started
+        settle()  # as `tablemate run` does once started
         self._ready.set()
         await task
 

@@ -273,17 +273,21 @@ def cmd_run(args: argparse.Namespace) -> int:
         asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(1, thread_name_prefix="display"))
         from firmware_host.runtime.garbage import settle as settle_garbage
 
+        run = asyncio.create_task(device.run())
+        ready = asyncio.create_task(device.ready.wait())
+        await asyncio.wait([run, ready], return_when=asyncio.FIRST_COMPLETED)
         page = None
-        if config["web"]["enabled"]:  # aiohttp is loaded only when the page serves
+        # the page starts once the table is ready (READY is not delayed by aiohttp's import)
+        if ready.done() and not run.done() and config["web"]["enabled"]:
             from firmware_host.web.server import start_page
 
             page = device.companion = await start_page(device, config["web"], args.sim)
             if page is not None:
                 _say(f"tablemate run: companion page at {page.url()}")
-        ready = asyncio.create_task(device.ready.wait())
-        ready.add_done_callback(lambda _: settle_garbage())
+        ready.cancel()
+        settle_garbage()
         try:
-            await device.run()
+            await run
         finally:
             if page is not None:
                 await page.close()

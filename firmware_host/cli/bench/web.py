@@ -198,12 +198,12 @@ class _Timing:
         """One press; seconds from its release to the next frame handed to the display."""
         table = self.table
         buttons = table.device.hw.buttons
-        table.loop.call_soon_threadsafe(buttons.press, button)
+        buttons.press(button)  # from this thread, as a driver thread does: stamped now, posted to the loop
         time.sleep(0.06)
         self.frame.clear()
         before = self._preempted()
         released = time.perf_counter()
-        table.loop.call_soon_threadsafe(buttons.release, button)
+        buttons.release(button)
         deadline = released + 3.0
         while time.perf_counter() < deadline:  # no busy wait: this thread must not take the GIL from the loop's
             self.frame.wait(max(0.0, deadline - time.perf_counter()))
@@ -331,10 +331,10 @@ def dom(presses: int) -> dict[str, Any] | None:
             table.press("ok")
             time.sleep(0.1)
             seen = page.evaluate("window.__t.length")
-            table.loop.call_soon_threadsafe(buttons.press, "ok")
+            buttons.press("ok")
             time.sleep(0.06)
             released = time.time()
-            table.loop.call_soon_threadsafe(buttons.release, "ok")
+            buttons.release("ok")
             try:
                 page.wait_for_function(f"window.__t.length > {seen}", timeout=3000)
             except Exception:

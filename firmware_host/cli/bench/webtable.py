@@ -82,9 +82,9 @@ class LiveTable:
         """Press and release a button as a finger would; the wall time the press ended."""
         assert self.device is not None and self.device.hw is not None
         buttons = self.device.hw.buttons
-        self.loop.call_soon_threadsafe(buttons.press, button)
+        buttons.press(button)  # from this thread, as a driver thread does: stamped now, posted to the loop
         time.sleep(1.0 if long else 0.08)
         ended = time.time()
-        self.loop.call_soon_threadsafe(buttons.release, button)
+        buttons.release(button)
         time.sleep(0.05)  # the finger lifts before the next press
         return ended

@@ -11,17 +11,38 @@ edges carry the kernel's ``CLOCK_MONOTONIC`` time (``monotonic_ticks``, our libg
 :mod:`drivers.gpio`): there the kernel's own timestamp is used, and the factory's kernel debounce
 (``kernel_debounce``) gets the debounce time too, so contact bounce never wakes the process.
 
+A button whose pin cannot be opened (``EBUSY``: another process holds the line; ``EACCES``: udev
+has not yet given the chip its group) is left out and tried again with backoff
+(:mod:`drivers.backoff`) while the other buttons work; a pin the configuration gets wrong
+(no such pin, two buttons on one) still fails the panel at once.
+
 Real and simulated panels are the same class: the simulated one runs on gpiozero's
 ``MockFactory`` pins and is pressed with :meth:`ButtonPanel.press` / :meth:`ButtonPanel.release`.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from gpiozero import DigitalInputDevice
 from gpiozero.pins.mock import MockFactory
+
+from drivers.backoff import Backoff
+
+log = logging.getLogger(__name__)
+
+CallLater = Callable[[float, Callable[[], None]], Any]
+"""``loop.call_later``: schedules a retry (its result has ``cancel()``)."""
+
+
+def retryable(exc: BaseException) -> bool:
+    """Whether a pin that failed to open with ``exc`` may open later: the kernel refused the line
+    (busy, permission, the chip not there yet), not the configuration named a wrong pin."""
+    return isinstance(exc, OSError) or type(exc).__module__ == "lgpio"  # lgpio.error: "GPIO busy"
+
 
 EdgeHandler = Callable[[str, bool, float], None]
 """Called with (button name, pressed, timestamp) for every edge: from the pin factory's thread, or
@@ -114,6 +135,9 @@ class ButtonPanel:
     ``pin_factory=None`` uses gpiozero's default (the real pins); :func:`drivers.gpio.pin_factory`
     picks the best one for the Pi; pass ``MockFactory()`` (or use :meth:`simulated`) for the
     simulator and tests. ``debounce`` goes to the factory's kernel debounce where it has one.
+
+    A button whose pin the kernel refuses is named in :attr:`missing` and, given ``call_later``
+    (the event loop's), opened again after ``backoff`` delays until it works.
     """
 
     def __init__(
@@ -123,18 +147,59 @@ class ButtonPanel:
         clock: Callable[[], float],
         pin_factory: object | None = None,
         debounce: float | None = None,
+        call_later: CallLater | None = None,
+        backoff: tuple[float, float] = (1.0, 60.0),
     ) -> None:
         self._on_edge = on_edge
         self._clock = clock
+        self._pins = dict(pins)
+        self._factory = pin_factory
+        self._call_later = call_later
         self._kernel_stamps = bool(getattr(pin_factory, "monotonic_ticks", False))
-        bounce = debounce if getattr(pin_factory, "kernel_debounce", False) else None
+        self._bounce = debounce if getattr(pin_factory, "kernel_debounce", False) else None
         self.buttons: dict[str, Switch] = {}
+        self.missing: dict[str, str] = {}
+        """Buttons whose pin could not be opened (yet), with the reason."""
+        self._backoff = {name: Backoff(*backoff) for name in pins}
+        self._retries: dict[str, Any] = {}
+        self._closed = False
         try:
-            for name, pin in pins.items():
-                self.buttons[name] = Switch(pin, self._handler(name), bounce_time=bounce, pin_factory=pin_factory)
+            for name in pins:
+                self._open(name)
         except Exception:
             self.close()
             raise
+
+    def _open(self, name: str) -> None:
+        """Open ``name``'s pin; a refusal the kernel may lift is noted and retried later."""
+        pin = self._pins[name]
+        try:
+            self.buttons[name] = Switch(pin, self._handler(name), bounce_time=self._bounce, pin_factory=self._factory)
+        except Exception as exc:
+            if not retryable(exc):
+                raise
+            first = name not in self.missing
+            self.missing[name] = str(exc) or type(exc).__name__
+            if self._call_later is None:
+                log.error("button %s (GPIO %s) unavailable: %s", name, pin, exc)
+                return
+            delay = self._backoff[name].next()
+            if first:
+                log.error("button %s (GPIO %s) unavailable: %s (retrying)", name, pin, exc)
+            self._retries[name] = self._call_later(delay, lambda: self._retry(name))
+            return
+        if self.missing.pop(name, None) is not None:
+            log.info("button %s (GPIO %s) works again", name, pin)
+        self._backoff[name].reset()
+
+    def _retry(self, name: str) -> None:
+        self._retries.pop(name, None)
+        if self._closed or name in self.buttons:
+            return
+        try:
+            self._open(name)
+        except Exception:  # not the kernel's refusal any more: say so and give up on this button
+            log.exception("button %s cannot be opened", name)
 
     @classmethod
     def simulated(cls, pins: Mapping[str, int], on_edge: EdgeHandler, clock: Callable[[], float]) -> ButtonPanel:
@@ -156,7 +221,11 @@ class ButtonPanel:
         self.buttons[name].pin.drive_high()
 
     def close(self) -> None:
-        """Release the pins; safe to call twice."""
+        """Release the pins and stop retrying; safe to call twice."""
+        self._closed = True
+        for handle in self._retries.values():
+            handle.cancel()
+        self._retries.clear()
         # Each button's hold thread polls its stop event every 0.1 s: tell them all first, then
         # close (as gpiozero's own shutdown does), so ten buttons stop in 0.1 s, not 1 s.
         for button in self.buttons.values():

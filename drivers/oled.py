@@ -1,10 +1,11 @@
-"""luma's SSD1306 and SH1106 drivers, sending only what changed.
+"""luma's drivers of the 1-bit panels (SSD1306, SH1106, SSD1309, SH1107), sending only what changed.
 
-luma's ``ssd1306.display()`` and ``sh1106.display()`` pack the picture pixel by pixel in Python
-(about 0.7 ms a frame on a desktop, ~10× that on a Pi Zero) and send the whole 1,024-byte frame
-every time: 93 ms of bus time at 100 kHz, 23 ms at 400 kHz, although a menu step changes a few
-hundred bytes and a timer tick a few dozen. These subclasses keep luma's drivers (their set-up,
-contrast, power, rotation and serial interfaces) and replace only ``display()``:
+luma's ``display()`` of these panels packs the picture pixel by pixel in Python (about 0.7 ms a
+128×64 frame on a desktop, ~10× that on a Pi Zero; twice that for the SH1107's 128×128) and
+sends the whole frame every time — 1,024 bytes (2,048 on the SH1107): 93 ms of bus time at
+100 kHz, 23 ms at 400 kHz — although a menu step changes a few hundred bytes and a timer tick a
+few dozen. These subclasses keep luma's drivers (their set-up, contrast, power, rotation and
+serial interfaces) and replace only ``display()``:
 
 - **Packing without a per-pixel loop.** The panel's memory is 8 pages of ``width`` bytes, one
   byte a column of 8 pixels, the top pixel in bit 0. Flipping the picture top to bottom and
@@ -12,8 +13,10 @@ contrast, power, rotation and serial interfaces) and replace only ``display()``:
   (1-bit rows pack eight pixels a byte, the first in the top bit); PIL does the work in C.
 - **Only the changed rectangle.** The new pages are compared with those last sent; the changed
   pages and the span of columns that changed are sent as one window (SSD1306: ``COLUMNADDR`` and
-  ``PAGEADDR``, then the bytes), or one window per changed page where that is fewer bytes. The SH1106 has
-  no window: each changed page gets its page and column address, then its changed bytes.
+  ``PAGEADDR``, then the bytes), or one window per changed page where that is fewer bytes; the
+  SSD1309 is an SSD1306 in this (luma's ``ssd1309`` is its ``ssd1306`` with another name). The
+  SH1106 and SH1107 have no window: each changed page gets its page and column address, then its
+  changed bytes (the SH1107's 16 pages, columns 0–127 without the SH1106's offset of 2).
 - **A full frame when in doubt**: the first picture after opening (a reopen after an I2C error
   makes a new driver) and the next one after a failed send.
 - **Working out and sending are apart.** :meth:`prepare` packs a picture and works out its bus
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from luma.oled.device import sh1106, ssd1306
+from luma.oled.device import sh1106, sh1107, ssd1306, ssd1309
 from PIL import Image
 
 WINDOW_COST = 8
@@ -88,6 +91,11 @@ class _Partial:
         """Show a 1-bit ``image``: the changed bytes, or everything after a reopen or error."""
         self.send(self.prepare(image))
 
+    def forget(self) -> None:
+        """The panel's memory is unknown (re-initialised: it may have been reset): the next
+        picture goes whole."""
+        self._shown = None
+
     def _diff(self, image: Image.Image) -> tuple[list[bytes], dict[int, tuple[int, int]] | None]:
         """The pages of a 1-bit ``image`` (the panel's size and mode) and what changed in them."""
         assert image.mode == self.mode  # luma's device gives mode, size, preprocess
@@ -137,8 +145,16 @@ def _windows(changes: dict[int, tuple[int, int]]) -> list[tuple[int, int, int, i
     return [whole] if cost([whole]) <= cost(each) else each
 
 
-class SH1106(_Partial, sh1106):
-    """luma's ``sh1106`` whose ``display()`` sends only the changed bytes of the changed pages."""
+class SSD1309(SSD1306, ssd1309):
+    """luma's ``ssd1309`` (an ``ssd1306`` with another name) whose ``display()`` sends only the
+    changed window."""
+
+
+class _PageAddressed(_Partial):
+    """A panel without windows: each changed page gets its page and column address."""
+
+    _column_offset = 0
+    """Columns of the controller's memory left of the glass (the SH1106's 132 for 128: 2)."""
 
     def prepare(self, image: Image.Image) -> Update:
         """The page writes that show a 1-bit ``image``: the changed bytes, or everything after a
@@ -148,7 +164,20 @@ class SH1106(_Partial, sh1106):
             changes = {p: (0, self._w - 1) for p in range(self._pages)}
         writes = []
         for p, (c0, c1) in sorted(changes.items()):
-            column = self._page_address_offset + c0
+            column = self._column_offset + c0
             writes.append((True, [0xB0 + p, column & 0x0F, 0x10 | (column >> 4)]))
             writes.append((False, list(pages[p][c0 : c1 + 1])))
         return Update(pages, writes)
+
+
+class SH1106(_PageAddressed, sh1106):
+    """luma's ``sh1106`` whose ``display()`` sends only the changed bytes of the changed pages."""
+
+    @property
+    def _column_offset(self) -> int:  # type: ignore[override]
+        return self._page_address_offset
+
+
+class SH1107(_PageAddressed, sh1107):
+    """luma's ``sh1107`` whose ``display()`` sends only the changed bytes of the changed pages
+    (luma's addresses each page as column 0: ``0x10, 0x00, 0xB0 | page``)."""

@@ -1,10 +1,12 @@
 """The panels the device can drive: each ``[display] kind`` → luma.oled class, size, mode and bus.
 
 One table (:data:`PANELS`) says what each kind is; :func:`open_panel` opens one, real or as luma's
-own ``dummy`` device of the same size. The small 128×64 panels (``ssd1306``, ``sh1106``) open
-through :func:`drivers.display.open_display` on either bus, so they get that module's drivers
-(:mod:`drivers.oled`: only the changed rectangle is sent); the bigger ones open here on luma's
-own classes:
+own ``dummy`` device of the same size. The 1-bit panels (``ssd1306``, ``sh1106``, ``ssd1309``,
+``sh1107``) open through :func:`drivers.display.open_display` on either bus, so they get that
+module's drivers (:mod:`drivers.oled`: only the changed rectangle is sent); the greyscale ones open
+here on luma's own classes, whose default frame buffer (``diff_to_previous``) sends only the
+changed boxes of four quarters of the picture. Every real panel keeps the set-up its driver sent
+(:mod:`drivers.panel_setup`), sent again every few minutes and on waking from dim:
 
 =========  ===============  ========  =====================================================
 kind       panel            pixels    bus
@@ -114,16 +116,20 @@ def open_panel(
         device.persist = True
         return device
     bus = panel.bus(wiring.interface)
-    if panel.kind in ("ssd1306", "sh1106"):  # the small panels' own module: partial updates
-        from drivers import display as small_panels
+    from drivers import display as one_bit
 
+    if panel.kind in one_bit.PARTIAL_KINDS:  # the 1-bit panels' own drivers: partial updates
         serial = serial_interface or (_serial(bus, wiring) if bus == "spi" else None)
-        return small_panels.open_display(panel.kind, wiring.i2c_port, wiring.address, rotation, serial)
+        return one_bit.open_display(panel.kind, wiring.i2c_port, wiring.address, rotation, serial, panel.size)
     from luma.oled import device as oled  # after drivers.luma_threads (imported above): no idle threads
 
+    from drivers.panel_setup import made_with_setup
+
     serial = serial_interface or _serial(bus, wiring)
-    extra = {"mode": "1"} if panel.driver in ("ssd1322", "ssd1327") else {}
-    device = getattr(oled, panel.driver)(serial, width=panel.width, height=panel.height, rotate=rotate, **extra)
+    driver = getattr(oled, panel.driver)
+    device = made_with_setup(
+        lambda bus: driver(bus, width=panel.width, height=panel.height, rotate=rotate, mode="1"), serial
+    )
     device.persist = True
     return device
 

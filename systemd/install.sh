@@ -1,51 +1,125 @@
 #!/bin/sh
 # Install tablemate on a Raspberry Pi (Raspberry Pi OS Bookworm or newer: Python 3.11+), from this checkout:
 #
-#     sudo systemd/install.sh              # install or update; safe to run again
-#     sudo systemd/install.sh --uninstall  # stop and remove the service (keeps config and history)
-#     sudo systemd/install.sh --uninstall --purge   # remove everything, history included
+#     sudo systemd/install.sh                      # install or update from the network; safe to run again
+#     sudo systemd/install.sh --wheelhouse DIR     # the same with no network at all (see below)
+#     sudo systemd/install.sh --uninstall          # stop and remove the service (keeps config and history)
+#     sudo systemd/install.sh --uninstall --purge  # remove everything, history included
 #
 # Makes /opt/tablemate/venv (seeing the system's python3-lgpio), installs the package with its
 # `pi` extra into it -- gpiod (libgpiod v2, Blinka's pins: the HX711), Adafruit-Blinka, lgpio
-# (gpiozero's back end) -- then `tablemate install` does the rest: user, groups, config, I2C at
-# 400 kHz, SPI for a panel on SPI, unit, service. `tablemate doctor` then checks every part as the service sees it.
+# (gpiozero's back end) -- then `tablemate install` does the rest: user, groups, udev rule, config,
+# I2C at 400 kHz, SPI for a panel on SPI, SPI1's overlay for the HX711 on SPI, unit, service; it
+# says when the Pi must reboot.
+# `tablemate doctor` then checks every part as the service sees it.
+#
+# With no network: on any machine with network, `tablemate wheelhouse DIR` fills DIR with the
+# project's wheel and a binary wheel of every dependency for the Pi (and a requirements file per
+# Python); carry DIR over (a USB stick) and pass --wheelhouse DIR. pip then runs with --no-index:
+# it reads nothing but DIR, upgrades nothing of its own and builds nothing. lgpio always comes from
+# apt (python3-lgpio): PyPI has no aarch64 wheel of it for Python 3.11 or 3.13, and pip would build it.
+#
+# --root DIR installs under DIR instead of / (tests: no apt, the system's commands as found on PATH).
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-VENV=/opt/tablemate/venv
-[ "$(id -u)" = 0 ] || exec sudo "$0" "$@"
+ROOT=""
+WHEELHOUSE=""
+PYTHON=${PYTHON:-python3}
+# Our own options; the rest goes to `tablemate install`.
+n=$#
+while [ "$n" -gt 0 ]; do
+    n=$((n - 1))
+    arg=$1
+    shift
+    case "$arg" in
+    --wheelhouse) WHEELHOUSE=$(cd "$1" && pwd); shift; n=$((n - 1)) ;;
+    --wheelhouse=*) WHEELHOUSE=$(cd "${arg#*=}" && pwd) ;;
+    --root) ROOT=${1%/}; shift; n=$((n - 1)) ;;
+    --root=*) ROOT=${arg#*=}; ROOT=${ROOT%/} ;;
+    *) set -- "$@" "$arg" ;;
+    esac
+done
+VENV=$ROOT/opt/tablemate/venv
+if [ -z "$ROOT" ] && [ "$(id -u)" != 0 ]; then
+    exec sudo "$0" ${WHEELHOUSE:+--wheelhouse "$WHEELHOUSE"} "$@"
+fi
+if [ -n "$ROOT" ]; then set -- --root "$ROOT" "$@"; fi
 
-case "${1:-}" in
---uninstall)
+case " $* " in
+*" --uninstall "*)
     if [ -x "$VENV/bin/tablemate" ]; then
         "$VENV/bin/tablemate" install --source "$SRC" "$@"
     fi
-    case " $* " in *" --purge "*) rm -rf /opt/tablemate ;; esac
+    case " $* " in *" --purge "*) rm -rf "$ROOT/opt/tablemate" ;; esac
     exit 0
     ;;
 esac
 
-if command -v apt-get >/dev/null 2>&1; then
-    # python3-lgpio: gpiozero's back end, from the Raspberry Pi OS archive (pip's lgpio is the
-    # fallback); gcc and python3-dev build gpiod where no wheel exists for this Pi (armv6l/armv7l).
+on_pi() { case "$(uname -m)" in aarch64 | armv7l | armv6l) return 0 ;; esac; return 1; }
+
+if [ -z "$ROOT" ] && command -v apt-get >/dev/null 2>&1; then
+    # python3-lgpio: gpiozero's back end, from the Raspberry Pi OS archive, never built by pip.
+    # From the network only, gcc and python3-dev build gpiod where no wheel exists (armv6l/armv7l).
+    want="python3-venv i2c-tools python3-lgpio python3-spidev"
+    [ -n "$WHEELHOUSE" ] || want="$want python3-dev gcc"
     missing=""
-    for pkg in python3-venv python3-dev gcc i2c-tools python3-lgpio; do
+    for pkg in $want; do
         dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
     done
     if [ -n "$missing" ]; then
-        apt-get update
-        apt-get install -y $missing || apt-get install -y python3-venv python3-dev gcc i2c-tools
+        if [ -n "$WHEELHOUSE" ]; then
+            apt-get install -y $missing || {
+                echo "install.sh: apt cannot install$missing with no network; on Raspberry Pi OS they are" >&2
+                echo "  in its archive: put their .deb files on the stick and run: sudo apt-get install ./*.deb" >&2
+                exit 1
+            }
+        else
+            apt-get update
+            apt-get install -y $missing
+        fi
+    fi
+fi
+if on_pi && ! "$PYTHON" -c "import lgpio" 2>/dev/null; then
+    echo "install.sh: the system's python3-lgpio is missing (sudo apt-get install python3-lgpio);" >&2
+    echo "  pip's lgpio has no wheel for this Python and would have to be built from source" >&2
+    exit 1
+fi
+
+if [ -n "$WHEELHOUSE" ]; then
+    # The wheelhouse's lock for this Python and machine, and the project's wheel.
+    tag=$("$PYTHON" -c 'import platform, sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}-{platform.machine()}")')
+    lock="$WHEELHOUSE/requirements-$tag.txt"
+    if [ ! -f "$lock" ]; then
+        echo "install.sh: $WHEELHOUSE has no requirements-$tag.txt: make it for this Pi's Python" >&2
+        echo "  (tablemate wheelhouse DIR --python X.Y:MACHINE)" >&2
+        exit 1
+    fi
+    wheel=$(ls "$WHEELHOUSE"/tablemate-*.whl 2>/dev/null | sort -V | tail -n 1)
+    if [ -z "$wheel" ]; then
+        echo "install.sh: $WHEELHOUSE has no tablemate-*.whl (tablemate wheelhouse DIR makes it)" >&2
+        exit 1
     fi
 fi
 
-[ -x "$VENV/bin/python" ] || python3 -m venv --system-site-packages "$VENV"
-"$VENV/bin/python" -m pip install --quiet --upgrade pip
-# Every GPIO library the back ends need: the `pi` extra (gpiod, Adafruit-Blinka, lgpio).
+# --system-site-packages: the venv sees apt's lgpio. venv brings its own pip (ensurepip, no network),
+# which is never upgraded here: an update of pip is not what a table needs, and offline it cannot be.
+[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv --system-site-packages "$VENV"
+export PIP_DISABLE_PIP_VERSION_CHECK=1
 # pip's RECORD lists a hash of every installed file: when it changes, the code did, and a running
 # service must be restarted to run it (`tablemate install` does so when told).
 installed() { cat "$VENV"/lib/python3*/site-packages/tablemate-*.dist-info/RECORD 2>/dev/null | cksum; }
 before=$(installed)
-"$VENV/bin/python" -m pip install --quiet --upgrade "$SRC[pi]"
+if [ -n "$WHEELHOUSE" ]; then
+    # Exactly the versions the wheelhouse locked, each from its wheel: nothing resolved, nothing built.
+    "$VENV/bin/python" -m pip install --quiet --no-index --find-links "$WHEELHOUSE" --only-binary=:all: --no-deps -r "$lock"
+    # The project's wheel every time: an update keeps its version number, and its files say what changed.
+    "$VENV/bin/python" -m pip install --quiet --no-index --no-deps --force-reinstall "$wheel"
+else
+    # Every GPIO library the back ends need: the `pi` extra (gpiod, Adafruit-Blinka, lgpio).
+    # --only-binary=lgpio: apt's lgpio or a wheel, never a build from source.
+    "$VENV/bin/python" -m pip install --quiet --only-binary=lgpio --upgrade "$SRC[pi]"
+fi
 if [ "$(installed)" != "$before" ]; then
     export TABLEMATE_CODE_CHANGED=1
 fi
-exec "$VENV/bin/tablemate" install --source "$SRC"
+exec "$VENV/bin/tablemate" install --source "$SRC" "$@"

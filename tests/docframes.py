@@ -35,7 +35,7 @@ PICTURES = (  # script, seed, snap, picture
     ("bomb_game.sim", 4, "05-ben-rolled", "bomb-roll"),
     ("bomb_game.sim", 4, "11-game-over", "bomb-over"),
     ("tonne_game.sim", 5, "002-menu", "tonne-place"),
-    ("antartik_game.sim", 3, "043-menu", "antartik-bets"),
+    ("antartik_game.sim", 3, "053-menu", "antartik-bets"),
     ("trottel_game.sim", 3, "038-asked", "trottel-end-asks"),
 )
 PANELS = {"128x64": "ssd1306", "256x64": "ssd1322", "128x128": "sh1107"}

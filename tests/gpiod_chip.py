@@ -8,6 +8,11 @@ with ``{offset: gpiod.LineSettings}`` returns a request with ``fd``, ``get_value
 package's. ``drive(offset, high, t)`` changes an input's level as a wire would; the request's
 descriptor turns readable when an edge its settings detect is queued, as the kernel's does.
 Debounce is recorded, not simulated.
+
+The chip keeps a log of what the kernel was asked (:attr:`StandInChip.log`: every request and
+reconfiguration with the settings it carried), and can refuse a line as the kernel does
+(:attr:`StandInChip.refuse`: ``EBUSY`` for a line another process holds, ``EACCES`` before udev
+has given the chip its group).
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ class StandInRequest:
         for offset, settings in config.items():
             assert offset in self.settings
             self.settings[offset] = _copy(settings)
+            self.chip.log.append(("reconfigure", offset, _copy(settings)))
             if settings.direction == Direction.OUTPUT:
                 self.chip.levels[offset] = settings.output_value == Value.ACTIVE
 
@@ -106,6 +112,10 @@ class StandInChip:
     def __init__(self, label: str = "pinctrl-bcm2711", num_lines: int = 58) -> None:
         self.requests: dict[int, StandInRequest] = {}
         self.levels: dict[int, bool] = {}
+        self.log: list[tuple[str, int, gpiod.LineSettings]] = []
+        """``("request" | "reconfigure", offset, settings)`` in the order the kernel was asked."""
+        self.refuse: dict[int, int] = {}
+        """Lines whose request fails with this errno (until the test removes them)."""
         self.seqno = 0
         self.closed = False
         self.info = gpiod.ChipInfo("gpiochip0", label, num_lines)
@@ -124,14 +134,21 @@ class StandInChip:
         """Request lines, as ``gpiod.Chip.request_lines`` (busy lines refused with ``OSError``)."""
         config = {offset: settings or gpiod.LineSettings() for offset, settings in config.items()}
         for offset in config:
+            if offset in self.refuse:
+                raise OSError(self.refuse[offset], os.strerror(self.refuse[offset]))
             if offset in self.requests:
                 raise OSError(16, "Device or resource busy")
         request = StandInRequest(self, config)
         for offset, settings in config.items():
+            self.log.append(("request", offset, _copy(settings)))
             self.requests[offset] = request
             if settings.direction == Direction.OUTPUT:  # the kernel drives an output at once
                 self.levels[offset] = settings.output_value == Value.ACTIVE
         return request
+
+    def asked(self, offset: int) -> list[tuple[str, gpiod.LineSettings]]:
+        """What the kernel was asked for line ``offset``, in order."""
+        return [(what, settings) for what, o, settings in self.log if o == offset]
 
     def level(self, offset: int) -> bool:
         """What the line reads: driven level, else its pull."""

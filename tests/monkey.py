@@ -9,7 +9,9 @@ Self-test, the game menu, undo). It fails a run on
 - any text drawn outside its box or cut without intent, a character the font cannot draw, or a
   row that does not fit on the panel (:func:`firmware_host.ui.render.watch`);
 - a journal that, opened again as a power cut would leave it, does not replay to the summary of
-  the game on screen.
+  the game on screen;
+- a game screen where one player must act (a menu of theirs) that does not mark that player
+  with ``>`` in the score grid (:func:`unmarked`).
 
 The suite runs a bounded slice (``tests/test_monkey.py``), a few runs of it on the bigger panels;
 a longer campaign (``--panel ssd1322`` or ``sh1107`` on a bigger panel)::
@@ -36,8 +38,10 @@ from firmware_host.core.session import Session
 from firmware_host.core.store import Store
 from firmware_host.runtime.device import Device
 from firmware_host.runtime.vtime import run_virtual
-from firmware_host.ui.render import watch
+from firmware_host.ui.game import GameScreen
+from firmware_host.ui.render import Frame, watch
 from games import ENGINES
+from games.core import Menu
 
 GAMES = tuple(sorted(ENGINES))
 PINS_SHARE = 0.125
@@ -101,6 +105,24 @@ def _resume_matches(device: Device, store: Store) -> str | None:
     if resumed.summary != session.summary:
         return f"resumed summary differs: {resumed.summary} != {session.summary}"
     return None
+
+
+def unmarked(device: Device, frame: Frame) -> str | None:
+    """The player who must act on the game screen showing, when ``frame`` does not mark them:
+    the score grid (the frame's first cells, one a player in seat order) has no ``>`` on their
+    cell; else ``None``. How far a name may be shortened beside its mark is the layout's concern."""
+    top = device.screens[-1] if device.screens else None
+    session = device.session
+    if session is None or not isinstance(top, GameScreen) or not isinstance(top.prompt, Menu) or not top.path:
+        return None
+    player = top.path[0].player
+    names = [name for name, _ in session.view().scores]
+    if player is None or player not in names:
+        return None
+    cells = [cell for row in frame.rows for cell in row.cells][: len(names)]
+    if len(cells) == len(names) and cells[names.index(player)].startswith(">"):
+        return None
+    return player
 
 
 def run_monkey(state_dir: Path, seed: int, presses: int, panel: str | None = None, language: str = "en") -> Report:
@@ -169,6 +191,9 @@ def run_monkey(state_dir: Path, seed: int, presses: int, panel: str | None = Non
                 text = " ".join([shown.title, *(" ".join(r.cells) for r in shown.rows)])
                 if "Internal error" in text:
                     report.problems.append(f"press {report.presses}: {text}")
+                player = unmarked(device, shown)
+                if player is not None:
+                    report.problems.append(f"press {report.presses}: {player} must act, unmarked: {text}")
                 if report.presses % 97 == 0:
                     problem = _resume_matches(device, store)
                     if problem:

@@ -433,7 +433,7 @@ def test_the_window_is_one_button_per_player_each_answer_its_own_action():
     assert prompt.values["Ben"] == ("pass", "3") and prompt.label("3") == "bet 3"
     assert prompt.each("Ben", "pass") == {"type": "pass", "player": "Ben"}
     assert prompt.each("Cy", "3") == {"type": "bet", "player": "Cy", "card": "3"}
-    assert E.view(t.state).mood == "choosing" and E.view(t.state).active == ("Ben", "Cy")
+    assert E.view(t.state).mood == "choosing" and E.view(t.state).active == ("Ann",)  # the diver is marked
 
 
 def test_the_divers_menu():
@@ -449,10 +449,14 @@ def test_the_divers_menu():
         E.apply(t.state, action)  # every choice offered is accepted
     entered = walk(menu.options[1])
     assert {a["card"] for a in entered} == set(t.state.pile)
-    t.draw("7").answer()  # a named card: "Enter card" comes first from now on
+    t.draw("7").answer()  # one named card (a stray entry, maybe): the menu stays as it was
+    labels = [o.label for o in E.prompt(t.state).options]
+    assert labels == ["Draw", "Stop", "Enter card", "Referee 3R"]
+    assert [o.label for o in E.prompt(t.state).options[3].submenu().options] == ["Sorted by hand", "Under the pile"]
+    second = next(c for c in t.state.pile if c.isdigit() and c != "7")
+    t.draw(second).answer()  # two in a row: a physical pile, "Enter card" comes first
     labels = [o.label for o in E.prompt(t.state).options]
     assert labels == ["Enter card", "Stop", "Draw", "Referee 3R"]
-    assert [o.label for o in E.prompt(t.state).options[3].submenu().options] == ["Sorted by hand", "Under the pile"]
 
 
 def test_the_menu_at_the_start_of_a_turn_with_a_failed_dive():

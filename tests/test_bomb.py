@@ -231,7 +231,7 @@ def test_worked_example_two_bombs_three_fuses_cost_two_chips():
     s, effects = E.apply(s, roll({"bomb": 2}, {"fuse": 3}))
     assert E.summary(s)["lives"]["Ann"] == 1
     assert ("signal", "explosion") in [(e.kind, e.value) for e in effects]
-    assert ("say", "Ann -2 lives") in [(e.kind, e.value) for e in effects]
+    assert ("say", "Ann: B2 F3 C0 boom -2") in [(e.kind, e.value) for e in effects]
 
 
 def test_bombs_alone_or_fuses_alone_are_a_success_that_draws_card_marks():
@@ -365,7 +365,7 @@ def test_an_empty_pile_is_refilled_from_the_used_cards():
     s = play([reveal(Ann="1", Ben="5", Cy="5")])
     s.pile, s.used = 0, 5
     s, effects = E.apply(s, roll({"card": 2}, {}))
-    assert ("say", "Ann defused, draws 2") in [(e.kind, e.value) for e in effects]
+    assert ("say", "Ann: B0 F0 C2 +2 cards") in [(e.kind, e.value) for e in effects]
     assert s.pile == 3 and s.used == 3  # the round's three played cards are used now
 
 
@@ -373,7 +373,7 @@ def test_draws_stop_when_no_card_is_left():
     s = play([reveal(Ann="1", Ben="5", Cy="5")])
     s.pile, s.used = 1, 0
     s, effects = E.apply(s, roll({"card": 3}, {}))
-    assert ("say", "Ann defused, draws 1") in [(e.kind, e.value) for e in effects]
+    assert ("say", "Ann: B0 F0 C3 +1 card") in [(e.kind, e.value) for e in effects]
     # the played cards went to the used cards at the end of the round
     assert s.used == 3 and s.pile == 0
 

@@ -79,7 +79,7 @@ def test_a_broken_config_is_shown_on_the_oled_of_the_device(cli, tmp_path, monke
 
     panels = []
 
-    def fake_open(kind, port, address, rotation, serial_interface=None):
+    def fake_open(kind, port, address, rotation, serial_interface=None, size=(128, 64)):
         panels.append((kind, address))
         panels.append(dummy(width=128, height=64, mode="1"))
         return panels[-1]

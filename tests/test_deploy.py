@@ -128,7 +128,13 @@ def test_an_spi_panel_gets_spi_turned_on_and_the_service_its_group_once(tmp_path
 
 
 def test_a_panel_on_i2c_leaves_spi_alone(tmp_path):
-    for config in ('[display]\nkind = "ssd1309"\n', "", '[display]\nkind = "sim"\n', "[display\nbroken"):
+    scale = '[scale]\ninterface = "gpio"\n'  # the default scale is on SPI1 (tests/test_install_scale_spi.py)
+    for config in (
+        '[display]\nkind = "ssd1309"\n' + scale,
+        scale,
+        '[display]\nkind = "sim"\n' + scale,
+        "[display\nbroken",
+    ):
         root, system = spi_pi(tmp_path / str(len(config)), config), FakeSystem()
         done = Installer(ROOT, root, system).install()
         assert not any("SPI" in step or "spi" in step for step in done), config

@@ -11,15 +11,17 @@ import pytest
 from firmware_host.cli import install
 from firmware_host.core.config import defaults, parse
 from firmware_host.runtime.doctor import CHECKS, System, run_checks, selftest_lines
+from firmware_host.runtime.scale_check import WordReport
 from tests.conftest import ROOT
 
 PI_GROUPS = {"tablemate", "gpio", "i2c", "dialout"}
 
 
 def fake_pi(tmp_path: Path, *, hz: int = 400_000, dout: str = "low") -> System:
-    """A Pi as the installer leaves it: device nodes owned by the service's groups, I2C at ``hz``."""
+    """A Pi as the installer leaves it: device nodes owned by the service's groups, I2C at ``hz``,
+    SPI1's overlay for the HX711 in force (``/dev/spidev1.0``)."""
     root = tmp_path / "pi"
-    for node in ("dev/gpiochip0", "dev/gpiochip4", "dev/i2c-1", "dev/ttyUSB0"):
+    for node in ("dev/gpiochip0", "dev/gpiochip4", "dev/i2c-1", "dev/ttyUSB0", "dev/spidev1.0"):
         path = root / node
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"")
@@ -27,8 +29,16 @@ def fake_pi(tmp_path: Path, *, hz: int = 400_000, dout: str = "low") -> System:
     node = root / "sys/class/i2c-dev/i2c-1/device/of_node"
     node.mkdir(parents=True)
     (node / "clock-frequency").write_bytes(hz.to_bytes(4, "big"))  # device-tree cells are big-endian
+    (root / "dev/tablemate-tower").symlink_to("ttyUSB0")  # the udev rule's name for the tower
+    for relative, data in (
+        ("boot/firmware/config.txt", b"dtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=400000\ndtoverlay=spi1-1cs\n"),
+        ("proc/device-tree/system/linux,revision", (0xC03111).to_bytes(4, "big")),  # a Pi 4B
+        ("etc/udev/rules.d/60-tablemate.rules", (ROOT / "systemd/60-tablemate.rules").read_bytes()),
+    ):
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_bytes(data)
     unit = root / "etc/systemd/system/tablemate.service"
-    unit.parent.mkdir(parents=True)
+    unit.parent.mkdir(parents=True, exist_ok=True)
     unit.write_bytes((ROOT / "systemd/tablemate.service").read_bytes())
     state = tmp_path / "state"
     state.mkdir()
@@ -39,8 +49,13 @@ def fake_pi(tmp_path: Path, *, hz: int = 400_000, dout: str = "low") -> System:
         group_name=lambda gid: "gpio",
         i2c_answers=lambda port, address: (port, address) == (1, 0x3C),
         dout_falls=lambda data, clock, seconds: dout,
+        hx711_words=lambda s, seconds: WordReport(
+            seconds, busy=dout == "busy", words=0 if dout == "high" else 30, samples=26
+        ),
         gpiozero_factory=lambda: "LGPIOFactory",
         blinka_pins=lambda: "RASPBERRY_PI_4B via adafruit_blinka.microcontroller.generic_linux.raspberry_pi_pin",
+        request_lines=lambda lines, debounce: {},
+        open_spi=lambda config: None,
         fsync_ms=lambda folder: 4.0,
         disk_free=lambda folder: 8_000_000_000,
     )
@@ -63,8 +78,13 @@ def test_a_pi_set_up_by_the_installer_is_all_well(tmp_path):
     [
         (lambda root: (root / "dev/i2c-1").unlink(), "display", "no /dev/i2c-1", "then reboot"),
         (lambda root: [p.unlink() for p in (root / "dev").glob("gpiochip*")], "gpio", "no /dev/gpiochip", "on the Pi"),
-        (lambda root: (root / "dev/ttyUSB0").unlink(), "tower", "no /dev/ttyUSB0", "/dev/serial/by-id/"),
-        (lambda root: (root / "dev/i2c-1").chmod(0o600), "display", "mode 600", "chmod g+rw"),
+        (
+            lambda root: [(root / "dev" / n).unlink() for n in ("tablemate-tower", "ttyUSB0")],
+            "tower",
+            "no /dev/tablemate-tower",
+            "/dev/serial/by-id/",
+        ),
+        (lambda root: (root / "dev/i2c-1").chmod(0o600), "display", "mode 600", "usermod -aG i2c"),
         (
             lambda root: (root / "etc/systemd/system/tablemate.service").write_text("[Service]\nExecStart=/bin/true\n"),
             "service",
@@ -88,7 +108,7 @@ def test_the_default_100_khz_bus_fails_with_the_dtparam_fix(tmp_path):
 
 def test_an_hx711_whose_dout_never_falls_fails_and_a_pin_the_service_holds_is_skipped(tmp_path):
     dead = by_part(run_checks(defaults(), fake_pi(tmp_path / "a", dout="high")))["scale"]
-    assert dead.failed and "never falls" in dead.found and "GPIO 25" in dead.fix
+    assert dead.failed and "never falls" in dead.found and "DOUT and PD_SCK wires" in dead.fix
     busy = by_part(run_checks(defaults(), fake_pi(tmp_path / "b", dout="busy")))["scale"]
     assert busy.status == "skip" and not busy.failed
 
@@ -127,6 +147,7 @@ def test_simulated_parts_are_not_checked(tmp_path):
 
 def test_selftest_lines_put_failures_first_and_fit_the_panel(tmp_path):
     system = fake_pi(tmp_path)
+    (system.root / "dev/tablemate-tower").unlink()
     (system.root / "dev/ttyUSB0").unlink()
     system.i2c_answers = system.dout_falls = None  # the running device holds the bus and the pins
     lines = selftest_lines(defaults(), system)
@@ -213,7 +234,7 @@ def spi_config():
 
 def test_an_spi_panel_set_up_by_the_installer_is_well(tmp_path):
     parts = by_part(run_checks(spi_config(), spi_pi(tmp_path)))
-    assert parts["display"].status == "ok" and "ssd1322 on /dev/spidev0.0" in parts["display"].found
+    assert parts["display"].status == "ok" and "ssd1322 opens on /dev/spidev0.0" in parts["display"].found
     assert parts["i2c speed"].status == "skip"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import threading
 from datetime import timedelta
@@ -11,7 +12,7 @@ import pytest
 
 pytest.importorskip("gpiod")
 
-from gpiod.line import Bias, Direction, Edge
+from gpiod.line import Bias, Clock, Direction, Edge, Value
 from gpiozero import LED
 
 from drivers.buttons import ButtonPanel
@@ -162,3 +163,202 @@ def test_an_active_low_output_starts_off_without_a_blip():
     with LED(18, active_high=False, initial_value=False, pin_factory=factory):
         assert chip.levels.history == [(18, True)]
     factory.close()
+
+
+TEN = {"p1": 5, "p2": 6, "p3": 13, "p4": 19, "p5": 26, "p6": 21, "prev": 20, "next": 16, "ok": 12, "back": 7}
+DEBOUNCE = timedelta(seconds=0.03)
+
+
+class FakeLater:
+    """``loop.call_later`` on fake time: the test moves the clock and due callbacks run."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.due: list[tuple[float, object, list[bool]]] = []
+
+    def __call__(self, delay, fn):
+        cancelled = [False]
+        self.due.append((self.now + delay, fn, cancelled))
+
+        class Handle:
+            def cancel(self) -> None:
+                cancelled[0] = True
+
+        return Handle()
+
+    def advance(self, seconds: float) -> None:
+        end = self.now + seconds
+        while True:
+            ready = sorted((d for d in self.due if d[0] <= end), key=lambda d: d[0])
+            if not ready:
+                break
+            when, fn, cancelled = ready[0]
+            self.due.remove(ready[0])
+            self.now = when
+            if not cancelled[0]:
+                fn()
+        self.now = end
+
+    @property
+    def delays(self) -> list[float]:
+        return sorted(round(d[0] - self.now, 6) for d in self.due if not d[2][0])
+
+
+def test_each_button_line_is_requested_once_already_pulled_up_debounced_and_watching_both_edges():
+    # gpiozero sets function, pull, bounce, edges, then when_changed: requested at the first step
+    # and reconfigured at each later one, a button would float before its pull-up came, and edge
+    # detection added to a debounced line is the path of CVE-2024-36898 (uninitialised kfifo).
+    chip = StandInChip()
+    factory = GpiodFactory(chip, revision=PI_3B)
+    with ButtonPanel(TEN, lambda *edge: None, lambda: 0.0, factory, debounce=0.03):
+        for name, offset in TEN.items():
+            asked = chip.asked(offset)
+            assert [what for what, _ in asked] == ["request"], name  # once, never reconfigured
+            settings = asked[0][1]
+            assert settings.direction == Direction.INPUT and settings.bias == Bias.PULL_UP, name
+            assert settings.edge_detection == Edge.BOTH and settings.debounce_period == DEBOUNCE, name
+            assert settings.event_clock == Clock.MONOTONIC, name
+            assert chip.level(offset) is True  # pulled up from the first moment: not pressed
+    factory.close()
+
+
+def test_each_tower_output_is_requested_once_at_its_idle_level_so_nothing_chirps():
+    from drivers.tower.gpio import GpioTower
+
+    class Recording(dict):
+        def __init__(self) -> None:
+            super().__init__()
+            self.history: list[tuple[int, bool]] = []
+
+        def __setitem__(self, offset: int, high: bool) -> None:
+            self.history.append((offset, high))
+            super().__setitem__(offset, high)
+
+    chip = StandInChip()
+    chip.levels = Recording()
+    factory = GpiodFactory(chip, revision=PI_3B)
+    outputs = {"red": 17, "yellow": 27, "green": 22, "buzzer": 18}
+    tower = GpioTower(**outputs, bar=(23, 24), pin_factory=factory)
+    for name, offset in [*outputs.items(), ("bar", 23), ("bar", 24)]:
+        asked = chip.asked(offset)
+        assert [what for what, _ in asked] == ["request"], name
+        assert asked[0][1].direction == Direction.OUTPUT and asked[0][1].output_value == Value.INACTIVE, name
+    assert not any(high for _, high in chip.levels.history)  # no output was ever driven high
+    tower.close()
+    factory.close()
+
+
+def test_a_debounced_line_that_gains_edge_detection_later_is_requested_afresh_not_reconfigured():
+    # Someone reads a debounced input before watching it: adding edges by reconfiguring would take
+    # the CVE-2024-36898 path on kernels before 6.1.91 / 6.6.31, so the line is requested again.
+    chip = StandInChip()
+    factory = GpiodFactory(chip, revision=PI_3B)
+    pin = factory.pin(5)
+    pin.function = "input"
+    pin.pull = "up"
+    pin.bounce = 0.03
+    assert chip.asked(5) == []  # nothing asked of the kernel yet
+    assert pin.state is True  # a read needs the line: requested with what is known so far
+    pin.when_changed = lambda ticks, state: None
+    asked = chip.asked(5)
+    assert [what for what, _ in asked] == ["request", "request"]
+    assert asked[1][1].edge_detection == Edge.BOTH and asked[1][1].debounce_period == DEBOUNCE
+    assert asked[1][1].bias == Bias.PULL_UP
+    pin.when_changed = None  # switching edges off is an ordinary reconfiguration
+    assert chip.asked(5)[-1][0] == "reconfigure" and chip.asked(5)[-1][1].edge_detection == Edge.NONE
+    factory.close()
+
+
+def test_a_busy_button_is_left_out_the_others_work_and_it_comes_back_after_backoff():
+    chip = StandInChip()
+    chip.refuse[TEN["p3"]] = errno.EBUSY  # another process holds GPIO 13
+    factory = GpiodFactory(chip, revision=PI_3B)
+    later = FakeLater()
+    got: list[tuple[str, bool, float]] = []
+    seen = threading.Event()
+
+    def on_edge(name: str, pressed: bool, t: float) -> None:
+        got.append((name, pressed, t))
+        seen.set()
+
+    panel = ButtonPanel(TEN, on_edge, lambda: 0.0, factory, debounce=0.03, call_later=later, backoff=(1.0, 8.0))
+    try:
+        assert set(panel.buttons) == set(TEN) - {"p3"} and "busy" in panel.missing["p3"]
+        chip.drive(TEN["ok"], False, 1.0)  # the nine others work meanwhile
+        assert seen.wait(5.0) and got == [("ok", True, 1.0)]
+        assert later.delays == [1.0]
+        later.advance(1.0)  # still busy: the next try waits twice as long, up to the limit
+        assert later.delays == [2.0]
+        later.advance(2.0)
+        later.advance(4.0)
+        assert later.delays == [8.0]
+        later.advance(8.0)
+        assert later.delays == [8.0]
+        del chip.refuse[TEN["p3"]]  # the other process let go
+        later.advance(8.0)
+        assert "p3" in panel.buttons and panel.missing == {} and later.delays == []
+        assert [what for what, _ in chip.asked(TEN["p3"])] == ["request"]  # the refusals left no trace
+        seen.clear()
+        chip.drive(TEN["p3"], False, 30.0)
+        assert seen.wait(5.0) and got[-1] == ("p3", True, 30.0)
+    finally:
+        panel.close()
+        factory.close()
+    assert chip.requests == {}
+
+
+def test_buttons_refused_before_udev_set_the_group_all_come_back_and_a_closed_panel_stops_retrying():
+    chip = StandInChip()
+    for offset in TEN.values():
+        chip.refuse[offset] = errno.EACCES
+    factory = GpiodFactory(chip, revision=PI_3B)
+    later = FakeLater()
+    panel = ButtonPanel(TEN, lambda *edge: None, lambda: 0.0, factory, debounce=0.03, call_later=later)
+    assert panel.buttons == {} and set(panel.missing) == set(TEN)
+    chip.refuse.clear()
+    later.advance(1.0)
+    assert set(panel.buttons) == set(TEN)
+    panel.close()
+    chip.refuse[5] = errno.EACCES
+    again = ButtonPanel({"p1": 5}, lambda *edge: None, lambda: 0.0, factory, call_later=later)
+    again.close()
+    later.advance(120.0)  # the cancelled retry never runs
+    assert again.buttons == {} and 5 not in chip.requests
+    factory.close()
+
+
+def test_a_pin_the_configuration_gets_wrong_still_fails_the_panel_at_once():
+    from gpiozero.exc import PinInvalidPin
+
+    chip = StandInChip()
+    factory = GpiodFactory(chip, revision=PI_3B)
+    with pytest.raises(PinInvalidPin):
+        ButtonPanel({"p1": 5, "p2": 99}, lambda *edge: None, lambda: 0.0, factory, call_later=FakeLater())
+    assert chip.requests == {}  # what was opened is closed again
+    factory.close()
+
+
+def test_a_chip_that_cannot_be_opened_yet_is_opened_by_a_later_request(monkeypatch):
+    # Before udev gave /dev/gpiochip* its group the chip itself refuses to open: the factory is made
+    # all the same, each pin's request tries the chip again, and the buttons come back by retry.
+    import drivers.gpio.gpiod_pins as gpiod_pins
+
+    chip = StandInChip()
+    allowed = [False]
+
+    def open_chip(path: str) -> StandInChip:
+        if not allowed[0]:
+            raise PermissionError(errno.EACCES, "Permission denied", path)
+        return chip
+
+    monkeypatch.setattr(gpiod_pins.gpiod, "Chip", open_chip)
+    factory = GpiodFactory("/dev/gpiochip0", revision=PI_3B)
+    later = FakeLater()
+    panel = ButtonPanel({"ok": 12}, lambda *edge: None, lambda: 0.0, factory, call_later=later)
+    assert panel.buttons == {} and "Permission denied" in panel.missing["ok"]
+    allowed[0] = True
+    later.advance(1.0)
+    assert "ok" in panel.buttons and factory.chip is chip
+    panel.close()
+    factory.close()
+    assert chip.closed

@@ -13,7 +13,7 @@ import pytest
 from drivers.scale.faults import NO_DATA, FaultWatch
 from drivers.scale.hx711 import HX711, HX711Scale, RealTiming
 from drivers.scale.hx711_chip import HX711Chip, LoadModel, VirtualClock, real_time_chip
-from firmware_host.core.config import defaults
+from firmware_host.core.config import defaults, parse
 from firmware_host.runtime import hardware
 
 
@@ -266,30 +266,48 @@ def test_fault_watch_holds_back_repeats_and_delivers_them_late() -> None:
 
 
 # -- wiring -------------------------------------------------------------------------------------------------
-def test_hardware_builds_the_hx711_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hardware_builds_the_hx711_backend_on_spi_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
     made: dict[str, Any] = {}
 
-    def fake_open(data: int, clock: int, sps: int, gain: int, stamps: Any) -> str:
-        made.update(data=data, clock=clock, sps=sps, gain=gain)
+    def fake_open(sps: int, gain: int, stamps: Any) -> str:
+        made.update(sps=sps, gain=gain)
         return "scale"
 
-    monkeypatch.setattr("drivers.scale.hx711.open_hx711", fake_open)
+    monkeypatch.setattr("drivers.scale.hx711_spi.open_hx711_spi", fake_open)
     problems: list[str] = []
     assert hardware._scale(defaults(), time.monotonic, None, problems) == "scale"
-    assert made == {"data": 24, "clock": 25, "sps": 10, "gain": 128}
+    assert made == {"sps": 10, "gain": 128}
     assert problems == []
+
+
+def test_the_gpio_interface_reads_in_a_process_of_its_own() -> None:
+    from drivers.scale.hx711_process import ProcessScale
+
+    config = parse({"scale": {"interface": "gpio", "data": 5, "clock": 6}, "buttons": {"backend": "sim"}}, "c.toml")
+    scale = hardware._scale(config, time.monotonic, None, [])
+    assert isinstance(scale, ProcessScale)
+    assert "--data=5" in scale.argv and "--clock=6" in scale.argv
+    scale.close()  # never started: nothing to stop
+
+
+def test_the_iio_interface_without_the_kernels_device_notes_the_overlay(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("drivers.scale.hx711_iio.IIO_DEVICES", "/nonexistent/iio/devices")
+    config = parse({"scale": {"interface": "iio"}}, "c.toml")
+    problems: list[str] = []
+    assert hardware._scale(config, time.monotonic, None, problems) is None
+    assert len(problems) == 1 and "avia,hx711 overlay" in str(problems[0])
 
 
 def test_hardware_without_gpio_notes_a_problem_and_runs_on(monkeypatch: pytest.MonkeyPatch) -> None:
     from drivers.scale.hx711 import HX711Unavailable
 
-    def no_gpio(*args: Any) -> None:
-        raise HX711Unavailable("no GPIO 24 on this board (GENERIC_LINUX_PC)")
+    def no_spi(*args: Any) -> None:
+        raise HX711Unavailable("/dev/spidev1.0: No such file or directory")
 
-    monkeypatch.setattr("drivers.scale.hx711.open_hx711", no_gpio)
+    monkeypatch.setattr("drivers.scale.hx711_spi.open_hx711_spi", no_spi)
     problems: list[str] = []
     assert hardware._scale(defaults(), time.monotonic, None, problems) is None
-    assert problems == ["scale: no GPIO 24 on this board (GENERIC_LINUX_PC)"]
+    assert problems == ["scale: /dev/spidev1.0: No such file or directory"]
 
 
 def test_after_a_brown_out_only_readings_at_the_set_gain_get_through() -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from drivers.scale.sim import SimScale
+from firmware_host.core import config as configuration
 from firmware_host.core.config import defaults
 from firmware_host.core.store import Store
 from firmware_host.sim.script import parse, run_script
@@ -110,6 +111,12 @@ def test_the_scale_sleeps_in_the_menu_and_wakes_for_a_tonne_game(tmp_path: Path)
     device = run_script(defaults(), Store(tmp_path / "state"), parse("wait 5\ngrams 25\nwait 2\n"), None)
     assert device.scale.raw is None and not device.scale.reading  # nothing read in the menu
     device.hw.scale.vclock.advance(1e-3)
-    assert not device.hw.scale.chip.powered  # PD_SCK held high: the chip is powered down
+    # on SPI (the default) PD_SCK cannot be held high between transfers: the chip keeps converting,
+    # unread; on the GPIO path PD_SCK is held high and the chip powers down
+    assert device.hw.scale.chip.powered and device.hw.scale.chip.spi_bytes > 0
+    gpio = configuration.parse({"scale": {"interface": "gpio"}}, "c.toml")
+    device = run_script(gpio, Store(tmp_path / "s1"), parse("wait 5\ngrams 25\nwait 2\n"), None)
+    device.hw.scale.vclock.advance(1e-3)
+    assert not device.hw.scale.chip.powered
     device = run_script(defaults(), Store(tmp_path / "s2"), parse("start tonne Ann Ben\nwait 2\n"), None)
     assert device.scale.reading and device.scale.raw is not None

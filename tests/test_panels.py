@@ -90,7 +90,10 @@ def test_spi_pins_may_not_clash_with_a_button():
 
 
 def test_the_default_spi_wiring_is_free_of_every_default_pin():
-    config = configuration.parse({"display": {"kind": "ssd1322"}, "tower": {"backend": "gpio"}}, "c.toml")
+    # the GPIO tower's buzzer (18) is the SPI scale's unwired CE0: with both, the scale clocks by
+    # GPIO (or the buzzer moves); see test_config's scale interface tests
+    tower_gpio = {"display": {"kind": "ssd1322"}, "tower": {"backend": "gpio"}, "scale": {"interface": "gpio"}}
+    config = configuration.parse(tower_gpio, "c.toml")
     assert config["display"]["dc"] == 23 and config["display"]["reset"] == 15
 
 
@@ -155,3 +158,35 @@ def test_what_a_whole_new_picture_costs_on_the_wire(kind, full):
     device.display(Image.new("1", device.size, 1))
     pixels = sum(len(d) for d in bus.sent if isinstance(d, bytes))
     assert full <= pixels <= full + 16  # the SSD1322 sends its window addresses as data too
+
+
+def test_an_spi_panels_libraries_are_in_the_pi_extra_and_the_installer_takes_spidev_from_apt():
+    # luma.core's SPI interface needs its `gpio` (DC and RES) and `spi` extras; nothing named them,
+    # so on a Pi 5 the system's RPi.GPIO raised, luma said UnsupportedPlatform and the panel stayed dark
+    import tomllib
+    from importlib.metadata import requires
+    from pathlib import Path
+
+    from packaging.requirements import Requirement
+
+    root = Path(__file__).resolve().parent.parent
+    pi = [
+        Requirement(r)
+        for r in tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]["pi"]
+    ]
+    ours = {r.name.lower(): r for r in pi}
+    luma_wants = [Requirement(r) for r in requires("luma.core") or []]
+    for extra in ("gpio", "spi"):
+        names = [
+            r.name.lower()
+            for r in luma_wants
+            if r.marker and r.marker.evaluate({"extra": extra, "platform_system": "Linux"})
+        ]
+        assert names, extra
+        for name in names:
+            assert name in ours, name
+            marker = ours[name].marker
+            assert marker is not None and marker.evaluate({"platform_machine": "aarch64"})
+            assert not marker.evaluate({"platform_machine": "x86_64"})  # never on a laptop
+    assert "3.6" in ours["spidev"].specifier  # Debian bookworm's python3-spidev satisfies it
+    assert "python3-spidev" in (root / "systemd/install.sh").read_text()

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from drivers.scale.hx711 import HX711, HX711Scale, HX711Unavailable
+from drivers.scale.hx711 import HX711Scale, HX711Unavailable
 from drivers.scale.hx711_chip import HX711Chip, LoadModel, VirtualClock
+from drivers.scale.hx711_spi import SimSpiBus, SpiHX711
 from firmware_host.cli.monitor import Monitor
 
 Cli = Callable[..., Any]
@@ -73,15 +74,16 @@ def test_bad_numbers_are_one_line(cli: Cli, tmp_path: Path, args: list[str], mes
     assert (r.status, r.err, r.out) == (2, f"tablemate scale: monitor: {message}\n", "")
 
 
-def test_no_gpio_is_one_line_and_status_2(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def no_gpio(*args: Any) -> None:
-        raise HX711Unavailable("no GPIO 24 on this board (GENERIC_LINUX_PC)")
+def test_no_spi_is_one_line_and_status_2(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_spi(*args: Any) -> None:
+        raise HX711Unavailable("/dev/spidev1.0: No such file or directory")
 
-    monkeypatch.setattr("drivers.scale.hx711.open_hx711", no_gpio)
+    monkeypatch.setattr("drivers.scale.hx711_spi.open_hx711_spi", no_spi)
     r = cli("scale", "monitor", "--state-dir", tmp_path)
     assert r.status == 2
     assert r.err == (
-        "tablemate scale: monitor: HX711 on GPIO 24 (data) / 25 (clock): no GPIO 24 on this board (GENERIC_LINUX_PC)\n"
+        "tablemate scale: monitor: HX711 on SPI1 (/dev/spidev1.0: DOUT GPIO 19, PD_SCK GPIO 20): "
+        "/dev/spidev1.0: No such file or directory\n"
     )
     assert r.out == ""
 
@@ -90,17 +92,21 @@ def test_hardware_path_reads_the_reader_thread(cli: Cli, tmp_path: Path, monkeyp
     clock = VirtualClock()
     chip = HX711Chip(clock, load=LoadModel(grams=3.0))
 
-    def open_sim(data: int, sck: int, sps: int, gain: int, stamps: Any) -> HX711Scale:
-        return HX711Scale(HX711(chip.data_pin, chip.clock_pin, sps=sps, timing=clock), gain, clock)
+    def open_sim(sps: int, gain: int, stamps: Any) -> HX711Scale:
+        bus = SimSpiBus(chip)
+        return HX711Scale(SpiHX711(bus, sps=sps, timing=clock), gain, clock, pins=(bus,))
 
-    monkeypatch.setattr("drivers.scale.hx711.open_hx711", open_sim)
+    monkeypatch.setattr("drivers.scale.hx711_spi.open_hx711_spi", open_sim)
     r = cli("scale", "monitor", "--samples", "20", "--state-dir", tmp_path)
     assert r.status == 0
-    assert r.out.splitlines()[0].startswith("scale monitor: HX711 on GPIO 24 (data) / 25 (clock), 10 SPS")
+    assert r.out.splitlines()[0].startswith(
+        "scale monitor: HX711 on SPI1 (/dev/spidev1.0: DOUT GPIO 19, PD_SCK GPIO 20), 10 SPS"
+    )
     assert "raw counts only" in r.out.splitlines()[0]
     assert len(sample_lines(r.out)) >= 20
     assert "counts" in sample_lines(r.out)[-1]
     assert "reader CPU" in r.out.splitlines()[-1]
+    assert "longest clock-high 1.0 µs" in r.out
 
 
 def test_faults_get_their_own_line_and_refreshing_mode_ends_lines() -> None:

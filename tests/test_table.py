@@ -89,7 +89,7 @@ def test_an_outcome_stays_until_the_next_press_and_then_goes(tmp_path):
         return kept, dev.toast_text()
 
     kept, after = run_device(tmp_path, body)
-    assert kept == "Ann +3" and after is None
+    assert kept == "Ann: rascal, A on target +3" and after is None
 
 
 def test_what_happened_lists_the_games_outcomes_newest_first(tmp_path):
@@ -100,7 +100,8 @@ def test_what_happened_lists_the_games_outcomes_newest_first(tmp_path):
         return await screen(dev)
 
     text = run_device(tmp_path, body).splitlines()
-    assert text[0].startswith("What happened") and text[1] == "- Ben +3" and text[2] == "- Ann +3"
+    assert text[0].startswith("What happened") and " ".join(text[1:3]) == "- Ben: rascal, A on target +3", text
+    assert " ".join(text[3:5]) == "- Ann: rascal, A on target +3", text  # who jumped what, where, how much
 
 
 def test_the_press_that_wakes_a_dimmed_screen_only_wakes_it(tmp_path):
@@ -138,7 +139,7 @@ def test_every_wrong_seat_press_gets_its_reason(tmp_path):
 
     absent, turn, reveal, entry, betting = run_device(tmp_path, body)
     assert absent == "P5 is not in this game" and turn == "Ann's turn"
-    assert reveal == "P4 is not in this game" and entry == "hold, let go at yours"
+    assert reveal == "P4 is not in this game" and entry == "Ann, Ben, Cy: hold your own button"
     assert betting[0].startswith("Ben: hold to lock, or tap to") and betting[1] == 0
 
 

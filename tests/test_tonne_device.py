@@ -164,13 +164,13 @@ def test_the_count_is_cut_to_what_the_player_owes(tmp_path):
         await until(run, lambda: actions(device)[-1]["type"] == "place", SETTLE + 2)
         # the place comes within a second, its effects once it is durable: the reveal's toast may
         # still show, this one next
-        await until(run, lambda: device.toast_text() == "Scale saw 2, counted 1")
+        await until(run, lambda: str(device.toast_text() or "").startswith("Scale saw 2, counted 1"))
         seen["toast"] = device.toast_text()
         seen["actions"] = actions(device)
 
     run_device(tmp_path, body)
     assert seen["actions"][-1] == {"type": "place", "count": 1}
-    assert seen["toast"] == "Scale saw 2, counted 1"
+    assert seen["toast"] == "Scale saw 2, counted 1 · Ann placed 1"  # why, then what came of it
 
 
 def test_a_hand_press_while_the_pile_moves_is_not_counted_twice(tmp_path):
@@ -611,9 +611,11 @@ def test_a_hand_counted_as_a_piece_is_taken_back_when_it_lifts_off(tmp_path):
         await run.wait(1.5)
         seen["after"] = summary(device)
         seen["records"] = [r for r in device.session.journal.records if "a" in r or "undo" in r]
+        seen["said"] = device.toast_text()
 
     run_device(tmp_path, body)
     assert seen["counted"] == 2
+    assert seen["said"] == "Undone: a hand, not a piece"  # why, not a bare "Undone"
     assert seen["after"]["owed"] == 3 and seen["after"]["turn"] == "Ann" and seen["after"]["chips"]["Ann"] == []
     assert "undo" in seen["records"][-1]  # taken back through the journal, like the Undo menu
 

@@ -8,6 +8,7 @@ jump 87600:04:35.
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
@@ -103,11 +104,49 @@ def test_clock_synced_believes_no_date_before_2026_and_the_timesyncd_flag(tmp_pa
     assert not wallclock.clock_synced(0.0)
     monkeypatch.setattr(wallclock, "SYNC_FLAG", tmp_path / "gone")
     monkeypatch.setattr(wallclock, "kernel_synced", lambda: True)
+    monkeypatch.setattr(wallclock, "sandboxed", lambda: False)
     assert wallclock.clock_synced(NOW)
 
 
 def test_kernel_synced_answers_without_raising():
     assert wallclock.kernel_synced() in (True, False, None)
+
+
+def test_inside_a_sandbox_the_kernel_is_never_asked_only_the_timesyncd_flag(tmp_path, monkeypatch):
+    """adjtimex is in @clock, which the unit's filter leaves out: asking it killed the service."""
+
+    def adjtimex():
+        raise AssertionError("adjtimex asked inside the sandbox")
+
+    monkeypatch.setattr(wallclock, "kernel_synced", adjtimex)
+    monkeypatch.setattr(wallclock, "sandboxed", lambda: True)
+    monkeypatch.setattr(wallclock, "SYNC_FLAG", tmp_path / "synchronized")
+    assert not wallclock.clock_synced(NOW)  # an offline table: dated "clock unset", alive
+    (tmp_path / "synchronized").touch()
+    assert wallclock.clock_synced(NOW)
+
+
+@pytest.mark.parametrize(
+    ("status", "inside"),
+    [
+        ("Name:\tpython3\nSeccomp:\t2\nSeccomp_filters:\t1\n", True),  # systemd's SystemCallFilter=
+        ("Name:\tpython3\nSeccomp:\t1\n", True),  # strict mode
+        ("Name:\tpython3\nSeccomp:\t0\nSeccomp_filters:\t0\n", False),
+        ("Name:\tpython3\n", False),  # a kernel built without seccomp
+        (None, True),  # no /proc to read: do not risk the call
+    ],
+)
+def test_sandboxed_reads_the_seccomp_mode_of_the_process(tmp_path, status, inside):
+    path = tmp_path / "status"
+    if status is not None:
+        path.write_text(status)
+    assert wallclock.sandboxed(path) is inside
+
+
+def test_this_test_process_reads_its_own_seccomp_mode():
+    status = Path("/proc/self/status").read_text()
+    mode = next(line for line in status.splitlines() if line.startswith("Seccomp:")).split()[1]
+    assert wallclock.sandboxed() is (mode != "0")
 
 
 @pytest.mark.parametrize("jump", [-TEN_YEARS, TEN_YEARS])

@@ -5,19 +5,35 @@ gpiozero's lgpio back end watches pins from a thread that wakes every half milli
 issue 26; gpiozero issue 840 and PRs 1165/1185 ask for a libgpiod factory for this reason).
 Here each pin is one libgpiod line request on the Pi's GPIO chip (line offset = BCM number):
 
-- edge detection, bias (pull) and the debounce period are the request's line settings, changed
-  with ``reconfigure_lines``; the kernel debounces (``debounce_period``), so contact bounce never
-  wakes the process, and stamps each edge on ``CLOCK_MONOTONIC`` (``event_clock``), the clock of
-  ``time.monotonic`` and of the asyncio loop — so :attr:`GpiodFactory.ticks` are comparable with
-  ``loop.time()`` (``monotonic_ticks``);
+- **one request per line, with its final settings.** gpiozero configures a pin one attribute at
+  a time (an input device sets ``function``, ``pull``, ``bounce``, ``edges``, then
+  ``when_changed``; an output device calls ``output_with_state``). Requesting the line at the
+  first of these and reconfiguring it at each later one would leave a button unpulled and an
+  output floating for a moment (a buzzer chirps), and would add edge detection to a line that
+  already has a debounce period: on kernels before 6.1.91 and 6.6.31 that reconfiguration leaves
+  the request's event kfifo unallocated and edges are read from uninitialised memory
+  (CVE-2024-36898, "gpiolib: cdev: fix uninitialised kfifo"). So a pin only records settings
+  until the line is needed — edge detection switched on (the last step of an input device), an
+  output's first level, the first read — and requests it then, once, with direction, bias,
+  edges, debounce and output level together. A later change is a reconfiguration, except one
+  that adds edge detection to a debounced line, which requests the line afresh;
+- the kernel debounces (``debounce_period``), so contact bounce never wakes the process, and
+  stamps each edge on ``CLOCK_MONOTONIC`` (``event_clock``), the clock of ``time.monotonic`` and
+  of the asyncio loop — so :attr:`GpiodFactory.ticks` are comparable with ``loop.time()``
+  (``monotonic_ticks``);
 - a request with edge detection has a file descriptor that becomes readable when edges are
   queued; :class:`LoopWatcher` reads it on the asyncio loop (``loop.add_reader``: no thread at
   all), :class:`ThreadWatcher` from one thread blocked in ``select`` on every pin's descriptor;
+- the chip is opened when first needed, and again at the next request after a failure: a
+  ``/dev/gpiochip*`` that udev has not yet given the ``gpio`` group (EACCES) makes each pin's
+  request fail, and the pins' owners retry them (:mod:`drivers.buttons`), instead of the whole
+  factory being unusable;
 - no PWM (libgpiod has none): gpiozero's ``LED.blink`` toggles the pin from its own thread,
   which works; ``PWMLED`` does not.
 
 Not run on a Raspberry Pi here (no GPIO chip in the development machine): the tests drive this
-factory through a stand-in for ``gpiod.Chip`` that follows the gpiod v2 API (``tests/gpiod_chip.py``).
+factory through a stand-in for ``gpiod.Chip`` that follows the gpiod v2 API (``tests/gpiod_chip.py``)
+and records every request and reconfiguration.
 """
 
 from __future__ import annotations
@@ -185,14 +201,26 @@ class GpiodFactory(LocalPiFactory):
     def __init__(self, chip: Any = None, loop: Any = None, revision: int | None = None) -> None:
         super().__init__()
         self._revision = revision
-        self._chip = gpiod.Chip(chip or find_chip()) if chip is None or isinstance(chip, str) else chip
+        self._path: str | None = chip if isinstance(chip, str) else None
+        self._chip: Any = None if chip is None or isinstance(chip, str) else chip
+        if self._chip is None:
+            try:
+                self._open_chip()
+            except OSError as exc:  # EACCES before udev set the group: each request tries again
+                log.warning("GPIO chip not open yet (%s): pins will try again", exc)
         self.watcher: LoopWatcher | ThreadWatcher = LoopWatcher(loop) if loop is not None else ThreadWatcher()
         self.pin_class = GpiodPin
 
+    def _open_chip(self) -> Any:
+        if self._chip is None:
+            self._chip = gpiod.Chip(self._path or find_chip())
+        return self._chip
+
     @property
     def chip(self) -> Any:
-        """The ``gpiod.Chip`` the pins are requested on."""
-        return self._chip
+        """The ``gpiod.Chip`` the pins are requested on, opened now if it could not be before
+        (raises ``OSError`` while it still cannot be)."""
+        return self._open_chip()
 
     def _get_revision(self) -> int:
         return self._revision if self._revision is not None else super()._get_revision()
@@ -201,16 +229,17 @@ class GpiodFactory(LocalPiFactory):
         """Release every pin, stop watching, close the chip."""
         super().close()
         self.watcher.close()
-        with contextlib.suppress(Exception):
-            self._chip.close()
+        if self._chip is not None:
+            with contextlib.suppress(Exception):
+                self._chip.close()
 
 
 class GpiodPin(LocalPiPin):
-    """One header pin as one libgpiod line request.
+    """One header pin as one libgpiod line request, made once its device has said what it wants.
 
     As with gpiozero's own back ends, :meth:`close` resets the pin rather than ending it: gpiozero
     keeps the pin object and hands it to the next device on that pin. Here closing releases the
-    line (no request held meanwhile) and the next use requests it again, as a fresh input.
+    line (no request held meanwhile) and the next device's settings make the next request.
     """
 
     def __init__(self, factory: GpiodFactory, info: Any) -> None:
@@ -218,7 +247,6 @@ class GpiodPin(LocalPiPin):
         self._offset = self._number
         self._request: Any = None
         self._reset()
-        self._line()
 
     def _reset(self) -> None:
         self._settings = gpiod.LineSettings(direction=Direction.INPUT, bias=Bias.DISABLED, event_clock=Clock.MONOTONIC)
@@ -226,25 +254,37 @@ class GpiodPin(LocalPiPin):
         self._watching = False
 
     def _line(self) -> Any:
-        """The line's request, made (again, after :meth:`close`) with the current settings."""
+        """The line's request, made now with the settings recorded so far if there is none."""
         if self._request is None:
             self._request = self.factory.chip.request_lines({self._offset: self._settings}, consumer=CONSUMER)
         return self._request
 
     def close(self) -> None:
-        """Release the line and forget its settings; the pin may be used again."""
-        if self._request is None:
-            return
-        self._unwatch()
-        self._request.release()
-        self._request = None
+        """Release the line (if requested) and forget its settings and handler; the pin may be
+        used again (gpiozero's own pins drop ``when_changed`` on close too: a handler left behind
+        would stop the next device's ``when_changed`` from switching edge detection on)."""
+        with self._when_changed_lock:
+            self._when_changed = None
+        if self._request is not None:
+            self._unwatch()
+            self._request.release()
+            self._request = None
         self._reset()
 
     def _apply(self, **changes: Any) -> None:
+        """Record new settings; a requested line is reconfigured, except that a debounced line
+        gaining edge detection is requested afresh (see the module's note on CVE-2024-36898)."""
+        adds = changes.get("edge_detection", Edge.NONE)
+        gains_edges = adds != Edge.NONE and self._settings.edge_detection == Edge.NONE
         for key, value in changes.items():
             setattr(self._settings, key, value)
         if self._request is None:
-            self._line()  # requested with the new settings
+            return  # requested when the line is needed, with everything recorded by then
+        if gains_edges and self._settings.debounce_period:
+            self._unwatch()
+            self._request.release()
+            self._request = None
+            self._line()
         else:
             self._request.reconfigure_lines({self._offset: self._settings})
 
@@ -254,17 +294,20 @@ class GpiodPin(LocalPiPin):
     def _set_function(self, value: str) -> None:
         if value not in ("input", "output"):
             raise PinInvalidFunction(f'invalid function "{value}" for pin {self!r}')
-        if value == "output":
+        if value == "output":  # an output is requested at once (at its recorded level, else low)
             self._unwatch()
-            self._apply(direction=Direction.OUTPUT, edge_detection=Edge.NONE, output_value=Value.INACTIVE)
+            self._apply(direction=Direction.OUTPUT, edge_detection=Edge.NONE)
+            self._line()
         else:
             self._apply(direction=Direction.INPUT)
 
     def output_with_state(self, state: bool) -> None:
         """Output at ``state`` in one step (gpiozero's default sets the function, then the state:
-        an active-low device would blip on first)."""
+        an active-low device would blip on first): an output's line is first requested here,
+        already driving its idle level."""
         self._unwatch()
         self._apply(direction=Direction.OUTPUT, edge_detection=Edge.NONE, output_value=_value(state))
+        self._line()
 
     def _get_state(self) -> bool:
         return self._line().get_value(self._offset) == Value.ACTIVE
@@ -314,14 +357,16 @@ class GpiodPin(LocalPiPin):
             self._apply(edge_detection=self._edges)
 
     def _enable_event_detect(self) -> None:
+        """gpiozero's last step for an input device: the line is requested here, with its pull,
+        debounce and edges together."""
         self._apply(edge_detection=self._edges)
+        fd = self._line().fd
         self._watching = True
-        self.factory.watcher.watch(self._line().fd, self._read_edges)
+        self.factory.watcher.watch(fd, self._read_edges)
 
     def _disable_event_detect(self) -> None:
         self._unwatch()
-        if self._request is not None:  # nothing to turn off on a released line
-            self._apply(edge_detection=Edge.NONE)
+        self._apply(edge_detection=Edge.NONE)
 
     def _unwatch(self) -> None:
         if self._watching:

@@ -16,6 +16,10 @@ talks to the chip on the Pi: it writes PD_SCK (``chip.clock_pin.value = True``) 
 - faults on demand: DOUT stuck high or low, glitch codes (−1 = 0xFFFFFF, 0x7FFFFF) and spikes on
   the next conversions, slow pulses (the host stalled with PD_SCK high).
 
+The same chip also sits on an SPI bus (:meth:`HX711Chip.spi_exchange`): the bytes an SPI transfer
+sends on MOSI become PD_SCK levels one bit-time each, and DOUT is sampled onto MISO mid-bit, so
+the SPI path's encoding (:mod:`drivers.scale.hx711_spi`) is decoded by the chip's own rules.
+
 Time is a clock function. In tests and the simulator it is a :class:`VirtualClock`, shared with the
 driver: the driver's busy-waits and sleeps advance it, and the chip's power-down detection reads
 it, so pulse timing is exact and deterministic and no test sleeps. A slow pulse "stalls" the host
@@ -232,6 +236,8 @@ class HX711Chip:
         self.power_downs = 0
         self.words_read = 0
         self.dout_reads = 0
+        self.spi_bytes = 0
+        """Bytes clocked through :meth:`spi_exchange`."""
         self.gain_used: list[int] = []
 
     # -- faults (each applies from now on: conversions already due are done first) ---------------
@@ -303,8 +309,11 @@ class HX711Chip:
         return self.now()
 
     def _dout(self) -> bool:
-        now = self._access()
         self.dout_reads += 1
+        return self._level(self._access())
+
+    def _level(self, now: float) -> bool:
+        """DOUT at ``now``."""
         self._update(now)
         if self._stuck is not None:
             return self._stuck == "high"
@@ -317,26 +326,60 @@ class HX711Chip:
         return True
 
     def _set_sck(self, high: bool) -> None:
-        now = self._access()
+        shifted = self._edge(high, self._access())
+        if shifted and self._slow and self._word is not None and self._shift == self._slow[0][0]:
+            _, seconds = self._slow.popleft()
+            self._stall(seconds)
+
+    def _edge(self, high: bool, now: float) -> bool:
+        """PD_SCK goes to ``high`` at ``now``; True when that was a rising edge that shifted a bit."""
         self._update(now)
         if high == self._sck:
-            return
+            return False
         self._sck = high
         if not high:
             if not self._powered:
                 self._power_up(now)
-            return
+            return False
         self._high_since = now
-        if not self._powered:
-            return
-        if self._word is not None:
-            self._shift += 1
-            self._last_edge = now
-            if self._shift == 24:
-                self.words_read += 1
-        if self._slow and self._word is not None and self._shift == self._slow[0][0]:
-            _, seconds = self._slow.popleft()
-            self._stall(seconds)
+        if not self._powered or self._word is None:
+            return False
+        self._shift += 1
+        self._last_edge = now
+        if self._shift == 24:
+            self.words_read += 1
+        return True
+
+    # -- the chip on an SPI bus (PD_SCK on MOSI, DOUT on MISO) ---------------------------------------
+    def spi_exchange(self, mosi: bytes, hz: float, start: float | None = None, byte_gap: float = 0.0) -> bytes:
+        """What the chip does with one SPI transfer (mode 0, MSB first) whose MOSI drives PD_SCK
+        and whose MISO samples DOUT: the MISO bytes.
+
+        Bit ``k`` sets PD_SCK to the MOSI bit from ``start + k / hz`` and samples DOUT half a bit
+        later (mode 0 samples on SCLK's rising edge, mid-bit). A run of 1 bits is one PD_SCK high
+        as long as the run: over 60 µs it powers the chip down, as on the wire. PD_SCK keeps the
+        last bit's level after the transfer (what MOSI does between transfers is not assumed
+        low: an encoding that ends high leaves the chip powering down). ``byte_gap`` seconds pass
+        between bytes with MOSI already at the next byte's first bit: the worst a controller that
+        pauses between bytes can do.
+        """
+        if hz <= 0:
+            raise ValueError("the SPI clock must be positive")
+        bit = 1.0 / hz
+        t = self.now() if start is None else start
+        out = bytearray()
+        for n, byte in enumerate(mosi):
+            if n and byte_gap > 0:
+                self._edge(bool(byte >> 7 & 1), t)
+                t += byte_gap
+            got = 0
+            for i in range(7, -1, -1):
+                self._edge(bool(byte >> i & 1), t)
+                got = got << 1 | (1 if self._level(t + bit / 2) else 0)
+                t += bit
+            out.append(got)
+        self.spi_bytes += len(mosi)
+        return bytes(out)
 
     # -- inside the chip ----------------------------------------------------------------------------
     def _update(self, now: float) -> None:

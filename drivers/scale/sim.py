@@ -5,6 +5,10 @@ chip (:mod:`drivers.scale.hx711_chip`) turns the load into counts (offset plus g
 counts-per-gram, with seeded Gaussian noise) at its conversion rate, and adafruit's HX711 class
 with our fixes (:mod:`drivers.scale.hx711`) clocks them out bit by bit, exactly as on the Pi.
 
+With ``interface="spi"`` (the configuration's default) the driver is the SPI path's
+(:class:`drivers.scale.hx711_spi.SpiHX711`) and the chip decodes its SPI transfers; otherwise the
+GPIO path's, pin by pin.
+
 No thread: the scale runs on the event loop's own timer (``call_later``), waking at the chip's
 conversion times, so scripted sessions on virtual time stay deterministic. The chip and the
 driver share a :class:`VirtualClock` that catches up with the loop's clock at each wake-up and
@@ -40,6 +44,7 @@ class SimScale:
         noise_counts: float = 150.0,
         seed: int = 1,
         gain: int = 128,
+        interface: str = "gpio",
     ) -> None:
         self.sps = sps
         self._call_later = call_later
@@ -48,7 +53,12 @@ class SimScale:
         self.vclock = VirtualClock(clock())
         self.chip = HX711Chip(self.vclock, rate=sps, load=self.load, seed=seed)
         """The simulated chip: inject faults here (``chip.glitch(-1)``, ``chip.slow_pulse()``…)."""
-        self.hx = HX711(self.chip.data_pin, self.chip.clock_pin, sps=sps, timing=self.vclock)
+        if interface == "spi":  # the SPI path's very bytes, decoded by the chip
+            from drivers.scale.hx711_spi import SimSpiBus, SpiHX711
+
+            self.hx: HX711 = SpiHX711(SimSpiBus(self.chip), sps=sps, timing=self.vclock)
+        else:
+            self.hx = HX711(self.chip.data_pin, self.chip.clock_pin, sps=sps, timing=self.vclock)
         self.pulses = GAIN_PULSES[gain]
         self.watch: FaultWatch | None = None
         self._handle: Any = None

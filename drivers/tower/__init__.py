@@ -17,6 +17,10 @@ from typing import Protocol
 OFF, ON, BLINK = "off", "on", "blink"
 MODES = (OFF, ON, BLINK)
 ELEMENTS = ("red", "yellow", "green", "buzzer")
+STABLE_PORT = "/dev/tablemate-tower"
+"""The USB tower's name by the installer's udev rule (``systemd/60-tablemate.rules``)."""
+OLD_PORT = "/dev/ttyUSB0"
+"""Where a USB tower shows up without that rule (the first USB-serial port)."""
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ it is a port failure like the others, and nothing else may end the thread either
 from __future__ import annotations
 
 import contextlib
+import os
 import termios
 import threading
 from collections.abc import Callable
@@ -32,7 +33,7 @@ from typing import Any
 
 import serial
 
-from drivers.tower import DARK, ELEMENTS, StatusHandler, TowerState
+from drivers.tower import DARK, ELEMENTS, OLD_PORT, STABLE_PORT, StatusHandler, TowerState
 
 BAUD = 9600
 
@@ -58,7 +59,13 @@ Opener = Callable[[str], Any]
 
 
 def open_port(port: str) -> serial.Serial:
-    """Open the tower's port (a device path or any pyserial URL such as ``loop://``)."""
+    """Open the tower's port (a device path or any pyserial URL such as ``loop://``).
+
+    The default port, ``/dev/tablemate-tower``, is the name the installer's udev rule gives a
+    CH340 or CP210x tower; where it is missing (no rule: a laptop, another chip) the tower is
+    looked for where it used to be, ``/dev/ttyUSB0``."""
+    if port == STABLE_PORT and not os.path.exists(port):
+        port = OLD_PORT
     return serial.serial_for_url(port, baudrate=BAUD, timeout=0.5, write_timeout=1.0)
 
 

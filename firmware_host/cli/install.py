@@ -3,7 +3,8 @@
 ``systemd/install.sh`` makes the virtual environment under /opt and then runs this. Every step
 looks before it acts, so running it again changes nothing and says so:
 
-1. the ``tablemate`` system user, in the ``gpio``, ``i2c`` and ``dialout`` groups;
+1. the ``tablemate`` system user, in the ``gpio``, ``i2c`` and ``dialout`` groups (and ``spi``
+   for a panel or an HX711 on SPI);
 2. ``/etc/tablemate/config.toml`` from ``hardware/config.toml`` (an existing one is kept);
 3. I2C on at 400 kHz: ``dtparam=i2c_arm=on`` and ``dtparam=i2c_arm_baudrate=400000`` in the boot
    config (under ``[all]``, so no model filter hides them), ``i2c-dev`` loaded at boot. A full
@@ -13,6 +14,9 @@ looks before it acts, so running it again changes nothing and says so:
    ``spi=off`` turned on in place), the user in the ``spi`` group that owns ``/dev/spidev0.*``,
    and a drop-in (``tablemate.service.d/spi.conf``) giving the service that group. A panel on
    I2C leaves SPI as it is;
+4b. the boot lines the ``[scale]`` path needs (:func:`drivers.scale.hx711_open.boot_config_lines`:
+   ``dtoverlay=spi1-1cs`` for an HX711 on SPI1, the default) loaded for sure on every board, the
+   same way, and the ``spi`` group and drop-in as for a panel on SPI;
 5. the systemd unit, enabled and (re)started: a running service is restarted when its unit, its
    code (``systemd/install.sh`` sets ``TABLEMATE_CODE_CHANGED=1`` when pip changed the package) or
    its user's groups changed -- it would run the old code, without the new group, until a reboot.
@@ -35,15 +39,19 @@ import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from firmware_host.core import fsio
+from firmware_host.core import boot_config, fsio
 from firmware_host.core.pi_layout import (
     BOOT_CONFIGS,
+    DEBIAN_REBOOT_MARKER,
     I2C_BAUDRATE,
+    REBOOT_MARKER,
     SERVICE_GROUPS,
     SERVICE_USER,
     SPI_DROP_IN,
     SPI_GROUP,
+    UDEV_RULES,
     UNIT,
 )
 
@@ -52,7 +60,7 @@ MODULES = "etc/modules-load.d/tablemate.conf"
 I2C_LINE = "dtparam=i2c_arm=on"
 SPI_LINE = "dtparam=spi=on"
 SPI_DROP_IN_TEXT = (
-    "# Written by tablemate install: the [display] panel is on SPI (/dev/spidev0.*, group spi).\n"
+    "# Written by tablemate install: the panel or the HX711 is on SPI (/dev/spidev*, group spi).\n"
     "[Service]\nSupplementaryGroups=spi\n"
 )
 BAUD_LINE = f"dtparam=i2c_arm_baudrate={I2C_BAUDRATE}"
@@ -83,53 +91,97 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
 
 
 _SECTION = re.compile(r"^\s*\[([^\]]*)\]")
-_BAUD = re.compile(r"i2c_arm_baudrate=(\d+)")
 
 
-def boot_config_edit(text: str, spi: bool = False) -> tuple[str, list[str]]:
-    """The boot config with I2C on at 400 kHz (and SPI on, if ``spi``), and what changed
-    (nothing when already so).
+def _satisfied(name: str, value: str | None) -> bool:
+    if name == "i2c_arm_baudrate":
+        return value is not None and value.isdigit() and int(value) == I2C_BAUDRATE
+    return boot_config.is_on(value)
 
-    A ``dtparam=...i2c_arm_baudrate=N`` with another N is rewritten in place, and so is a
-    ``dtparam=...spi=off``; missing lines are appended, after an ``[all]`` when the file ends
-    inside a model filter such as ``[pi4]``.
+
+def _unsure_boards(text: str, name: str, boards: Sequence[boot_config.Board]) -> list[str]:
+    """The boards on which ``name`` is not for sure as the device wants it."""
+    return [b.name for b in boards if not _satisfied(name, boot_config.param_for_sure(text, b, name))]
+
+
+def _unconditional(text: str, boards: Sequence[boot_config.Board]) -> set[int]:
+    """The indexes of the lines every board applies, whatever the other filters decide."""
+    sets = [{i for i, _ in boot_config.active_lines(text, b, u)} for b in boards for u in (False, True)]
+    return set.intersection(*sets) if sets else set()
+
+
+def _rewrite(line: str, name: str, value: str) -> tuple[str, str | None]:
+    """``line`` with dtparam ``name`` (or its alias) set to ``value`` in place, and the value it
+    had (``None`` when the line does not set it)."""
+    head, sep, tail = line.partition("=")
+    body, hash_, comment = tail.partition("#")
+    items = body.split(",")
+    old = None
+    for k, item in enumerate(items):
+        key, has_value, current = item.partition("=")
+        if boot_config.ALIASES.get(key.strip(), key.strip()) == name:
+            old = current.strip() if has_value else "on"
+            if old != value:
+                lead = key[: len(key) - len(key.lstrip())]
+                items[k] = f"{lead}{key.strip()}={value}" + (" " if item.endswith(" ") else "")
+    return head + sep + ",".join(items) + hash_ + comment, old
+
+
+def boot_config_edit(
+    text: str,
+    spi: bool = False,
+    boards: Sequence[boot_config.Board] = boot_config.BOARDS,
+    overlays: Sequence[str] = (),
+) -> tuple[str, list[str]]:
+    """The boot config with I2C on at 400 kHz (and SPI on, if ``spi``) and each ``dtoverlay=``
+    line of ``overlays`` loaded on every board in ``boards``, and what changed (nothing when
+    already so).
+
+    The file is read as the firmware reads it (:mod:`firmware_host.core.boot_config`): a line in a
+    section whose filter another board fails (``[cm5]``, ``[pi4]``, ``[none]``) does not count, a
+    later ``dtparam`` overrides an earlier one. A line every board applies that sets another value
+    (``i2c_arm_baudrate=100000``, ``spi=off``) is rewritten in place; what is still missing is
+    appended, after an ``[all]`` when the file ends inside a filter. Every board, not only the one
+    running: an SD card moves from a Pi 4 to a Pi 5 without running the installer again.
+
+    An overlay counts as loaded when a line every board applies loads it, with any parameters
+    (``dtoverlay=spi1-1cs,cs0_pin=18``); a missing one is appended after the ``dtparam`` lines.
     """
+    want = {"i2c_arm": "on", "i2c_arm_baudrate": str(I2C_BAUDRATE)} | ({"spi": "on"} if spi else {})
     lines = text.splitlines()
     changes: list[str] = []
-    has_i2c = any(line.strip() == I2C_LINE or _is_param(line, "i2c_arm=on") for line in lines)
-    has_spi = not spi or any(_is_param(line, "spi=on") for line in lines)
-    for i, line in enumerate(lines):
-        if not has_spi and _is_param(line, "spi=off"):
-            lines[i] = line.replace("spi=off", "spi=on", 1)
-            changes.append("enable SPI (was off)")
-            has_spi = True
-    has_baud = False
-    for i, line in enumerate(lines):
-        match = _BAUD.search(line)
-        if not (line.strip().startswith("dtparam=") and match):
+    current = text
+    unconditional = _unconditional(text, boards)
+    for name, value in want.items():
+        if not _unsure_boards(current, name, boards):
             continue
-        has_baud = True
-        if int(match.group(1)) != I2C_BAUDRATE:
-            lines[i] = line[: match.start(1)] + str(I2C_BAUDRATE) + line[match.end(1) :]
-            changes.append(f"set the I2C bus to {I2C_BAUDRATE // 1000} kHz (was {int(match.group(1)) // 1000} kHz)")
-    add = ([] if has_i2c else [I2C_LINE]) + ([] if has_baud else [BAUD_LINE]) + ([] if has_spi else [SPI_LINE])
+        for i in sorted(unconditional):
+            rewritten, old = _rewrite(lines[i], name, value)
+            if old is not None and not _satisfied(name, old):
+                lines[i] = rewritten
+                changes.append(_change_text(name, old))
+        current = "\n".join(lines) + "\n"
+    add = [f"dtparam={name}={value}" for name, value in want.items() if _unsure_boards(current, name, boards)]
+    changes.extend(_change_text(line.split("=")[1], None) for line in add)
+    for line in dict.fromkeys(overlays):
+        name = boot_config.overlay_name(line)
+        if name and not all(boot_config.overlay_for_sure(current, b, name) for b in boards):
+            add.append(line)
+            changes.append(f"add {line}")
     if add:
         sections = [m.group(1).strip().lower() for m in map(_SECTION.match, lines) if m]
         if sections and sections[-1] != "all":
             add.insert(0, "[all]")
         lines.extend(add)
-        if not has_i2c:
-            changes.append("enable I2C")
-        if not has_baud:
-            changes.append(f"set the I2C bus to {I2C_BAUDRATE // 1000} kHz")
-        if not has_spi:
-            changes.append("enable SPI")
     return ("\n".join(lines) + "\n" if changes else text), changes
 
 
-def _is_param(line: str, param: str) -> bool:
-    stripped = line.strip()
-    return stripped.startswith("dtparam=") and param in stripped[len("dtparam=") :].split(",")
+def _change_text(name: str, old: str | None) -> str:
+    if name == "i2c_arm_baudrate":
+        was = f" (was {int(old) // 1000} kHz)" if old and old.isdigit() else ""
+        return f"set the I2C bus to {I2C_BAUDRATE // 1000} kHz{was}"
+    what = "I2C" if name == "i2c_arm" else "SPI"
+    return f"enable {what}" + (f" (was {old})" if old else "")
 
 
 def panel_on_spi(path: Path) -> bool:
@@ -144,6 +196,32 @@ def panel_on_spi(path: Path) -> bool:
         return False
 
 
+def _scale_section(path: Path) -> dict[str, Any] | None:
+    """The ``[scale]`` section of the configuration at ``path``, or ``None`` for a file that is not
+    a usable configuration (``tablemate run`` and ``tablemate doctor`` name what is wrong)."""
+    from firmware_host.core.config import ConfigError, load
+
+    try:
+        return dict(load(path)["scale"])
+    except ConfigError:
+        return None
+
+
+def scale_boot_lines(path: Path) -> list[str]:
+    """The boot config lines the configuration at ``path`` needs for its ``[scale]``
+    (``["dtoverlay=spi1-1cs"]`` for an HX711 on SPI1); none for a file that is not usable."""
+    from drivers.scale.hx711_open import boot_config_lines
+
+    s = _scale_section(path)
+    return boot_config_lines(s) if s is not None else []
+
+
+def scale_on_spi(path: Path) -> bool:
+    """Whether the configuration at ``path`` clocks an HX711 through SPI (``/dev/spidev1.0``)."""
+    s = _scale_section(path)
+    return s is not None and s.get("backend") == "hx711" and s.get("interface") == "spi"
+
+
 @dataclass
 class Installer:
     """Installs into ``root`` (``/`` on the Pi), running commands through ``run``."""
@@ -156,6 +234,8 @@ class Installer:
     """The package in the venv changed in this run (``systemd/install.sh`` says so): a running
     service keeps the old code until it is restarted."""
     done: list[str] = field(default_factory=list)
+    reboot: list[str] = field(default_factory=list)
+    """Why the Pi must reboot before the change works (the boot config changed in this run)."""
 
     def path(self, relative: str) -> Path:
         """A path under the install root."""
@@ -170,16 +250,18 @@ class Installer:
     def install(self) -> list[str]:
         """Every step, idempotent; returns what changed."""
         spi = self.wants_spi()
-        groups_changed = self.ensure_user(SERVICE_GROUPS + ((SPI_GROUP,) if spi else ()))
+        spi_group = spi or scale_on_spi(self.config_in_force())
+        groups_changed = self.ensure_user(SERVICE_GROUPS + ((SPI_GROUP,) if spi_group else ()))
         self.ensure_config()
-        self.ensure_i2c(spi)
-        spi_changed = spi and self.ensure_spi()
+        self.ensure_udev()
+        self.ensure_i2c(spi, scale_boot_lines(self.config_in_force()))
+        spi_changed = spi_group and self.ensure_spi()
         unit_changed = self.ensure_unit() | spi_changed
         self.ensure_service(unit_changed, restart=groups_changed or self.code_changed)
         return self.done
 
     def ensure_user(self, groups: tuple[str, ...] = SERVICE_GROUPS) -> bool:
-        """The system user and its ``groups`` (``spi`` too for a panel on SPI); ``True`` when the
+        """The system user and its ``groups`` (``spi`` too for a panel or a scale on SPI); ``True`` when the
         user joined a group (a running service gets its groups only when restarted)."""
         joined = False
         if self.run(["id", "-u", SERVICE_USER]) != 0 and self.step(f"create system user {SERVICE_USER}"):
@@ -194,21 +276,49 @@ class Installer:
                 joined = True
         return joined
 
+    def ensure_udev(self) -> None:
+        """The udev rule (``systemd/60-tablemate.rules``): the tower as ``/dev/tablemate-tower``
+        by its USB ids, ``/dev/gpiochip*``, ``/dev/i2c-*`` and ``/dev/spidev*`` to the service's
+        groups -- at every boot and plug-in, where a ``chgrp`` lasts until the next reboot (udev
+        passes over a group that does not exist: ``spi`` is made for a panel on SPI only). udev is
+        told at once: the rule needs no reboot."""
+        rules = self.path(UDEV_RULES)
+        want = (self.source / "systemd" / "60-tablemate.rules").read_bytes()
+        if rules.exists() and rules.read_bytes() == want:
+            return
+        if self.step(f"write /{UDEV_RULES}"):
+            write_atomic(rules, want, 0o644)
+            self.run(["udevadm", "control", "--reload"])
+            matches = ("tty", "gpio", "*gpiomem*", "i2c-dev", "spidev")
+            self.run(["udevadm", "trigger", *(f"--subsystem-match={m}" for m in matches)])
+
+    def notes(self) -> list[str]:
+        """What to tell after the steps: the reboot the boot config's change needs."""
+        if not self.reboot:
+            return []
+        would = "would need" if self.dry_run else "needs"
+        return [f"the Pi {would} a reboot for the boot config's change to work ({'; '.join(self.reboot)}): sudo reboot"]
+
     def ensure_config(self) -> None:
         """The default configuration, unless one is there."""
         path = self.path(CONFIG)
         if not path.exists() and self.step(f"write /{CONFIG}"):
             write_atomic(path, (self.source / "hardware" / "config.toml").read_bytes(), 0o644)
 
+    def config_in_force(self) -> Path:
+        """The configuration the service will run with: the installed one, or the one about to be written."""
+        config = self.path(CONFIG)
+        return config if config.exists() else self.source / "hardware" / "config.toml"
+
     def wants_spi(self) -> bool:
         """Whether the configuration in force (or the one about to be written) has its panel on SPI."""
-        config = self.path(CONFIG)
-        return panel_on_spi(config if config.exists() else self.source / "hardware" / "config.toml")
+        return panel_on_spi(self.config_in_force())
 
     def ensure_spi(self) -> bool:
-        """For a panel on SPI, the unit's drop-in giving the service the ``spi`` group (the user
-        joins it in :meth:`ensure_user`; ``dtparam=spi=on`` is :meth:`ensure_i2c`'s edit of the
-        boot config). ``True`` when the drop-in changed (systemd must reload, the service restart)."""
+        """For a panel or a scale on SPI, the unit's drop-in giving the service the ``spi`` group
+        (the user joins it in :meth:`ensure_user`; ``dtparam=spi=on`` and the scale's overlay are
+        :meth:`ensure_i2c`'s edit of the boot config). ``True`` when the drop-in changed
+        (systemd must reload, the service restart)."""
         drop_in = self.path(SPI_DROP_IN)
         if drop_in.exists() and drop_in.read_text(encoding="utf-8") == SPI_DROP_IN_TEXT:
             return False
@@ -216,22 +326,37 @@ class Installer:
             write_atomic(drop_in, SPI_DROP_IN_TEXT.encode("utf-8"), 0o644)
         return True
 
-    def ensure_i2c(self, spi: bool = False) -> None:
+    def ensure_i2c(self, spi: bool = False, overlays: Sequence[str] = ()) -> None:
         """I2C on at 400 kHz in the boot config (rewritten atomically), SPI on too for a panel on
-        SPI (``spi``), and i2c-dev loaded at boot."""
+        SPI (``spi``), the ``dtoverlay=`` lines of ``overlays`` (the scale's), and i2c-dev loaded
+        at boot."""
         boot = next((self.path(b) for b in BOOT_CONFIGS if self.path(b).exists()), None)
         if boot is not None:
             where = boot.relative_to(self.root)
-            text, changes = boot_config_edit(boot.read_text(encoding="utf-8"), spi=spi)
+            text, changes = boot_config_edit(boot.read_text(encoding="utf-8"), spi=spi, overlays=overlays)
             for change in changes:
                 self.step(f"{change} in /{where}")
+            self.reboot.extend(changes)
             if changes and not self.dry_run:
                 write_atomic(boot, text.encode("utf-8"))
+                self.mark_reboot(changes)
         modules = self.path(MODULES)
         if not (modules.exists() and "i2c-dev" in modules.read_text(encoding="utf-8")) and self.step(
             "load i2c-dev at boot"
         ):
             write_atomic(modules, b"i2c-dev\n")
+            self.run(["modprobe", "i2c-dev"])  # and now: with I2C already on, no reboot is needed for it
+
+    def mark_reboot(self, reasons: list[str]) -> None:
+        """Leave word on /run that the Pi must reboot (``tablemate doctor`` reads it): the reboot
+        empties /run, so the word goes with the need. Debian's own flag is raised too."""
+        marker = self.path(REBOOT_MARKER)
+        old = marker.read_text(encoding="utf-8").splitlines() if marker.exists() else []
+        text = "".join(f"{line}\n" for line in dict.fromkeys([*old, *reasons]))
+        write_atomic(marker, text.encode("utf-8"), 0o644)
+        debian = self.path(DEBIAN_REBOOT_MARKER)
+        if not debian.exists():
+            write_atomic(debian, b"*** System restart required ***\n", 0o644)
 
     def ensure_unit(self) -> bool:
         """The systemd unit; ``True`` when it changed."""
@@ -271,9 +396,9 @@ class Installer:
             if self.step(f"remove /{UNIT}"):
                 unit.unlink()
                 self.run(["systemctl", "daemon-reload"])
-        modules = self.path(MODULES)
-        if modules.exists() and self.step(f"remove /{MODULES}"):
-            modules.unlink()
+        for relative in (MODULES, UDEV_RULES):
+            if self.path(relative).exists() and self.step(f"remove /{relative}"):
+                self.path(relative).unlink()
         if purge:
             for relative in (CONFIG, STATE, VENV):
                 target = self.path(relative)

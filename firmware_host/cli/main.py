@@ -344,6 +344,13 @@ def cmd_bench_pixels(args: argparse.Namespace) -> int:
     return bench_pixels(args.presses)
 
 
+def cmd_bench_panels(args: argparse.Namespace) -> int:
+    """Count the bus bytes of a menu step on every panel kind."""
+    from firmware_host.cli.bench.panels import main as bench_panels
+
+    return bench_panels(args.presses)
+
+
 def cmd_bench_journal(args: argparse.Namespace) -> int:
     """Measure the journal's append-and-fsync time in the state folder."""
     from firmware_host.cli.bench.journal import main as bench_journal
@@ -373,6 +380,18 @@ def cmd_bench_web(args: argparse.Namespace) -> int:
     return bench_web(args.presses, args.flood_seconds, args.seconds, args.malformed, args.dom_presses)
 
 
+def cmd_bench_hx711(args: argparse.Namespace) -> int:
+    """PD_SCK high times and dropped words of each HX711 path, with the service's threads busy."""
+    from firmware_host.cli.bench.hx711 import PATHS
+    from firmware_host.cli.bench.hx711 import main as bench_hx711
+
+    paths = args.paths.split(",") if args.paths else list(PATHS)
+    unknown = [p for p in paths if p not in PATHS]
+    if unknown or args.words < 1 or args.busy < 0:
+        raise Fail(f"--paths: one or more of {','.join(PATHS)}; --words positive; --busy 0 or more")
+    return bench_hx711(args.words, args.busy, args.sps, paths, args.realtime, args.json)
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     """Check each part as the service sees it; one line per part with its fix."""
     from firmware_host.cli.doctor import main as doctor
@@ -398,9 +417,27 @@ def cmd_install(args: argparse.Namespace) -> int:
     done = installer.uninstall(args.purge) if args.uninstall else installer.install()
     for line in done:
         print(("would " if args.dry_run else "") + line)
+    for line in installer.notes():
+        print(line)
     if not done:
         print("nothing to do: already " + ("removed" if args.uninstall else "installed"))
     return EXIT_OK
+
+
+def cmd_wheelhouse(args: argparse.Namespace) -> int:
+    """Fill a folder with every wheel the Pi needs, for ``install.sh --wheelhouse`` offline."""
+    import subprocess
+
+    from firmware_host.cli.install import find_source
+    from firmware_host.cli.wheelhouse import main as wheelhouse
+
+    source = Path(args.source) if args.source else find_source(Path.cwd())
+    if source is None:
+        raise Fail("cannot find the tablemate checkout: run from it or pass --source DIR")
+    try:
+        return wheelhouse(args.dir, source.resolve(), args.python, args.extra or ["pi"])
+    except (RuntimeError, subprocess.CalledProcessError) as exc:
+        raise Fail(f"wheelhouse: {exc}") from None
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -520,6 +557,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = bench_sub.add_parser("pixels", help="press-to-display latency and I2C bytes per change, beside bare luma")
     p.add_argument("--presses", type=int, default=400, help="how many presses to time (default 400)")
     p.set_defaults(handler=cmd_bench_pixels)
+    p = bench_sub.add_parser("panels", help="bus bytes of a menu step on every panel kind, beside luma's own drivers")
+    p.add_argument("--presses", type=int, default=20, help="menu steps to take the median of (default 20)")
+    p.set_defaults(handler=cmd_bench_panels)
     p = bench_sub.add_parser("journal", help="time to make one action durable in the state folder")
     p.add_argument("--count", type=int, default=200, help="how many actions (default 200)")
     p.add_argument("--state-dir", metavar="DIR", help="the storage to measure (default: the state folder)")
@@ -534,6 +574,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = bench_sub.add_parser("start", help="start → READY of `run --sim` beside a bare import of its libraries")
     p.add_argument("--runs", type=int, default=7, help="starts to take the median of (default 7)")
     p.set_defaults(handler=cmd_bench_start)
+    p = bench_sub.add_parser("hx711", help="PD_SCK high times and dropped words of each HX711 path, threads busy")
+    p.add_argument("--words", type=int, default=10_000, help="words clocked on each path (default 10000)")
+    p.add_argument("--busy", type=int, default=4, help="busy threads beside the reader (default 4)")
+    p.add_argument("--sps", type=int, choices=(10, 80), default=80, help="the chip's rate (default 80)")
+    p.add_argument("--paths", metavar="P,P", help="spi,iio,gpio-process,gpio-thread (default: all)")
+    p.add_argument("--realtime", action="store_true", help="gpio-process asks for SCHED_FIFO, as the service does")
+    p.add_argument("--json", action="store_true", help="one JSON object instead of the table")
+    p.set_defaults(handler=cmd_bench_hx711)
 
     p = bench_sub.add_parser(
         "web", help="the companion page: wake-ups, press latency with clients, Chromium, bad input"
@@ -551,6 +599,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", metavar="DIR", help="the tablemate checkout (default: found from here)")
     p.add_argument("--root", metavar="DIR", default="/", help=argparse.SUPPRESS)
     p.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
+
+    p = add("wheelhouse", cmd_wheelhouse, "download every wheel the Pi needs, to install it with no network")
+    p.add_argument("dir", metavar="DIR", help="the folder to fill (then: sudo systemd/install.sh --wheelhouse DIR)")
+    p.add_argument("--source", metavar="DIR", help="the tablemate checkout (default: found from here)")
+    p.add_argument(
+        "--python",
+        action="append",
+        metavar="X.Y[:MACHINE[:GLIBC]]",
+        help="a target Python (repeatable; default 3.11 and 3.13 on aarch64: Bookworm and Trixie)",
+    )
+    p.add_argument("--extra", action="append", metavar="NAME", help="the project's extras to include (default: pi)")
 
     p = add("doctor", cmd_doctor, "check each part as the service sees it; one line per part with its fix")
     config(p)

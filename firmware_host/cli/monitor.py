@@ -191,15 +191,16 @@ def run_monitor(config: Config, args: argparse.Namespace, out: TextIO | None = N
             piece = piece if piece is not None else DEMO_PIECE_GRAMS
         monitor = Monitor(out, sps, cpg, piece, refresh)
         monitor.header(f"simulated HX711 at {sps} SPS, gain {gain}{', virtual time' if args.virtual else ''}")
-        return _run_sim(monitor, args, sps, gain)
-    from drivers.scale.hx711 import HX711Unavailable, open_hx711
+        return _run_sim(monitor, args, sps, gain, s["interface"])
+    from drivers.scale.hx711 import HX711Unavailable
+    from drivers.scale.hx711_open import describe, open_configured
 
     try:
-        scale = open_hx711(s["data"], s["clock"], sps, gain, time.monotonic)
+        scale = open_configured({**s, "sps": sps, "gain": gain}, time.monotonic)
     except HX711Unavailable as exc:
-        raise MonitorError(f"HX711 on GPIO {s['data']} (data) / {s['clock']} (clock): {exc}") from None
+        raise MonitorError(f"{describe(s)}: {exc}") from None
     monitor = Monitor(out, sps, cpg, piece, refresh)
-    monitor.header(f"HX711 on GPIO {s['data']} (data) / {s['clock']} (clock), {sps} SPS, gain {gain}")
+    monitor.header(f"{describe(s)}, {sps} SPS, gain {gain}")
     return _run_hardware(monitor, scale, args)
 
 
@@ -212,7 +213,7 @@ def _stop_after(monitor: Monitor, args: argparse.Namespace) -> Callable[[float, 
     return done
 
 
-def _run_sim(monitor: Monitor, args: argparse.Namespace, sps: int, gain: int) -> int:
+def _run_sim(monitor: Monitor, args: argparse.Namespace, sps: int, gain: int, interface: str = "gpio") -> int:
     from drivers.scale.sim import SimScale
 
     done = _stop_after(monitor, args)
@@ -222,7 +223,7 @@ def _run_sim(monitor: Monitor, args: argparse.Namespace, sps: int, gain: int) ->
         loop = asyncio.get_running_loop()
         start = loop.time()
         finished = asyncio.Event()
-        scale = SimScale(loop.call_later, loop.time, sps=sps, gain=gain)
+        scale = SimScale(loop.call_later, loop.time, sps=sps, gain=gain, interface=interface)
         scale.load.profile = lambda t: demo_load(t - start)
 
         def on_sample(t: float, raw: int) -> None:

@@ -25,6 +25,7 @@ from firmware_host.core.limits import (
     one_line,
     quote,
 )
+from firmware_host.core.pi_layout import TOWER_LINK
 from firmware_host.core.validators import ValidatorError, check_address, check_port
 from firmware_host.timers.clocks import Preset
 
@@ -145,10 +146,10 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "p1": (_pin, 5),
         "p2": (_pin, 6),
         "p3": (_pin, 13),
-        "p4": (_pin, 19),
+        "p4": (_pin, 24),
         "p5": (_pin, 26),
-        "p6": (_pin, 21),
-        "prev": (_pin, 20),
+        "p6": (_pin, 25),
+        "prev": (_pin, 14),
         "next": (_pin, 16),
         "ok": (_pin, 12),
         "back": (_pin, 4),
@@ -172,7 +173,7 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
     },
     "tower": {
         "backend": (_choice("serial", "gpio", "sim", "none"), "serial"),
-        "port": (_str, "/dev/ttyUSB0"),
+        "port": (_str, TOWER_LINK),
         "red": (_pin, 17),
         "yellow": (_pin, 27),
         "green": (_pin, 22),
@@ -182,8 +183,9 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
     },
     "scale": {
         "backend": (_choice("hx711", "sim", "none"), "hx711"),
-        "data": (_pin, 24),
-        "clock": (_pin, 25),
+        "interface": (_choice("spi", "iio", "gpio"), "spi"),
+        "data": (_pin, 19),
+        "clock": (_pin, 20),
         "sps": (_one_of(10, 80), 10),
         "gain": (_one_of(128, 64, 32), 128),
     },
@@ -303,6 +305,29 @@ def _key(name: str) -> str:
     return name if name.isidentifier() and len(name) <= 40 else quote(name)
 
 
+SCALE_SPI_PINS = {"MISO": 19, "MOSI": 20, "SCLK": 21, "CE0": 18}
+"""SPI1's pins (BCM), which ``[scale] interface = "spi"`` takes: DOUT on MISO, PD_SCK on MOSI."""
+
+
+def _claim_scale(config: Config, where: str, claim: Callable[[int, str], None]) -> None:
+    """The HX711's pins: SPI1's four for ``interface = "spi"``, else ``data`` and ``clock``."""
+    s = config["scale"]
+    if s["interface"] != "spi":
+        for k in ("data", "clock"):
+            claim(s[k], f"[scale] {k}")
+        return
+    wires = {"MISO": "data", "MOSI": "clock"}
+    for what, pin in SCALE_SPI_PINS.items():
+        key = wires.get(what)
+        if key and s[key] != pin:
+            raise ConfigError(
+                f"{where}: [scale] {key}: the SPI interface has the HX711's "
+                f"{'DOUT' if key == 'data' else 'PD_SCK'} on SPI1 {what}, GPIO {pin}, not {s[key]}; "
+                f'set {key} = {pin} or interface = "gpio"'
+            )
+        claim(pin, f'[scale] interface "spi" (SPI1 {what})')
+
+
 def _cross_checks(config: Config, where: str) -> None:
     used: dict[int, str] = {}
 
@@ -320,8 +345,7 @@ def _cross_checks(config: Config, where: str) -> None:
         for i, pin in enumerate(config["tower"]["bar"]):
             claim(pin, f"[tower] bar[{i}]")
     if config["scale"]["backend"] == "hx711":
-        for k in ("data", "clock"):
-            claim(config["scale"][k], f"[scale] {k}")
+        _claim_scale(config, where, claim)
     d = config["display"]
     kind = d["kind"]
     shown = PANELS[kind] if kind in PANELS else PANELS[d["sim_panel"]] if kind == "sim" else None

@@ -295,6 +295,8 @@ class Session:
             "winners": summary["winners"] if reason == "over" else [],
             "reason": reason,
         }
+        if self.engine.ranks:  # the game's own ranking (Bomb: the order the players went out)
+            entry["places"] = self.engine.places(self.state)
         if end_synced is not None or start_synced is not None:  # (journals before this say nothing)
             entry["clock_synced"] = bool(end_synced if end_synced is not None else start_synced)
         entry.update(extra)

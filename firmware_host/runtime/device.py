@@ -44,7 +44,7 @@ from firmware_host.scale.service import ScaleService
 from firmware_host.timers.service import TimerService
 from firmware_host.ui.base import Confirm, Message, Screen
 from firmware_host.ui.game import GameScreen
-from firmware_host.ui.menus import GameMenu, GameOver, MainMenu
+from firmware_host.ui.menus import GameMenu, GameOver, MainMenu, final_words
 from firmware_host.ui.panel import layout_panel, to_panel
 from firmware_host.ui.render import Frame, Row, compose, on_panel, render
 from games.core import Action, Effect, Option, Refused, T, Task, Text, join
@@ -135,6 +135,8 @@ class Device:
         self._message_handle: asyncio.TimerHandle | None = None
         self.events: list[str] = []
         """The game in play's outcomes, oldest first (what its engine said), for "What happened"."""
+        self.said: list[str] = []
+        """What the last action's engine said (the game-over screen shows it under the result)."""
         self._asleep: set[str] = set()
         """Buttons whose press woke the dimmed screen: that press only wakes it."""
         self._dirty = False
@@ -159,6 +161,8 @@ class Device:
         self._checks: list[str] | None = None
         """The doctor's self-check lines, once run (:meth:`checks`)."""
         self._checks_running = False
+        self._read_rates: Any = None
+        """The scale's reads per minute for the Self-test (made when first asked)."""
 
     def _take_settings(self) -> None:
         """The saved settings over the config's, each checked: a bad value is named, not used."""
@@ -603,6 +607,7 @@ class Device:
         self.lights.signal("refused")
 
     def _play(self, effects: list[Effect]) -> None:
+        self.said = [e.value for e in effects if e.kind == "say"]
         for effect in effects:
             if effect.kind == "signal":
                 self.lights.signal(effect.value)
@@ -632,7 +637,8 @@ class Device:
             entry = session.finish("over", self._history_extra())
             self.last_result = entry
             self.session = None
-            self.screens = [MainMenu(self), GameOver(self, entry, final.lines[:1])]
+            self.screens = [MainMenu(self), GameOver(self, entry, final_words(final, self.said))]
+            self.clear_message()  # what the last move brought is on the game-over screen now
         else:
             top = self._game_screen()
             if top is not None:
@@ -677,17 +683,18 @@ class Device:
             return
         self.push(Confirm(self, T("Undo"), T("Take back the last action?"), self.undo))
 
-    def undo(self) -> bool:
-        """Take back the last action (replays one action fewer)."""
+    def undo(self, why: str | None = None) -> bool:
+        """Take back the last action (replays one action fewer); ``why``: the table is told the
+        reason instead of a bare "Undone" (the scale took a place back)."""
         if self.session is None or not self.session.undo():
             return False
         self.events = self._past_events(self.session)
         self.clear_message()
-        self._when_durable(self._undone)
+        self._when_durable(lambda: self._undone(why))
         return True
 
-    def _undone(self) -> None:
-        self.toast(T("Undone"))
+    def _undone(self, why: str | None = None) -> None:
+        self.toast(why or T("Undone"))
         screen = self._game_screen()
         if screen is not None:
             screen.reset()
@@ -868,7 +875,20 @@ class Device:
             system = System(state_dir=self.store.root)  # the folder this device really writes
             future = self.loop.run_in_executor(None, selftest_lines, self.config, system)
             future.add_done_callback(self._checks_done)
-        return self._checks
+        if self._checks is None:
+            return None
+        return [*self._read_rates_lines(), *self._checks]
+
+    def _read_rates_lines(self) -> list[Any]:
+        """The live scale's dropped and corrupt reads per minute (:mod:`firmware_host.scale.read_rates`)."""
+        driver = self._scale_driver()
+        if driver is None:
+            return []
+        if self._read_rates is None or self._read_rates.driver is not driver:
+            from firmware_host.scale.read_rates import ReadRates
+
+            self._read_rates = ReadRates(driver, self.loop.time)
+        return self._read_rates.lines()
 
     def _checks_done(self, future: asyncio.Future) -> None:
         self._checks_running = False
@@ -1024,6 +1044,7 @@ class Device:
         if self._dimmed:
             self._dimmed = False
             self.display.set_contrast(self.settings["brightness"])
+            self.display.reinit()  # a panel reset while it sat dim shows again
         if self._dim_handle is not None:
             self._dim_handle.cancel()
         self._dim_handle = asyncio.get_running_loop().call_later(self.config["display"]["dim_after"], self._dim)

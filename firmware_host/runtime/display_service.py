@@ -13,6 +13,10 @@
   degraded: the device is dropped and reopened with exponential backoff while the game goes on;
   the newest picture is shown as soon as it is back.
 - Contrast is sent only when it changes.
+- The panel is re-initialised every ``reinit_every`` seconds (five minutes) and when the device
+  wakes from dim (:meth:`DisplayService.reinit`): its set-up again, the contrast and a whole
+  picture (:mod:`drivers.panel_setup`), so a panel that a brown-out or a static discharge reset
+  without an I2C error — dark, its memory lost, every write still acknowledged — comes back.
 """
 
 from __future__ import annotations
@@ -26,11 +30,15 @@ from typing import Any, TypeVar
 
 from PIL import Image
 
+from drivers import panel_setup
+from drivers.backoff import Backoff
 from drivers.display import DisplayErrors
 
 log = logging.getLogger(__name__)
 
 OK, DEGRADED, ABSENT = "ok", "degraded", "absent"
+REINIT_EVERY = 300.0
+"""Seconds between two re-initialisations of a panel that is working."""
 
 T = TypeVar("T")
 
@@ -100,11 +108,16 @@ class DisplayService:
         opener: Callable[[], Any] | None,
         min_interval: float = 0.03,
         backoff: tuple[float, float] = (1.0, 60.0),
+        reinit_every: float = REINIT_EVERY,
     ) -> None:
         self._opener = opener
         self._min_interval = min_interval
-        self._backoff = backoff
-        self._delay = backoff[0]
+        self._backoff = Backoff(*backoff)
+        self._reinit_every = reinit_every
+        self._reinit_due = False
+        self._reinit_timer: asyncio.TimerHandle | None = None
+        self.reinits = 0
+        """Re-initialisations sent (the periodic ones and those on waking)."""
         self.device: Any = None
         self.status = ABSENT if opener is None else DEGRADED
         self.error: str | None = None
@@ -130,9 +143,15 @@ class DisplayService:
         self._wanted_contrast = max(0, min(255, int(level)))
         self._poke()
 
+    def reinit(self) -> None:
+        """Send the panel's set-up again soon, then the picture whole (waking from dim)."""
+        if self._opener is not None:
+            self._reinit_due = True
+            self._poke()
+
     async def flush(self) -> None:
         """Wait until everything asked for is on the panel (or the panel is unreachable)."""
-        while self._pending() and self.status != ABSENT:
+        while (self._pending() or self._reinit_due) and self.status != ABSENT:
             if self.status == DEGRADED and asyncio.get_running_loop().time() < self._retry_at:
                 return
             self._idle.clear()
@@ -158,7 +177,7 @@ class DisplayService:
             while True:
                 await self._wake.wait()
                 self._wake.clear()
-                while self.device is None or self._pending():
+                while self.device is None or self._pending() or self._reinit_due:
                     if self.device is None:
                         delay = self._retry_at - loop.time()
                         if delay > 0:
@@ -166,11 +185,36 @@ class DisplayService:
                             await asyncio.sleep(delay)
                         await self._open()
                         continue
+                    if self._reinit_due:
+                        await self._reinit()
+                        continue
                     await self._send()
                     await asyncio.sleep(self._min_interval)
                 self._idle.set()
         finally:
+            if self._reinit_timer is not None:
+                self._reinit_timer.cancel()
             self._writer.close()
+
+    def _schedule_reinit(self) -> None:
+        """The next periodic re-initialisation, ``reinit_every`` from now."""
+        if self._reinit_timer is not None:
+            self._reinit_timer.cancel()
+        self._reinit_due = False
+        self._reinit_timer = asyncio.get_running_loop().call_later(self._reinit_every, self.reinit)
+
+    async def _reinit(self) -> None:
+        device, writer = self.device, self._writer
+        assert writer is not None
+        try:
+            await writer.run(lambda: panel_setup.reinit(device))
+        except DisplayErrors as exc:
+            self._fail(exc)
+            return
+        self.reinits += 1
+        self._contrast = None  # the set-up held luma's default contrast: ours goes next,
+        self._shown_bytes = None  # and the picture whole (the panel's memory may be lost)
+        self._schedule_reinit()
 
     async def _open(self) -> None:
         assert self._writer is not None and self._opener is not None
@@ -184,7 +228,8 @@ class DisplayService:
         if self.status != OK:
             log.info("display ready")
         self.status, self.error = OK, None
-        self._delay = self._backoff[0]
+        self._backoff.reset()
+        self._schedule_reinit()  # a fresh driver has just set the panel up
 
     async def _send(self) -> None:
         image, device, writer = self.wanted, self.device, self._writer
@@ -226,5 +271,5 @@ class DisplayService:
             log.warning("display degraded: %s (retrying)", exc)
         self.status, self.error = DEGRADED, str(exc) or type(exc).__name__
         self.device = None
-        self._retry_at = loop.time() + self._delay
-        self._delay = min(self._delay * 2, self._backoff[1])
+        self._reinit_due = False  # a reopen sets the panel up anyway
+        self._retry_at = loop.time() + self._backoff.next()

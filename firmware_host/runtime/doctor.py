@@ -31,20 +31,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from firmware_host.core.config import Config, panel_bus
+from firmware_host.core import serial_console
+from firmware_host.core.boot_config import is_on, overlay_name, overlays, params, running_board
+from firmware_host.core.config import BUTTONS, Config, panel_bus
 from firmware_host.core.pi_layout import (
+    BOOT_CONFIGS,
     I2C_BAUDRATE,
+    OLD_TOWER_PORT,
+    REBOOT_MARKER,
     SERVICE_GROUPS,
     SERVICE_USER,
     SPI_DROP_IN,
     SPI_GROUP,
+    TOWER_LINK,
+    UDEV_RULES,
     UNIT,
 )
+from firmware_host.runtime.doctor_sandbox import sandbox_verdict
 from games.core import T, join
 
 MIN_FREE_MB = 50
 SLOW_FSYNC_MS = 100.0
 REINSTALL = "sudo systemd/install.sh"
+UDEV_FIX = f"{REINSTALL} (its udev rule /{UDEV_RULES} sets the group at every boot)"
 
 OK, FAIL, SKIP = "ok", "FAIL", "skip"
 
@@ -144,6 +153,98 @@ def _dout_falls(data: int, clock: int, seconds: float, chip: Any = None) -> str:
             request.release()
 
 
+@dataclass(frozen=True)
+class Line:
+    """A GPIO line the service requests: its BCM number, what it is for, and its direction."""
+
+    pin: int
+    role: str
+    output: bool = False
+
+
+def configured_lines(config: Config) -> list[Line]:
+    """The lines the service requests through its pin factory: every button, and the GPIO
+    tower's LEDs, buzzer and bar (the HX711's lines are the scale check's, an SPI panel's DC and
+    RES are luma's, opened by the display check)."""
+    lines = []
+    if config["buttons"]["backend"] == "gpio":
+        lines += [Line(config["buttons"][b], f"button {b}") for b in BUTTONS]
+    t = config["tower"]
+    if t["backend"] == "gpio":
+        lines += [Line(t[part], f"tower {part}", True) for part in ("red", "yellow", "green", "buzzer")]
+        lines += [Line(pin, f"tower bar {n}", True) for n, pin in enumerate(t["bar"], 1)]
+    return lines
+
+
+def request_with(factory: Any, lines: Iterable[Line], debounce: float) -> dict[int, str]:
+    """Request each line on ``factory`` as the service does -- a button as an input with its
+    pull-up (and the kernel's debounce where the factory has one), an output at its idle low --
+    then release them all. The problem of each line that failed, by pin (empty: all opened)."""
+    from gpiozero import DigitalInputDevice, DigitalOutputDevice
+
+    bounce = debounce if getattr(factory, "kernel_debounce", False) else None
+    opened, problems = [], {}
+    try:
+        for line in lines:
+            try:
+                if line.output:
+                    opened.append(DigitalOutputDevice(line.pin, initial_value=False, pin_factory=factory))
+                else:
+                    opened.append(DigitalInputDevice(line.pin, pull_up=True, bounce_time=bounce, pin_factory=factory))
+            except Exception as exc:
+                problems[line.pin] = _line_problem(factory, line.pin, exc)
+    finally:
+        for device in opened:
+            with contextlib.suppress(Exception):
+                device.close()
+    return problems
+
+
+def _line_problem(factory: Any, pin: int, exc: BaseException) -> str:
+    """Why a line did not open, with who holds it when the kernel says busy."""
+    reason = _reason(exc)
+    busy = getattr(exc, "errno", None) == errno.EBUSY or "busy" in reason.lower()
+    holder = None
+    with contextlib.suppress(Exception):
+        holder = factory.chip.get_line_info(pin).consumer
+    if busy:
+        return f"busy, held by {holder}" if holder else "busy"
+    return reason
+
+
+def _request_lines(lines: list[Line], debounce: float) -> dict[int, str]:
+    """:func:`request_with` on the pin factory the device picks (:func:`drivers.gpio.pin_factory`)."""
+    from drivers.gpio import pin_factory
+
+    factory, name = pin_factory()
+    if factory is None:
+        raise RuntimeError(f"no pin factory for the Pi's pins ({name})")
+    try:
+        return request_with(factory, lines, debounce)
+    finally:
+        with contextlib.suppress(Exception):
+            factory.close()
+
+
+def _open_spi(config: Config) -> None:
+    """Open the panel's SPI bus as the service does (luma's ``spi`` interface: ``spidev`` on
+    ``/dev/spidev0.N`` and its DC and RES lines through ``RPi.GPIO``), then close it again. No
+    command is sent: the panel is not disturbed."""
+    from drivers.panels import _serial  # the very interface the service opens
+    from firmware_host.runtime.hardware import display_wiring
+
+    serial = _serial("spi", display_wiring(config))
+    with contextlib.suppress(Exception):
+        serial.cleanup()
+
+
+def _probe_words(s: dict[str, Any], seconds: float) -> Any:
+    """Clock HX711 words through the configured path (:func:`firmware_host.runtime.scale_check.probe_words`)."""
+    from firmware_host.runtime.scale_check import probe_words
+
+    return probe_words(s, seconds)
+
+
 def _gpiozero_factory() -> str:
     """The pin factory the device picks (:func:`drivers.gpio.pin_factory`: libgpiod, then lgpio),
     else the one gpiozero picks by itself, tried as a script would.
@@ -223,8 +324,11 @@ class System:
     group_name: Callable[[int], str] = _group_name
     i2c_answers: Callable[[int, int], bool] = _i2c_answers
     dout_falls: Callable[[int, int, float], str] = _dout_falls
+    hx711_words: Callable[[dict[str, Any], float], Any] = field(default=lambda s, seconds: _probe_words(s, seconds))
     gpiozero_factory: Callable[[], str] = _gpiozero_factory
     blinka_pins: Callable[[], str] = _blinka_pins
+    request_lines: Callable[[list[Line], float], dict[int, str]] = _request_lines
+    open_spi: Callable[[Config], None] = _open_spi
     fsync_ms: Callable[[Path], float] = _fsync_ms
     disk_free: Callable[[Path], int] = field(default=lambda p: shutil.disk_usage(p).free)
 
@@ -289,6 +393,12 @@ def check_unit(config: Config, system: System) -> Result:
     return Result("service", OK, f"unit runs in {cwd} (LG_WD too)")
 
 
+def check_sandbox(config: Config, system: System) -> Result:
+    """The unit's system call filter lets every call the service makes through and refuses the
+    rest with an error, not a kill (:mod:`firmware_host.runtime.doctor_sandbox`)."""
+    return Result(*sandbox_verdict(system.root, REINSTALL))
+
+
 def check_gpiochips(config: Config, system: System) -> Result:
     """``/dev/gpiochip*`` exist and the service's groups may use them."""
     chips = sorted(p for p in system.path("/dev").glob("gpiochip*") if p.name[8:].isdigit())
@@ -298,7 +408,7 @@ def check_gpiochips(config: Config, system: System) -> Result:
     for chip in chips:
         problem = _device_access(system, chip, "gpio", groups)
         if problem:
-            return Result("gpio", FAIL, problem, "sudo chgrp gpio /dev/gpiochip* && sudo chmod g+rw /dev/gpiochip*")
+            return Result("gpio", FAIL, problem, f"{UDEV_FIX}; user in gpio: sudo usermod -aG gpio tablemate")
     return Result("gpio", OK, " ".join(p.name for p in chips))
 
 
@@ -352,7 +462,7 @@ def check_display(config: Config, system: System) -> Result:
         return Result("display", FAIL, f"no /dev/i2c-{port}", f"{REINSTALL} (I2C on, i2c-dev), then reboot")
     problem = _device_access(system, dev, "i2c", set(SERVICE_GROUPS))
     if problem:
-        return Result("display", FAIL, problem, "sudo chgrp i2c /dev/i2c-* && sudo chmod g+rw /dev/i2c-*")
+        return Result("display", FAIL, problem, f"{UDEV_FIX}; user in i2c: sudo usermod -aG i2c tablemate")
     try:
         answers = system.i2c_answers(port, address)
     except Exception as exc:
@@ -377,7 +487,19 @@ def _check_spi(config: Config, system: System) -> Result:
     problem = _device_access(system, dev, SPI_GROUP, service_groups)
     if problem:
         return Result("display", FAIL, problem, f"{REINSTALL} (gives the service the spi group)")
-    return Result("display", OK, f"{d['kind']} on /dev/{dev.name} (DC GPIO {d['dc']}, RES GPIO {d['reset']})")
+    try:
+        system.open_spi(config)
+    except Exception as exc:
+        busy = "busy" in _reason(exc).lower()
+        if busy:
+            return Result("display", SKIP, f"DC/RES lines held by the running service ({_reason(exc)})")
+        return Result(
+            "display",
+            FAIL,
+            f"{d['kind']} on /dev/{dev.name} does not open: {type(exc).__name__}: {_reason(exc)}",
+            f"{REINSTALL} (the SPI panel's libraries: spidev; rpi-lgpio for DC/RES on Bookworm and the Pi 5)",
+        )
+    return Result("display", OK, f"{d['kind']} opens on /dev/{dev.name} (DC GPIO {d['dc']}, RES GPIO {d['reset']})")
 
 
 def _spi_drop_in(system: System) -> bool:
@@ -401,48 +523,203 @@ def check_i2c_speed(config: Config, system: System) -> Result:
 
 
 def check_tower(config: Config, system: System) -> Result:
-    """The USB tower's serial port is there and the dialout group may use it."""
+    """The USB tower's serial port is there and the dialout group may use it. The default port,
+    ``/dev/tablemate-tower``, is the udev rule's name for a CH340 or CP210x tower; without it
+    the service looks at ``/dev/ttyUSB0``, and so does this check."""
     t = config["tower"]
     if t["backend"] != "serial":
         return Result("tower", SKIP, f"tower backend {t['backend']}")
-    port = system.path(t["port"])
+    name, note = t["port"], ""
+    if name == TOWER_LINK and not system.path(name).exists() and system.path(OLD_TOWER_PORT).exists():
+        if not system.path(f"/{UDEV_RULES}").exists():
+            return Result(
+                "tower",
+                FAIL,
+                f"no {TOWER_LINK} (the tower is {OLD_TOWER_PORT}: a replug while it is open renames it)",
+                f"{REINSTALL} (its udev rule names the tower {TOWER_LINK} by its USB ids)",
+            )
+        name, note = OLD_TOWER_PORT, " (not a CH340/CP210x: set [tower] port to its /dev/serial/by-id/ path)"
+    port = system.path(name)
     if not port.exists():
         return Result(
             "tower",
             FAIL,
-            f"no {t['port']}",
-            "plug the tower in; `ls /dev/serial/by-id/` names it: set [tower] port to that path",
+            f"no {name}",
+            f"plug the tower in (a CH340 or CP210x tower is {TOWER_LINK} by the installer's udev rule); "
+            "another chip: `ls /dev/serial/by-id/` names it, set [tower] port to that path",
         )
     problem = _device_access(system, port, "dialout", set(SERVICE_GROUPS))
     if problem:
         return Result("tower", FAIL, problem, f"sudo usermod -aG {system.group_name(port.stat().st_gid)} tablemate")
-    return Result("tower", OK, f"{t['port']} ({port.resolve().name})")
+    if name.startswith("/dev/ttyUSB") and system.path(TOWER_LINK).exists():
+        note = f' (set [tower] port = "{TOWER_LINK}": a replug keeps that name)'
+    return Result("tower", OK, f"{name} ({port.resolve().name}){note}")
+
+
+def check_lines(config: Config, system: System) -> Result:
+    """Every button and GPIO tower line opens as the service requests it, and is released."""
+    lines = configured_lines(config)
+    if not lines:
+        return Result("pins", SKIP, "no button or tower on GPIO")
+    try:
+        problems = system.request_lines(lines, config["buttons"]["debounce"])
+    except Exception as exc:
+        return Result("pins", FAIL, f"cannot request lines: {_reason(exc)}", f"{REINSTALL} (pi extra: gpiod)")
+    if not problems:
+        return Result("pins", OK, f"{len(lines)} lines open as the service opens them (GPIO {_pins(lines)})")
+    roles = {line.pin: line.role for line in lines}
+    found = "; ".join(f"GPIO {pin} ({roles[pin]}): {problem}" for pin, problem in sorted(problems.items()))
+    if all(problem.endswith("held by tablemate") for problem in problems.values()):
+        return Result("pins", SKIP, f"held by the running service (sudo systemctl stop tablemate): {found}")
+    if any("ermission" in problem for problem in problems.values()):
+        fix = f"{UDEV_FIX}; user in gpio: sudo usermod -aG gpio tablemate"
+    else:
+        fix = (
+            "free the pin (`gpioinfo` names its holder: a dtoverlay in config.txt or another program), "
+            "or wire the part to a free pin and change the config"
+        )
+    return Result("pins", FAIL, found, fix)
+
+
+def _pins(lines: list[Line]) -> str:
+    return ", ".join(str(line.pin) for line in lines)
+
+
+def _uart_pin_lines(config: Config) -> list[Line]:
+    """The configured lines on GPIO 14 or 15: buttons, GPIO tower lines, an SPI panel's DC and RES."""
+    lines = configured_lines(config)
+    if panel_bus(config) == "spi":
+        d = config["display"]
+        lines += [Line(d["dc"], "panel DC", True), Line(d["reset"], "panel RES", True)]
+    return [line for line in lines if line.pin in serial_console.UART_PINS]
+
+
+def _first(system: System, candidates: Iterable[str]) -> Path | None:
+    return next((system.path(f"/{c}") for c in candidates if system.path(f"/{c}").exists()), None)
+
+
+def check_uart(config: Config, system: System) -> Result:
+    """No configured line shares GPIO 14 (TXD) or 15 (RXD) with a serial console (``console=``
+    on the kernel's command line, ``/proc/cmdline``) or the UART (``enable_uart=1`` in
+    ``config.txt`` as the firmware reads it; ``dtparam=uart0`` on a Pi 5): the UART drives TXD,
+    which a pressed button shorts to ground, and a getty reads RXD
+    (:mod:`firmware_host.core.serial_console`). The fix edits the boot files: it survives a reboot."""
+    lines = _uart_pin_lines(config)
+    if not lines:
+        return Result("uart", SKIP, "nothing configured on GPIO 14 or 15")
+    board = running_board(system.root)
+    if board is None:
+        return Result("uart", SKIP, "no Raspberry Pi board here")
+    on = ", ".join(f"{line.role} on GPIO {line.pin} ({serial_console.UART_PINS[line.pin]})" for line in lines)
+    try:
+        cmdline = system.path("/proc/cmdline").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        cmdline = ""
+    consoles = serial_console.header_consoles(cmdline, board)
+    boot = _first(system, BOOT_CONFIGS)
+    uart = serial_console.uart_line(boot.read_text(encoding="utf-8", errors="replace"), board) if boot else None
+    if not consoles and not uart:
+        return Result("uart", OK, f"no serial console or UART on the header ({on})")
+    cmdline_txt = _first(system, serial_console.CMDLINES)
+    where = str(cmdline_txt.relative_to(system.root)) if cmdline_txt else serial_console.CMDLINES[0]
+    text = cmdline_txt.read_text(encoding="utf-8", errors="replace") if cmdline_txt else None
+    fix = serial_console.console_fix(text, where, bool(consoles), uart is not None).text()
+    found = [f"serial console {' '.join(consoles)} on the kernel's command line"] if consoles else []
+    found += [f"{uart} in config.txt for this {board.name}"] if uart else []
+    return Result(
+        "uart",
+        FAIL,
+        f"{'; '.join(found)}: {on} shares the UART's pin",
+        f"{fix} (or wire it to a free pin and change the config)",
+    )
+
+
+def _overlay_nodes(line: str) -> tuple[str, ...]:
+    """Where the running kernel shows the device a scale's boot line gives (``/dev/spidev1.0``)."""
+    from drivers.scale.hx711_open import SPI1_OVERLAY
+    from drivers.scale.hx711_spi import SPI_BUS, SPI_DEVICE
+
+    node = f"spidev{SPI_BUS}.{SPI_DEVICE}"
+    return (f"/dev/{node}", f"/sys/class/spidev/{node}") if line == SPI1_OVERLAY else ()
+
+
+def check_reboot(config: Config, system: System) -> Result:
+    """The boot config is in force: no change of the installer waits for a reboot, what
+    ``config.txt`` turns on for this board (I2C, its speed, SPI) the running kernel has, and the
+    boot lines the ``[scale]`` path needs (``dtoverlay=spi1-1cs`` for an HX711 on SPI1) are there
+    -- in force, or missing, which the installer adds."""
+    from drivers.scale.hx711_open import boot_config_lines
+
+    marker = system.path(f"/{REBOOT_MARKER}")
+    with contextlib.suppress(OSError):
+        reasons = [line for line in marker.read_text(encoding="utf-8").splitlines() if line.strip()]
+        return Result(
+            "reboot",
+            FAIL,
+            f"the installer changed the boot config ({'; '.join(reasons)}): not in force until a reboot",
+            "sudo reboot",
+        )
+    boot = next((system.path(f"/{b}") for b in BOOT_CONFIGS if system.path(f"/{b}").exists()), None)
+    board = running_board(system.root)
+    if boot is None or board is None:
+        return Result("reboot", SKIP, "no Raspberry Pi boot config or board here")
+    text = boot.read_text(encoding="utf-8", errors="replace")
+    wanted, loaded = params(text, board), overlays(text, board)
+    scale_lines = boot_config_lines(config["scale"])
+    missing = [line for line in scale_lines if overlay_name(line) not in loaded]
+    if missing:
+        return Result(
+            "reboot",
+            FAIL,
+            f"the [scale] path needs {', '.join(missing)}, which config.txt does not load on this {board.name}",
+            f"{REINSTALL} (adds {', '.join(missing)} to config.txt for every board), then sudo reboot",
+        )
+    pending = []
+    if is_on(wanted.get("i2c_arm")) and not any(
+        system.path(p).exists() for p in ("/sys/class/i2c-adapter/i2c-1", "/sys/class/i2c-dev/i2c-1", "/dev/i2c-1")
+    ):
+        pending.append("I2C on")
+    baud, hz = wanted.get("i2c_arm_baudrate", ""), _i2c_hz(system, 1)
+    if baud.isdigit() and hz is not None and int(baud) != hz:
+        pending.append(f"I2C at {int(baud) // 1000} kHz (runs at {hz // 1000} kHz)")
+    if is_on(wanted.get("spi")) and not any(
+        system.path(p).exists() for p in ("/dev/spidev0.0", "/sys/class/spidev/spidev0.0")
+    ):
+        pending.append("SPI on")
+    for line in scale_lines:
+        nodes = _overlay_nodes(line)
+        if nodes and not any(system.path(p).exists() for p in nodes):
+            pending.append(f"{line} (no {nodes[0]} for the HX711)")
+    if pending:
+        return Result(
+            "reboot",
+            FAIL,
+            f"config.txt has {', '.join(pending)} for this {board.name}, the running kernel not yet",
+            "sudo reboot",
+        )
+    return Result("reboot", OK, f"the boot config is in force on this {board.name}")
 
 
 def check_hx711(config: Config, system: System) -> Result:
-    """The HX711's DOUT falls within a few conversion periods (the chip is powered and wired)."""
+    """HX711 words clocked through the configured path: dropped and corrupt reads per minute
+    (:mod:`firmware_host.runtime.scale_check`; a low DOUT alone is no answer)."""
+    from drivers.scale.hx711_open import describe
+    from firmware_host.runtime.scale_check import check_seconds, judge
+
     s = config["scale"]
     if s["backend"] != "hx711":
         return Result("scale", SKIP, f"scale backend {s['backend']}")
+    path = describe(s)
     try:
-        level = system.dout_falls(s["data"], s["clock"], 5.0 / s["sps"] + 0.1)
+        report = system.hx711_words(s, check_seconds(s["sps"]))
     except Exception as exc:
-        return Result(
-            "scale",
-            FAIL,
-            f"cannot read DOUT (GPIO {s['data']}): {_reason(exc)}",
-            f"{REINSTALL} (pi extra: gpiod) and run on the Pi",
-        )
-    if level == "busy":
-        return Result("scale", SKIP, f"GPIO {s['data']} held by the running service (sudo systemctl stop tablemate)")
-    if level != "low":
-        return Result(
-            "scale",
-            FAIL,
-            f"DOUT (GPIO {s['data']}) never falls: no conversion ready",
-            f"check the HX711's VCC/GND and DOUT wire, and PD_SCK (GPIO {s['clock']}) is not held high",
-        )
-    return Result("scale", OK, f"DOUT (GPIO {s['data']}) answers")
+        fix = {
+            "spi": f"{REINSTALL} (dtoverlay=spi1-1cs in config.txt, the spi group, pi extra: spidev), then sudo reboot",
+            "iio": "the overlay in docs/hx711-timing.md (the iio path)",
+        }.get(s["interface"], f"{REINSTALL} (pi extra: gpiod) and run on the Pi")
+        return Result("scale", FAIL, f"{path}: {_reason(exc)}", fix)
+    status, found, fix = judge(s, report, path)
+    return Result("scale", status, found, fix)
 
 
 def check_state(config: Config, system: System) -> Result:
@@ -471,10 +748,14 @@ def check_state(config: Config, system: System) -> Result:
 CHECKS: tuple[Callable[[Config, System], Result], ...] = (
     check_user,
     check_unit,
+    check_sandbox,
     check_gpiochips,
     check_gpio_backends,
+    check_lines,
+    check_uart,
     check_display,
     check_i2c_speed,
+    check_reboot,
     check_tower,
     check_hx711,
     check_state,

@@ -69,7 +69,9 @@ def build(
         if config["buttons"]["backend"] == "sim":
             buttons = ButtonPanel.simulated(pins, on_edge, clock)
         else:
-            buttons = ButtonPanel(pins, on_edge, clock, factory, config["buttons"]["debounce"])
+            buttons = ButtonPanel(pins, on_edge, clock, factory, config["buttons"]["debounce"], call_later)
+            for name, reason in buttons.missing.items():  # retried with backoff meanwhile
+                problems.append(T("buttons: {problem}", problem=f"{name} (GPIO {pins[name]}) {reason}"))
     except Exception as exc:  # gpiozero raises many kinds: no pin factory, pin in use…
         log.error("buttons unavailable: %s", exc)
         problems.append(T("buttons: {problem}", problem=str(exc)))
@@ -84,7 +86,7 @@ def build(
             return open_panel(panel, wiring, d["rotation"], simulate=d["kind"] == "sim")
 
     tower = _tower(config, on_tower_status, problems, factory)
-    scale = _scale(config, clock, call_later, problems)
+    scale = _scale(config, clock, call_later, problems, retry=True)
     return Hardware(buttons, opener, tower, scale, problems, factory, backend)
 
 
@@ -133,17 +135,30 @@ def _scale(
     clock: Callable[[], float],
     call_later: Callable[[float, Callable[[], None]], Any],
     problems: list[str],
+    retry: bool = False,
 ) -> Scale | None:
+    """The configured scale; with ``retry``, a chip that fails to open is opened again with
+    backoff on ``call_later`` (the service's scale), else the failure is the answer (calibration)."""
     s = config["scale"]
     try:
         if s["backend"] == "sim":
             from drivers.scale.sim import SimScale
 
-            return SimScale(call_later, clock, s["sps"], gain=s["gain"])
+            return SimScale(call_later, clock, s["sps"], gain=s["gain"], interface=s["interface"])
         if s["backend"] == "hx711":
-            from drivers.scale.hx711 import open_hx711
+            from drivers.scale.hx711_open import open_configured
+            from drivers.scale.reopen import ReopeningScale
 
-            return open_hx711(s["data"], s["clock"], s["sps"], s["gain"], clock)
+            if not retry:
+                return open_configured(s, clock)
+
+            def opener() -> Scale:
+                return open_configured(s, clock)
+
+            scale = ReopeningScale(opener, s["sps"], call_later)
+            if scale.error is not None:
+                problems.append(T("scale: {problem}", problem=scale.error))
+            return scale
     except Exception as exc:  # no Blinka board, pins in use… the device runs on without the scale
         log.error("scale unavailable: %s", exc)
         problems.append(T("scale: {problem}", problem=str(exc)))

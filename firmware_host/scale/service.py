@@ -150,8 +150,9 @@ class ScaleHost(Protocol):
         """Run ``fn`` on the loop in ``delay`` seconds; returns a handle with ``cancel()``."""
         ...
 
-    def undo(self) -> bool:
-        """Take back the last action (a place the detector took back); False when there is none."""
+    def undo(self, why: str | None = None) -> bool:
+        """Take back the last action (a place the detector took back), telling the table ``why``;
+        False when there is none."""
         ...
 
 
@@ -416,7 +417,7 @@ class ScaleService:
         if game is not None and self._placed and self._placed[-1] == len(game.actions):
             self._placed.pop()
             self._taken_back_to = len(game.actions) - 1  # before the undo: it may report back at once
-            if not self.host.undo():
+            if not self.host.undo(T("Undone: a hand, not a piece")):
                 self._taken_back_to = None
 
     def _apply(self, action: Action) -> None:

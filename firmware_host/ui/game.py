@@ -37,7 +37,7 @@ from firmware_host.core.i18n import _, tr
 from firmware_host.ui.base import Confirm, Screen, apply_confirmed, footed, is_seat
 from firmware_host.ui.layout import MIN_NAME, big_row, grid, per_row, score_rows, text_rows
 from firmware_host.ui.render import BAR_W, Frame, Row, panel, text_width
-from games.core import Collect, Menu, Order, Prompt, T, Task, join
+from games.core import Collect, Menu, Order, Prompt, T, Task, View, join
 
 if TYPE_CHECKING:
     from firmware_host.ui.table import GameTable
@@ -293,8 +293,13 @@ class GameScreen(Screen):
             self.table.open_game_menu()
             return
         if not is_seat(press) or self._wrong_seat(press, prompt.players):
-            if press.button in ("ok", "next", "prev"):
-                self.table.toast(_collect_hint(prompt), now=True)
+            if press.button in ("ok", "next", "prev"):  # the hint is on screen already: say why
+                left = [p for p in prompt.players if p not in self.locked]
+                if prompt.counting:
+                    why = T("{players}: hold your own button", players=join(left))
+                else:
+                    why = T("{players}: answer on your own button", players=join(left))
+                self.table.toast(why, now=True)
             return
         player = self.table.player_of(press.button)
         assert player is not None
@@ -379,6 +384,9 @@ class GameScreen(Screen):
                 self.table.open_game_menu()
         elif self._wrong_seat(press, prompt.players):
             return
+        elif not is_seat(press):  # ok, next, prev: the order is the players' own presses
+            left = [p for p in prompt.players if p not in self.order]
+            self.table.toast(T("{players}: press your own button", players=join(left)), now=True)
         elif player in self.order:
             self.table.toast(T("{player} already pressed", player=player), now=True)
         elif player in prompt.players:
@@ -395,23 +403,29 @@ class GameScreen(Screen):
         view = session.view()
         prompt = self.prompt
         on = panel()
-        scores = score_rows(view.scores, view.active, big=True)  # twice the size where there is room
+        active = view.active
+        if isinstance(prompt, Collect):  # a reveal: marked are those who still owe their answer
+            active = tuple(p for p in active if p not in self.locked)
+        scores = score_rows(view.scores, active, big=True)  # twice the size where there is room
         if isinstance(prompt, Collect):
-            rows, keep = self._collect_rows(prompt, scores, view.lines), 1
+            rows, keep = self._collect_rows(prompt, scores, view), 1
         elif isinstance(prompt, Task):
             rows, keep = self._task_rows(prompt), 1
         else:
             prompt_rows = self._prompt_rows()
             keep = min(2, len(prompt_rows))  # the highlighted option and the hint
-            # the game's line before the hint
-            if on.height_of(scores + prompt_rows) + min(1, len(view.lines)) > on.rows:
+            # what the last move brought (else the game's first line) before the hint
+            wanted = max(len(news_rows(view, on.rows)), min(1, len(view.lines)))
+            if on.height_of(scores + prompt_rows) + wanted > on.rows:
                 hints = {tr(hint) for hint in HINTS}
                 shown = [r for r in prompt_rows if r.cells[0] not in hints]
                 keep = min(keep - (len(prompt_rows) - len(shown)), len(shown))  # a bet's hint stays kept
                 prompt_rows = shown
+            crowded = on.height_of(scores + prompt_rows) + wanted > on.rows
+            if view.news and isinstance(prompt, Menu) and len(prompt_rows) > 1 and crowded:
+                prompt_rows = prompt_rows[1:]  # whose turn it is: the score grid's ``>`` still says
             room = on.rows - on.height_of(scores + prompt_rows)
-            lines = [row for line in view.lines for row in text_rows(line, room)][:room]
-            rows = scores + lines + prompt_rows
+            rows = scores + status_rows(view, room) + prompt_rows
         return Frame(view.title, tuple(rows[: on.rows]), self.table.title_note(), self.table.time_bar(), keep=keep)
 
     def _prompt_rows(self) -> list[Row]:
@@ -439,7 +453,10 @@ class GameScreen(Screen):
         if isinstance(prompt, Order):
             left = [p for p in prompt.players if p not in self.order]
             done = " ".join(self.order) + (f" ({' '.join(left)})" if left else "")
-            return [big_row(prompt.title), Row.of(done.strip(), cut=True), Row.of(_("press in order"))]
+            title = [big_row(prompt.title)]
+            if text_width(tr(prompt.title)) > panel().content_w - BAR_W - 2:
+                title = text_rows(prompt.title, NEWS_ROWS)  # a tie's value and its rule, whole
+            return [*title, Row.of(done.strip(), cut=True), Row.of(_("press in order"))]
         return []
 
     def _task_rows(self, task: Task) -> list[Row]:
@@ -451,9 +468,11 @@ class GameScreen(Screen):
             rows += text_rows(status, 1)
         return footed(rows, Row.of(T("ok: {job}", job=task.confirm), invert=True))
 
-    def _collect_rows(self, prompt: Collect, scores: list[Row], lines: tuple[str, ...] = ()) -> list[Row]:
+    def _collect_rows(self, prompt: Collect, scores: list[Row], view: View) -> list[Row]:
         """Everyone's answer so far, in the open (the table has turned its cards face up), then the
-        scores and the game's status lines (the bets on a dive…) as far as there is room."""
+        scores and the game's status lines (what the last move brought, the bets on a dive…) as far
+        as there is room. Where the last move's lines would not fit, only the answers given so far
+        are listed: the score grid's ``>`` marks who still owes one."""
         cells = []
         counting = self._counting()
         for p in prompt.players:
@@ -465,13 +484,16 @@ class GameScreen(Screen):
                 cells.append((p, f"{tr(prompt.label(prompt.values[p][self.answers[p]]))}?"))
             else:
                 cells.append((p, "..."))
-        answers = grid(cells, per_row(cells))
-        rows = [Row.of(prompt.title, cut=True), *answers]
         on = panel()
+        answers = grid(cells, per_row(cells))
+        news = len(news_rows(view, on.rows))
+        if news and on.height_of([*answers, *scores]) + 2 + news > on.rows:
+            given = [c for c in cells if c[1] != "..."]
+            answers = grid(given, per_row(given)) if given else []
+        rows = [Row.of(prompt.title, cut=True), *answers]
         if on.height_of(rows + scores) <= on.rows - 1:
             rows += scores
-        room = on.rows - 1 - on.height_of(rows)
-        rows += [row for line in lines for row in text_rows(line, room)][: max(0, room)]
+        rows += status_rows(view, on.rows - 1 - on.height_of(rows))
         return footed(rows, Row.of(_collect_hint(prompt)))
 
     def _side_hint(self, side: Collect, choosing: list[str]) -> Row:
@@ -489,6 +511,27 @@ class GameScreen(Screen):
             if text_width(text) <= width:
                 return Row.of(text)
         return Row.of(text, cut=True)
+
+
+NEWS_ROWS = 2
+"""Rows one line of what the last move brought may wrap onto."""
+
+
+def news_rows(view: View, room: int) -> list[Row]:
+    """What the last move brought (the view's first ``news`` lines), each on up to
+    :data:`NEWS_ROWS` rows, in at most ``room`` rows."""
+    rows: list[Row] = []
+    for i, line in enumerate(view.lines[: view.news]):
+        left = room - len(rows) - (view.news - i - 1)  # the lines after this one get a row each
+        rows += text_rows(line, min(NEWS_ROWS, left))
+    return rows[: max(0, room)]
+
+
+def status_rows(view: View, room: int) -> list[Row]:
+    """The game's status in ``room`` rows: what the last move brought first, then its other lines."""
+    rows = news_rows(view, room)
+    rows += [row for line in view.lines[view.news :] for row in text_rows(line, room - len(rows))]
+    return rows[: max(0, room)]
 
 
 def _collect_hint(prompt: Collect) -> str:

@@ -25,7 +25,7 @@ from firmware_host.ui.render import Frame, Row, panel, text_width
 from firmware_host.ui.rules import rules_for
 from firmware_host.ui.timer_menu import MODE_LABELS, timer_screen
 from games import TITLES, get_engine
-from games.core import Menu, Option, T, join
+from games.core import Menu, Option, T, View, join
 
 if TYPE_CHECKING:
     from firmware_host.ui.table import MenuTable, SelfTestTable, Table
@@ -251,9 +251,12 @@ class OptionMenu(ListScreen):
 
 
 def result_rows(entry: dict[str, Any], headline: Sequence[str] = ()) -> list[Row]:
-    """A finished game's result: who won (or why it ended), then the ranking, ties sharing a
-    place; names are shortened so every score shows."""
+    """A finished game's result: who won (or why it ended), what the last move brought (the
+    game-over screen's ``headline`` after its first line), then the ranking, ties sharing a place
+    (the game's own places where the entry has them), or the totals alone for a game that ranks
+    nobody; names are shortened so every score shows."""
     winners = _winners(entry)
+    ranks = _ranks(entry)
     if entry.get("reason") != "over":
         head = T("Ended early")
     elif headline:
@@ -262,11 +265,51 @@ def result_rows(entry: dict[str, Any], headline: Sequence[str] = ()) -> list[Row
         names = ", ".join(winners)
         head = T("Winner: {names}", names=names) if len(winners) == 1 else T("Shared: {names}", names=names)
     else:
-        head = T("Everyone lost")
-    ranking = sorted(_scores(entry).items(), key=lambda kv: -kv[1])
-    scores = [score for _, score in ranking]
-    cells = [(f"{scores.index(score) + 1}.{name}", str(score)) for name, score in ranking]
-    return [*([big_row(head)] if head else []), *grid(cells, 2)]  # who won: big where there is room
+        head = T("Everyone lost") if ranks else T("Session over")
+    scores = _scores(entry)
+    if ranks:
+        places = _places(entry, scores)
+        ranking = sorted(scores, key=lambda name: (places[name], -scores[name]))
+        cells = [(f"{places[name]}.{name}", str(scores[name])) for name in ranking]
+    else:
+        cells = [(name, str(score)) for name, score in scores.items()]
+    table = grid(cells, 2)
+    rows = [big_row(head)] if head else []  # who won: big where there is room
+    on = panel()
+    room = on.rows - 1 - on.height_of(rows) - on.height_of(table)  # under them: the hint
+    news = list(headline[1:]) if entry.get("reason") == "over" else []
+    said: list[Row] = []
+    for i, line in enumerate(news):
+        said += text_rows(line, min(2, room - len(said) - (len(news) - 1 - i)))
+    return [*rows, *said[: max(0, room)], *table]
+
+
+def _ranks(entry: dict[str, Any]) -> bool:
+    """Whether the entry's game ranks its players (an unknown game: it does)."""
+    try:
+        return get_engine(entry.get("game")).ranks
+    except KeyError:
+        return True
+
+
+def _places(entry: dict[str, Any], scores: dict[str, float]) -> dict[str, int]:
+    """Name → place: the entry's own places when every player has a whole one, else by score."""
+    places = entry.get("places")
+    if isinstance(places, dict) and all(
+        isinstance(places.get(name), int) and not isinstance(places.get(name), bool) for name in scores
+    ):
+        return {name: places[name] for name in scores}
+    ranked = sorted(scores.values(), reverse=True)
+    return {name: ranked.index(score) + 1 for name, score in scores.items()}
+
+
+def final_words(final: View, said: Sequence[str]) -> list[str]:
+    """The game-over screen's headline: the game's last word (its final view's first line), then
+    what the last move brought: the view's own lines of it, else what the engine said of it."""
+    lines = list(final.lines[: max(1, final.news)])
+    if len(lines) <= 1:
+        lines += [line for line in said if str(line) not in {str(x) for x in lines}]
+    return lines
 
 
 class GameOver(Screen):

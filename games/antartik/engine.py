@@ -60,6 +60,9 @@ from games.core import (
     top_scorers,
 )
 
+ENTERED_FIRST = 2
+"""Cards entered in a row after which ``Enter card`` leads the diver's menu: a table playing a
+physical pile enters every card, while one stray entry leaves the menu as it was."""
 REFEREE_LOOK = 3
 """A referee looks at this many cards from the top of the pile."""
 PASS = "pass"
@@ -91,8 +94,14 @@ class AntartikState(BaseState):
     juniors: list[str] = field(default_factory=list)
     physical: bool = False
     """Whether the table named a turned card: the pile is a physical one."""
+    entered: int = 0
+    """Cards in a row the table named (a card the device turned resets it): from
+    :data:`ENTERED_FIRST` on, the diver's menu offers ``Enter card`` first."""
     discarded: list[str] = field(default_factory=list)
     """Referee and parachute cards out of the game."""
+    news: list[str] = field(default_factory=list)
+    """What the last decision of a diver brought (a turned card, a flop, a stop, a referee, a
+    parachute, an exchange), as the table heard it: it stays on screen until the next one."""
 
 
 class Antartik(Engine[AntartikState]):
@@ -230,9 +239,11 @@ class Antartik(Engine[AntartikState]):
             need(named in s.pile, T("no {card} is left in the pile", card=named))
             s.pile.remove(named)
             s.physical = True
+            s.entered += 1
             card = named
         else:
             card = s.pile.pop(0)
+            s.entered = 0
         s.chute = None
         s.turned += 1
         bets = dict(s.bets)
@@ -241,7 +252,8 @@ class Antartik(Engine[AntartikState]):
             for bettor, bet in bets.items():  # daredevil: the bets are won
                 s.face_down[bettor].append(bet)
             s.face_up[diver].append(card)
-            effects += [signal("fall"), say(T("Flop! {diver} keeps {card}", diver=diver, card=card))]
+            s.news = [T("Flop! {diver} keeps {card}", diver=diver, card=card)]
+            effects += [signal("fall"), say(s.news[0])]
             self._next_turn(s)
             if s.pile:
                 s.chute, s.flop = diver, card
@@ -253,10 +265,13 @@ class Antartik(Engine[AntartikState]):
         s.dive.append(card)
         s.passed = []
         if bets:
-            effects.append(say(T("{diver} turns {card} +{bets} bet", diver=diver, card=card, bets=len(bets))))
+            s.news = [T("{diver} turns {card} +{bets} bet", diver=diver, card=card, bets=len(bets))]
         else:
-            effects.append(say(T("{diver} turns {card}", diver=diver, card=card)))
+            s.news = [T("{diver} turns {card}", diver=diver, card=card)]
+        effects.append(say(s.news[0]))
         if not s.pile:  # the last card, no flop: the diver gains the dive as if stopping
+            s.news.append(gains(diver, len(s.dive)))
+            effects.append(say(s.news[-1]))
             s.face_up[diver] += s.dive
             s.dive = []
             self._end(s, effects)
@@ -271,7 +286,8 @@ class Antartik(Engine[AntartikState]):
         s.face_up[diver] += s.dive
         s.dive = []
         s.chute = None
-        effects += [signal("success"), say(gains(diver, gained))]
+        s.news = [gains(diver, gained)]
+        effects += [signal("success"), say(s.news[0])]
         self._next_turn(s)
 
     def move_new_dive(self, s: AntartikState, action: Action, effects: list[Effect]) -> None:
@@ -284,7 +300,8 @@ class Antartik(Engine[AntartikState]):
         s.pile += s.dive
         s.dive = []
         s.chute = None
-        effects.append(say(T("{diver}: new dive", diver=diver)))
+        s.news = [T("{diver}: new dive", diver=diver)]
+        effects.append(say(s.news[0]))
 
     def move_referee(self, s: AntartikState, action: Action, effects: list[Effect]) -> None:
         """The diver discards a referee card and rearranges the top cards, or puts them under."""
@@ -316,9 +333,10 @@ class Antartik(Engine[AntartikState]):
         s.passed = []  # a new decision: the window opens again
         s.chute = None
         if bottom:
-            effects.append(say(T("{diver}'s referee: under the pile", diver=diver)))
+            s.news = [T("{diver}'s referee: under the pile", diver=diver)]
         else:
-            effects.append(say(T("{diver}'s referee", diver=diver)))
+            s.news = [T("{diver}'s referee", diver=diver)]
+        effects.append(say(s.news[0]))
 
     def move_parachute(self, s: AntartikState, action: Action, effects: list[Effect]) -> None:
         """Right after a junior's belly flop: the flop card goes under, the dive is theirs."""
@@ -339,7 +357,8 @@ class Antartik(Engine[AntartikState]):
         s.face_up[flopper] += s.dive
         s.dive = []
         s.chute = s.flop = None
-        effects += [signal("success"), say(T("Parachute! {player} +{cards}", player=flopper, cards=gained))]
+        s.news = [T("Parachute! {player} +{cards}", player=flopper, cards=gained)]
+        effects += [signal("success"), say(s.news[0])]
 
     def move_exchange(self, s: AntartikState, action: Action, effects: list[Effect]) -> None:
         """A face-down card turns face up, and a second card comes from the bottom of the pile."""
@@ -359,7 +378,8 @@ class Antartik(Engine[AntartikState]):
             drawn = s.pile.pop()
         s.face_down[player].remove(card)
         s.face_up[player] += [card, drawn]
-        effects.append(say(T("{player}: {card} up, +{drawn}", player=player, card=card, drawn=drawn)))
+        s.news = [T("{player}: {card} up, +{drawn}", player=player, card=card, drawn=drawn)]
+        effects.append(say(s.news[0]))
 
     # -- helpers of moves ---------------------------------------------------------------------
     def _discard(self, s: AntartikState, player: str, card: str) -> None:
@@ -456,7 +476,7 @@ class Antartik(Engine[AntartikState]):
         enter = Option(
             T("Enter card"), then=lambda: self._card_menu(s, diver, T("Card turned"), {"type": "draw"}, "card")
         )
-        options = [enter, draw] if s.physical else [draw, enter]
+        options = [enter, draw] if s.entered >= ENTERED_FIRST else [draw, enter]
         if s.turned:  # the diver's other everyday choice, one press from the first line
             options.insert(1, Option(T("Stop"), action={"type": "stop"}))
         if start:
@@ -529,18 +549,20 @@ class Antartik(Engine[AntartikState]):
         points = self.scores(s)
         scores = tuple((p, str(points[p])) for p in s.players)
         title = T("Antartik  pile {cards}", cards=len(s.pile))
-        if s.over:
-            return self.final_view(s, title, scores)
-        lines = [T("Dive {cards}", cards=" ".join(s.dive)) if s.dive else T("Dive empty")]
-        if s.bets:
+        news = len(s.news)
+        if s.over:  # the winners, and the last draw that ended the game
+            final = self.final_view(s, title, scores)
+            return dataclasses.replace(final, lines=(*final.lines, *s.news), news=len(final.lines) + news)
+        lines = list(s.news)
+        if s.bets:  # before the dive, which the diver's menu names too
             lines.append(T("Bets {bets}", bets=" ".join(f"{p}:{c}" for p, c in s.bets.items())))
+        lines.append(T("Dive {cards}", cards=" ".join(s.dive)) if s.dive else T("Dive empty"))
 
         if self.chute_open(s):
-            return View(title, scores, tuple(lines), (s.chute or "",), "choosing")
-        waiting = self.waiting(s)
-        if waiting:
-            return View(title, scores, tuple(lines), tuple(waiting), "choosing")
-        return View(title, scores, tuple(lines), (self.diver(s),), "playing")
+            return View(title, scores, tuple(lines), (s.chute or "",), "choosing", news)
+        # the diver is the one who acts (the others may bet on their buttons meanwhile)
+        mood = "choosing" if self.waiting(s) else "playing"
+        return View(title, scores, tuple(lines), (self.diver(s),), mood, news)
 
 
 ENGINE = Antartik()

@@ -61,6 +61,8 @@ class ArschbombeState(BaseState):
     current: int = 0
     score: dict[str, int] = field(default_factory=dict)
     left: dict[str, dict[str, int]] = field(default_factory=dict)
+    news: list[str] = field(default_factory=list)
+    """The last jump as the table heard it: on screen until the next one."""
 
     def jumps(self, player: str) -> int:
         """Jumps ``player`` has made: the jumpers no longer in their hand."""
@@ -118,7 +120,8 @@ class Arschbombe(Engine[ArschbombeState]):
         s.left[player][jumper] -= 1
         points = jump_points(jumper, special, result, s.jumps(player))
         s.score[player] += points
-        effects.append(say(T("{player} {points:+d}", player=player, points=points)))
+        s.news = [self._record(player, jumper, special, result, points)]
+        effects.append(say(s.news[0]))
         if points > 0:
             effects.append(signal("success"))
         elif points < 0:
@@ -128,6 +131,21 @@ class Arschbombe(Engine[ArschbombeState]):
             s.over = True
         else:
             s.current = (s.current + 1) % len(s.players)
+
+    @staticmethod
+    def _record(player: str, jumper: str, special: bool, result: str, points: int) -> Text:
+        """A jump as the table hears it and What happened keeps it: who, which jumper, how, where
+        it landed, the points (``Ben: rascal, B part cover +2``)."""
+        kind, landed = JUMPER_NAMES[jumper], RESULT_LABELS[result]
+        if special:
+            return T(
+                "{player}: {jumper} special, {result} {points:+d}",
+                player=player,
+                jumper=kind,
+                result=landed,
+                points=points,
+            )
+        return T("{player}: {jumper}, {result} {points:+d}", player=player, jumper=kind, result=landed, points=points)
 
     # -- reading ------------------------------------------------------------------------------
     def edge(self, s: ArschbombeState) -> int:
@@ -201,8 +219,8 @@ class Arschbombe(Engine[ArschbombeState]):
             return self.final_view(s, self.title, scores)
         player = s.players[s.current]
         left = s.left[player]
-        lines = (T("{player} R{rascals} D{divers} left", player=player, rascals=left["rascal"], divers=left["diver"]),)
-        return View(self.title, scores, lines, (player,), "playing")
+        hand = T("{player} R{rascals} D{divers} left", player=player, rascals=left["rascal"], divers=left["diver"])
+        return View(self.title, scores, (*s.news, hand), (player,), "playing", len(s.news))
 
 
 ENGINE = Arschbombe()

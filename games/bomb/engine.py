@@ -213,6 +213,7 @@ class Bomb(Engine[BombState]):
 
         s.cards = {p: cards[p] for p in alive}
         s.notice = ""
+        s.last = None  # the last round's final roll stays on screen until this reveal
         for p, value in s.cards.items():
             if value == "0":  # draw 1, add a die, the 0 goes back to hand
                 self._draw(s, p, 1)
@@ -268,7 +269,7 @@ class Bomb(Engine[BombState]):
         s.hands[player] = max(1, s.hands[player] - 1)
         s.used += 1
         s.last = {"player": player, "round": s.round, "safe": True}
-        effects += [signal("success"), say(T("{player}: SAFE", player=player))]
+        effects += [signal("success"), say(self._roll_head(s.last))]
         self._advance(s, effects)
 
     def move_roll(self, s: BombState, action: Action, effects: list[Effect]) -> None:
@@ -302,23 +303,15 @@ class Bomb(Engine[BombState]):
             effects.append(signal("explosion"))
             if s.lives[player] == 0:
                 self._eliminate(s, player)
-                effects.append(say(T("{player} -{lost}, out!", player=player, lost=lost)))
-            elif lost == 1:
-                effects.append(say(T("{player} -{lost} life", player=player, lost=lost)))
-            else:
-                effects.append(say(T("{player} -{lost} lives", player=player, lost=lost)))
+                s.last["out"] = True
         else:
             effects.append(signal("success"))
             ending = not s.defusers and len(self.alive(s)) <= 1
             if cards >= CLAIM_MARKS and not ending:
                 s.claim, s.claim_cards = player, cards
-                effects.append(say(T("{player}: {cards} cards or a life?", player=player, cards=cards)))
             else:
-                drawn = self._draw(s, player, cards)
-                if drawn:
-                    effects.append(say(T("{player} defused, draws {drawn}", player=player, drawn=drawn)))
-                else:
-                    effects.append(say(T("{player} defused", player=player)))
+                s.last["drawn"] = self._draw(s, player, cards)
+        effects.append(say(self._roll_head(s.last)))  # the same words as the screen's line: one line
         self._advance(s, effects)
 
     def move_claim(self, s: BombState, action: Action, effects: list[Effect]) -> None:
@@ -335,10 +328,14 @@ class Bomb(Engine[BombState]):
         )
         if take == "life":
             s.lives[player] += 1
-            effects.append(say(T("{player} +1 life", player=player)))
-        else:
-            drawn = self._draw(s, player, s.claim_cards)
-            effects.append(say(T("{player} draws {drawn}", player=player, drawn=drawn)))
+        if s.last is not None and s.last.get("player") == player:
+            if take == "life":
+                s.last["life"] = True
+            else:
+                s.last["drawn"] = self._draw(s, player, s.claim_cards)
+            effects.append(say(self._roll_head(s.last)))  # the roll's line, now with the choice
+        elif take == "cards":
+            self._draw(s, player, s.claim_cards)
         s.claim, s.claim_cards = None, 0
         self._advance(s, effects)
 
@@ -386,6 +383,16 @@ class Bomb(Engine[BombState]):
 
     def winners(self, s: BombState) -> list[str]:
         return self.alive(s) if len(self.alive(s)) == 1 else []
+
+    def places(self, s: BombState) -> dict[str, int]:
+        """Players still in first (by their lives), then the others in the reverse order they went
+        out: the last one out is placed best of them."""
+        alive = self.alive(s)
+        lives = sorted((s.lives[p] for p in alive), reverse=True)
+        places = {p: lives.index(s.lives[p]) + 1 for p in alive}
+        for i, p in enumerate(reversed(s.out)):
+            places[p] = len(alive) + i + 1
+        return places
 
     def turn(self, s: BombState) -> str | None:
         if s.over:
@@ -477,40 +484,56 @@ class Bomb(Engine[BombState]):
         if phase == "over":
             win = self.winners(s)
             head = T("Winner: {players}", players=win[0]) if win else T("Everyone lost")
-            return View(title, scores, (head, *self._roll_lines(s)), tuple(win), "over")
+            lines = (head, *self._roll_lines(s))  # the winners, and the roll that ended the game
+            return View(title, scores, lines, tuple(win), "over", len(lines))
         lines: list[str] = []  # Texts, and the revealed cards (names and values: no words)
-        if s.last is not None and s.last["round"] == s.round:
+        if s.last is not None:  # also the roll that ended the last round, until the next reveal
             lines += self._roll_lines(s)
+        news = len(lines)
         if s.cards:
             lines.append(" ".join(f"{p}:{v}" for p, v in s.cards.items()))
         lines.append(T("Hands {hands}", hands=" ".join(f"{p} {s.hands[p]}" for p in self.alive(s))))
         if phase == "reveal":
-            return View(title, scores, tuple(lines), tuple(self.alive(s)), "choosing")
+            return View(title, scores, tuple(lines), tuple(self.alive(s)), "choosing", news)
         if phase == "claim":
-            return View(title, scores, tuple(lines), (str(s.claim),), "playing")
+            return View(title, scores, tuple(lines), (str(s.claim),), "playing", news)
         if s.ties:  # the table settles the tie (or takes the random order)
             tied = tuple(p for p in s.defusers if any(p in g for g in s.ties))
-            return View(title, scores, tuple(lines), tied, "rolling")
-        return View(title, scores, tuple(lines), (s.defusers[0],), "rolling")
+            return View(title, scores, tuple(lines), tied, "rolling", news)
+        return View(title, scores, tuple(lines), (s.defusers[0],), "rolling", news)
 
     def _roll_lines(self, s: BombState) -> list[str]:
+        """The last defusal: who, the totals and what came of them, then each die's marks."""
         last = s.last
         if last is None:
             return []
-        p = last["player"]
+        head = self._roll_head(last)
         if last.get("safe"):
-            return [T("{player}: SAFE", player=p)]
-        faces = last["faces"]
-        marks = dict(totals(faces))
-        head: Text
-        if "lost" in last:
-            head = T("{player}: B{bomb} F{fuse} C{card} boom -{lost}", player=p, lost=last["lost"], **marks)
-        else:
-            head = T("{player}: B{bomb} F{fuse} C{card} ok", player=p, **marks)
-        shown: list[str] = [face_text(f) for f in faces]
+            return [head]
+        shown: list[str] = [face_text(f) for f in last["faces"]]
         if last.get("red") and shown:
             shown[-1] = join(["R:", shown[-1]], "")
         return [head, join(shown, " ")]
+
+    @staticmethod
+    def _roll_head(last: dict[str, Any]) -> Text:
+        """What a defusal brought, as the table hears it and the screen shows it: the player, the
+        totals of the marks, and the outcome (``Ben: B2 F3 C0 boom -2``, ``… -3, out!``)."""
+        p = last["player"]
+        if last.get("safe"):
+            return T("{player}: SAFE", player=p)
+        marks = dict(totals(last["faces"]))
+        if "lost" in last:
+            if last.get("out"):
+                return T("{player}: B{bomb} F{fuse} C{card} -{lost}, out!", player=p, lost=last["lost"], **marks)
+            return T("{player}: B{bomb} F{fuse} C{card} boom -{lost}", player=p, lost=last["lost"], **marks)
+        if last.get("life"):
+            return T("{player}: B{bomb} F{fuse} C{card} +1 life", player=p, **marks)
+        if last.get("drawn") == 1:
+            return T("{player}: B{bomb} F{fuse} C{card} +1 card", player=p, **marks)
+        if last.get("drawn"):
+            return T("{player}: B{bomb} F{fuse} C{card} +{drawn} cards", player=p, drawn=last["drawn"], **marks)
+        return T("{player}: B{bomb} F{fuse} C{card} ok", player=p, **marks)
 
 
 ENGINE = Bomb()

@@ -58,6 +58,8 @@ class View:
 
     ``mood`` names the lasting light of the tower while this state holds (``"choosing"``,
     ``"playing"``, ``"rolling"``, ``"over"``…); the runtime maps it to colours and blinking.
+    ``news`` counts the leading ``lines`` that tell what the last move brought (a roll's dice
+    and totals): the screen shows them before any other line and before its hints.
     """
 
     title: str
@@ -65,6 +67,7 @@ class View:
     lines: tuple[str, ...] = ()
     active: tuple[str, ...] = ()
     mood: str = "playing"
+    news: int = 0
 
 
 @dataclass
@@ -104,6 +107,9 @@ class Engine(ABC, Generic[S]):
     """
     scale: ClassVar[ScaleUse | None] = None
     """How the game uses the scale under its pieces, if it does (:mod:`games.core.sensors`)."""
+    ranks: ClassVar[bool] = True
+    """Whether the game ranks its players; a session that names no winner (Trottelmütze) only
+    counts, and its result is the totals, not places."""
 
     # -- making and changing states ---------------------------------------------------------
     def new(self, players: list[str], seed: int = 0, options: Mapping[str, Any] | None = None) -> S:
@@ -174,6 +180,13 @@ class Engine(ABC, Generic[S]):
     @abstractmethod
     def winners(self, state: S) -> list[str]:
         """Who won a finished game (empty when everyone lost)."""
+
+    def places(self, state: S) -> dict[str, int]:
+        """Name → place (1 is best; ties share a place, the next place skips): by the scores,
+        highest first. A game whose order of finishing ranks its players says so itself."""
+        scores = self.scores(state)
+        ranked = sorted(scores.values(), reverse=True)
+        return {p: ranked.index(scores[p]) + 1 for p in state.players}
 
     @abstractmethod
     def turn(self, state: S) -> str | None:

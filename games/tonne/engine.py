@@ -82,6 +82,9 @@ class TonneState(BaseState):
     bin: int = 0
     resets: int = 0
     refill: bool = True
+    news: list[str] = field(default_factory=list)
+    """What the last move brought (the round's order, a turn placed in full, a fall, the supply
+    emptied), as the table heard it: on screen until the next one."""
 
 
 def prefill(players: int) -> int:
@@ -205,7 +208,9 @@ class Tonne(Engine[TonneState]):
         s.phase = PLACE
         s.owed = s.cards[queue[0]]
         s.refill = False
-        effects.append(say(T("{player} first: {owed}", player=queue[0], owed=s.owed)))
+        order = join([f"{p} {s.cards[p]}" for p in queue], ", ")  # names and card values: no words
+        s.news = [T("Round {round} order: {cards}", round=s.round, cards=order)]
+        effects.append(say(s.news[0]))
         effects.append(signal("turn"))
 
     def move_place(self, s: TonneState, action: Action, effects: list[Effect]) -> None:
@@ -221,11 +226,14 @@ class Tonne(Engine[TonneState]):
         s.owed -= count
         if s.supply == 0:
             chip = self._take_chip(s, player, +1)
-            effects.append(say(T("{player} +{chip}: supply empty", player=player, chip=chip)))
+            s.news = [T("{player} +{chip}: supply empty", player=player, chip=chip)]
+            effects.append(say(s.news[0]))
             effects.append(signal("success"))
             self._empty_bin(s)
             self._end_turn(s, effects, quiet=True)
         elif s.owed == 0:
+            s.news = [T("{player} placed {count}", player=player, count=s.cards[player])]
+            effects.append(say(s.news[0]))
             self._end_turn(s, effects)
 
     def move_fall(self, s: TonneState, action: Action, effects: list[Effect]) -> None:
@@ -233,7 +241,8 @@ class Tonne(Engine[TonneState]):
         player = self._acting(s, action)
         s.refill = False
         chip = self._take_chip(s, player, -1)
-        effects.append(say(T("{player} fell: -{chip}", player=player, chip=chip)))
+        s.news = [T("{player} fell: -{chip}", player=player, chip=chip)]
+        effects.append(say(s.news[0]))
         effects.append(signal("fall"))
         self._empty_bin(s)
         self._end_turn(s, effects, quiet=True)
@@ -336,10 +345,13 @@ class Tonne(Engine[TonneState]):
         def build(answers: dict[str, str]) -> Action | Prompt:
             cards = {p: int(v) for p, v in answers.items()}
             reveal: Action = {"type": "reveal", "cards": cards}
-            tied = [p for group in self.ties(s, cards) for p in group]
+            groups = self.ties(s, cards)
+            tied = [p for group in groups for p in group]
             if not tied:
                 return reveal
-            return Order(T("Tie: fewer mice first"), tuple(tied), lambda order: {**reveal, "order": order})
+            values = join(sorted({str(cards[g[0]]) for g in groups}, key=int), ",")
+            title = T("Tie on {values}: fewer mice first", values=values)
+            return Order(title, tuple(tied), lambda order: {**reveal, "order": order})
 
         title = T("Round {round}: cards", round=s.round)
         return Collect(title, tuple(s.players), values, build=build, counting=True)
@@ -362,12 +374,13 @@ class Tonne(Engine[TonneState]):
         if s.over:
             return self.final_view(s, title, scores)
         stock = T("Supply {supply} bin {bin}", supply=s.supply, bin=s.bin)
+        news = tuple(s.news)
         if s.phase == REVEAL:
-            return View(title, scores, (stock, T("Reveal your cards")), (), "choosing")
+            return View(title, scores, (*news, stock, T("Reveal your cards")), (), "choosing", len(news))
         player = s.queue[0]
         later = " ".join(f"{p} {s.cards[p]}" for p in s.queue[1:])  # names and card values: no words
         lines = (stock, T("Next: {players}", players=later)) if later else (stock,)
-        return View(title, scores, lines, (player,), "playing")
+        return View(title, scores, (*news, *lines), (player,), "playing", len(news))
 
 
 ENGINE = Tonne()

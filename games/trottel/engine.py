@@ -104,6 +104,7 @@ class Trottel(Engine[TrottelState]):
     max_players = None
     option_keys = frozenset({"board", "casino", "alcohol_free"})
     rules_pick_start = True
+    ranks = False  # a session: nobody wins, the totals of drinks are its result
     confirm: ClassVar[dict[str, str]] = {"end": T("End the session now? The scores go to the history.")}
     menu_options = (("alcohol_free", T("Alcohol-free"), ((T("off"), False), (T("on"), True))),)
     """Options the device asks for when a game starts (key, label, choices)."""
@@ -692,7 +693,8 @@ class Trottel(Engine[TrottelState]):
             return View(self.title, tuple(scores), (T("Session over"), *lines[:1]), (), "over")
 
         active = tuple(s.contenders) if s.contenders else (s.players[s.current],)
-        return View(title, tuple(scores), tuple(lines), active, "playing")
+        news = 1 if s.line else 0  # the last roll's dice, the field it reached, who drinks what
+        return View(title, tuple(scores), tuple(lines), active, "playing", news)
 
 
 ENGINE = Trottel()

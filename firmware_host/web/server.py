@@ -196,6 +196,32 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+LISTEN_FDS_START = 3
+"""The first file descriptor systemd hands a socket-activated service (``sd_listen_fds``)."""
+
+
+def handed_socket() -> socket.socket | None:
+    """The listening socket systemd opened for the page (``tablemate.socket``: port 80, so the
+    service needs no capability), or ``None``. Taken once: the variables are removed, as
+    ``sd_listen_fds(1)`` does, so nothing started later takes them for its own."""
+    import os
+
+    fds, pid = os.environ.get("LISTEN_FDS"), os.environ.get("LISTEN_PID")
+    if not fds or pid != str(os.getpid()) or not fds.isdigit() or int(fds) < 1:
+        return None
+    for name in ("LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES"):
+        os.environ.pop(name, None)
+    try:
+        sock = socket.socket(fileno=LISTEN_FDS_START)
+    except OSError:
+        return None
+    if sock.type != socket.SOCK_STREAM:
+        sock.detach()
+        return None
+    sock.setblocking(False)
+    return sock
+
+
 def lan_address(bind: str) -> str:
     """The address a phone on the LAN reaches the device at (its IP, not ``.local``)."""
     if bind not in ("0.0.0.0", "::"):
@@ -305,12 +331,14 @@ class Companion:
         return response
 
     # -- life -------------------------------------------------------------------------------------------
-    async def start(self) -> None:
-        """Listen (raises OSError when the port cannot be had) and follow the table's changes."""
+    async def start(self, sock: socket.socket | None = None) -> None:
+        """Listen on ``sock`` (handed over by systemd) or on ``bind``:``port`` (raises OSError when
+        the port cannot be had), and follow the table's changes."""
         bad = logging.getLogger("aiohttp.server")
         if not any(isinstance(f, QuietBadRequests) for f in bad.filters):
             bad.addFilter(QuietBadRequests())
-        sock = listening_socket(self.bind, self.port)
+        if sock is None:
+            sock = listening_socket(self.bind, self.port)
         self.port = sock.getsockname()[1]
         self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         await self._runner.setup()
@@ -641,7 +669,7 @@ async def start_page(door: TableDoor, settings: dict[str, Any], sim: bool = Fals
         door, settings.get("bind", "0.0.0.0"), port if port is not None else (SIM_WEB_PORT if sim else WEB_PORT)
     )
     try:
-        await companion.start()
+        await companion.start(handed_socket())
     except OSError as exc:
         log.error(
             "companion page: cannot listen on %s port %s: %s", companion.bind, companion.port, exc.strerror or exc

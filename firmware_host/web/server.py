@@ -69,6 +69,8 @@ SEND_TIMEOUT = 5.0
 """Seconds a client may take to take one frame before it is dropped."""
 HEARTBEAT = 30.0
 """Seconds between WebSocket pings (a phone that went away is noticed)."""
+FAN_OUT = 16
+"""Screens handed a new state per loop turn."""
 BAD_FRAMES = 20
 """Malformed frames a client may send before it is closed."""
 READ, PAIR, PAIRED = "read", "pair", "paired"
@@ -387,8 +389,16 @@ class Companion:
             return
         self._last = snap
         self._made = {}
-        for client in self.clients:
-            client.offer(snap)
+        self._offer(snap, list(self.clients))
+
+    def _offer(self, snap: dict[str, Any], clients: list[Client]) -> None:
+        """Hand ``snap`` to the clients :data:`FAN_OUT` at a time, one loop turn each, so a
+        button's press never waits behind two hundred screens' frames in one long turn."""
+        for client in clients[:FAN_OUT]:
+            if snap is self._last:
+                client.offer(snap)
+        if len(clients) > FAN_OUT and snap is self._last:
+            asyncio.get_running_loop().call_soon(self._offer, snap, clients[FAN_OUT:])
 
     async def websocket(self, request: web.Request) -> web.StreamResponse:
         """``/ws``: the live state, whole then changes; the client's frames are only pings."""

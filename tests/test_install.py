@@ -154,3 +154,38 @@ def test_the_installer_asks_the_configuration_itself_whether_the_panel_is_on_spi
         path = tmp_path / f"config{n}.toml"
         path.write_text(text + "\n", encoding="utf-8")
         assert panel_on_spi(path) is spi, text
+
+
+def test_the_companion_pages_port_80_is_opened_by_systemd_and_answers_the_local_network_only():
+    unit, socket = UNIT.read_text(), (ROOT / "systemd" / "tablemate.socket").read_text()
+    allow = "IPAddressAllow=localhost link-local 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 fc00::/7\n"
+    for line in ("CapabilityBoundingSet=\n", "AmbientCapabilities=\n", "IPAddressDeny=any\n", allow):
+        assert line in unit
+    assert "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6\n" in unit
+    for line in ("ListenStream=80\n", "IPAddressDeny=any\n", allow):
+        assert line in socket
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+def test_the_socket_unit_passes_systemd_analyze_verify_beside_its_service(tmp_path):
+    (tmp_path / "tablemate.service").write_text(
+        UNIT.read_text().replace("/opt/tablemate/venv/bin/tablemate", sys.executable)
+    )
+    (tmp_path / "tablemate.socket").write_bytes((ROOT / "systemd" / "tablemate.socket").read_bytes())
+    result = subprocess.run(
+        ["systemd-analyze", "verify", str(tmp_path / "tablemate.socket"), str(tmp_path / "tablemate.service")],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0 and result.stderr == "" and result.stdout == ""
+
+
+def test_install_writes_and_enables_the_pages_socket_and_uninstall_removes_it(tmp_path):
+    root, system = pi_root(tmp_path), FakeSystem()
+    done = Installer(ROOT, root, system).install()
+    assert "write /etc/systemd/system/tablemate.socket" in done and "enable tablemate.socket" in done
+    assert done.index("enable tablemate.socket") < done.index("start tablemate")  # listening before the service
+    assert "systemctl enable --now tablemate.socket" in system.log
+    Installer(ROOT, root, system).uninstall()
+    assert not (root / "etc/systemd/system/tablemate.socket").exists()
+    assert "systemctl disable --now tablemate.socket" in system.log

@@ -56,6 +56,8 @@ from firmware_host.core.pi_layout import (
 )
 
 CONFIG = "etc/tablemate/config.toml"
+SOCKET = "etc/systemd/system/tablemate.socket"
+"""The companion page's port 80, opened by systemd and handed to the service (no capability needed)."""
 MODULES = "etc/modules-load.d/tablemate.conf"
 I2C_LINE = "dtparam=i2c_arm=on"
 SPI_LINE = "dtparam=spi=on"
@@ -256,7 +258,7 @@ class Installer:
         self.ensure_udev()
         self.ensure_i2c(spi, scale_boot_lines(self.config_in_force()))
         spi_changed = spi_group and self.ensure_spi()
-        unit_changed = self.ensure_unit() | spi_changed
+        unit_changed = self.ensure_unit() | self.ensure_socket() | spi_changed
         self.ensure_service(unit_changed, restart=groups_changed or self.code_changed)
         return self.done
 
@@ -368,11 +370,25 @@ class Installer:
             write_atomic(unit, want, 0o644)
         return True
 
+    def ensure_socket(self) -> bool:
+        """The companion page's socket unit; ``True`` when it changed."""
+        unit = self.path(SOCKET)
+        want = (self.source / "systemd" / "tablemate.socket").read_bytes()
+        if unit.exists() and unit.read_bytes() == want:
+            return False
+        if self.step(f"write /{SOCKET}"):
+            write_atomic(unit, want, 0o644)
+        return True
+
     def ensure_service(self, unit_changed: bool, restart: bool = False) -> None:
         """systemd knows the unit, starts it at boot, and runs it now; a running service is
-        restarted when its unit changed or ``restart`` (new code, new groups)."""
+        restarted when its unit changed or ``restart`` (new code, new groups). The page's socket
+        is listening before the service starts, so the service is handed it."""
         if unit_changed and self.step("systemctl daemon-reload"):
             self.run(["systemctl", "daemon-reload"])
+        socket = "tablemate.socket"
+        if self.run(["systemctl", "is-enabled", "--quiet", socket]) != 0 and self.step(f"enable {socket}"):
+            self.run(["systemctl", "enable", "--now", socket])
         if self.run(["systemctl", "is-enabled", "--quiet", "tablemate"]) != 0 and self.step("enable tablemate"):
             self.run(["systemctl", "enable", "tablemate"])
         active = self.run(["systemctl", "is-active", "--quiet", "tablemate"]) == 0
@@ -390,6 +406,12 @@ class Installer:
             drop_in.unlink()
             with contextlib.suppress(OSError):  # the folder, if nothing else is in it
                 drop_in.parent.rmdir()
+        socket = self.path(SOCKET)
+        if socket.exists():
+            if self.step("stop and disable tablemate.socket"):
+                self.run(["systemctl", "disable", "--now", "tablemate.socket"])
+            if self.step(f"remove /{SOCKET}"):
+                socket.unlink()
         if unit.exists():
             if self.step("stop and disable tablemate"):
                 self.run(["systemctl", "disable", "--now", "tablemate"])

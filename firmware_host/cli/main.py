@@ -270,9 +270,28 @@ def cmd_run(args: argparse.Namespace) -> int:
         from concurrent.futures import ThreadPoolExecutor
 
         # the display and the journal have writer threads of their own; the default pool serves
-        # only the journal's drain at stop: one worker (asyncio's would start up to 6)
+        # only the journal's drain at stop (and the page's plots): one worker (asyncio's would start up to 6)
         asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(1, thread_name_prefix="display"))
-        await device.run()
+        from firmware_host.runtime.garbage import settle as settle_garbage
+
+        run = asyncio.create_task(device.run())
+        ready = asyncio.create_task(device.ready.wait())
+        await asyncio.wait([run, ready], return_when=asyncio.FIRST_COMPLETED)
+        page = None
+        # the page starts once the table is ready (READY is not delayed by aiohttp's import)
+        if ready.done() and not run.done() and config["web"]["enabled"]:
+            from firmware_host.web.server import start_page
+
+            page = device.companion = await start_page(device, config["web"], args.sim)
+            if page is not None:
+                _say(f"tablemate run: companion page at {page.url()}")
+        ready.cancel()
+        settle_garbage()
+        try:
+            await run
+        finally:
+            if page is not None:
+                await page.close()
 
     asyncio.run(serve())
     return EXIT_OK
@@ -360,6 +379,13 @@ def cmd_bench_start(args: argparse.Namespace) -> int:
     from firmware_host.cli.bench.start import main as bench_start
 
     return bench_start(args.runs)
+
+
+def cmd_bench_web(args: argparse.Namespace) -> int:
+    """Measure the companion page's cost: wake-ups, press latency under load, Chromium, bad input."""
+    from firmware_host.cli.bench.web import main as bench_web
+
+    return bench_web(args.presses, args.flood_seconds, args.seconds, args.malformed, args.dom_presses)
 
 
 def cmd_bench_hx711(args: argparse.Namespace) -> int:
@@ -568,6 +594,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--realtime", action="store_true", help="gpio-process asks for SCHED_FIFO, as the service does")
     p.add_argument("--json", action="store_true", help="one JSON object instead of the table")
     p.set_defaults(handler=cmd_bench_hx711)
+
+    p = bench_sub.add_parser(
+        "web", help="the companion page: wake-ups, press latency with clients, Chromium, bad input"
+    )
+    p.add_argument("--presses", type=int, default=200, help="presses timed per load (default 200)")
+    p.add_argument("--flood-seconds", type=float, default=60.0, help="how long the HTTP flood lasts (default 60)")
+    p.add_argument("--seconds", type=float, default=20.0, help="how long to count idle wake-ups (default 20)")
+    p.add_argument("--malformed", type=int, default=10_000, help="malformed requests and frames (default 10000)")
+    p.add_argument("--dom-presses", type=int, default=100, help="presses timed to the DOM in Chromium (default 100)")
+    p.set_defaults(handler=cmd_bench_web)
 
     p = add("install", cmd_install, "set the Pi up to boot into tablemate (idempotent)")
     p.add_argument("--uninstall", action="store_true", help="stop and remove the service")

@@ -26,6 +26,7 @@ from firmware_host.core.limits import (
     quote,
 )
 from firmware_host.core.pi_layout import TOWER_LINK
+from firmware_host.core.validators import ValidatorError, check_address, check_port
 from firmware_host.timers.clocks import Preset
 
 DEFAULT_PATH = Path("/etc/tablemate/config.toml")
@@ -36,6 +37,8 @@ TIMER_SOUNDS = ("all", "timeout", "off")
 NAV = ("prev", "next", "ok", "back")
 BUTTONS = SEATS + NAV
 PANEL_KINDS = tuple(PANELS)
+WEB_PORT, SIM_WEB_PORT = 80, 8080
+"""The companion page's port when ``[web] port`` is not set: on the device, in the simulator."""
 LAYOUT_WIDTH = 128
 """The narrowest picture the screens fit (their layout is 128×64)."""
 
@@ -118,6 +121,18 @@ def _names(v: Any) -> dict[str, str]:
     return {k: n.strip() for k, n in v.items()}
 
 
+def _web(check: Callable[[Any], Any]) -> Check:
+    """A ``[web]`` key checked by the API's own validator (:mod:`firmware_host.core.validators`)."""
+
+    def run(v: Any) -> Any:
+        try:
+            return check(v)
+        except ValidatorError as exc:
+            raise ValueError(str(exc).split(": expected ", 1)[-1]) from None
+
+    return run
+
+
 def _pin_list(v: Any) -> list[int]:
     if not isinstance(v, list) or not all(isinstance(p, int) and not isinstance(p, bool) and 0 <= p <= 27 for p in v):
         raise ValueError("a list of BCM GPIO numbers from 0 to 27")
@@ -183,6 +198,12 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "sound": (_choice(*TIMER_SOUNDS), "all"),
         "save_every": (_num(1, 60, "seconds"), 5.0),
     },
+    # the companion page (firmware_host/web): port None is 80 on the device, 8080 in the simulator
+    "web": {
+        "enabled": (_bool, True),
+        "port": (_web(check_port), None),
+        "bind": (_web(check_address), "0.0.0.0"),
+    },
 }
 
 
@@ -212,6 +233,8 @@ class Config:
         sections["display"]["kind"] = "sim"
         sections["tower"]["backend"] = "sim"
         sections["scale"]["backend"] = "sim"
+        if sections["web"]["port"] is None:
+            sections["web"]["port"] = SIM_WEB_PORT
         return Config(self.path, sections, {k: dict(v) for k, v in self.games.items()}, dict(self.timers))
 
 

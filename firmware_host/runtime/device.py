@@ -25,11 +25,14 @@ from concurrent.futures import Future
 from dataclasses import replace
 from typing import Any
 
+from PIL import Image
+
 from drivers.buttons import Press, PressDecoder
 from drivers.tower import TowerState
 from firmware_host.core.config import BUTTONS, TIMER_SOUNDS, Config
 from firmware_host.core.fsio import storage_message
 from firmware_host.core.i18n import LANGUAGES, set_language, tr
+from firmware_host.core.pairing import Pairings
 from firmware_host.core.replay import Script, ScriptError
 from firmware_host.core.session import Session
 from firmware_host.core.store import Store, StoreError
@@ -102,6 +105,16 @@ class Device:
             "language": config["display"]["language"],
         }
         self._take_settings()
+        self.names: dict[str, str] = self._saved_names()
+        """Seat names set from a paired phone (``settings.json``), over the config file's."""
+        self.last_result: dict[str, Any] | None = None
+        """The history entry of the game that ended last while running (its result on the page)."""
+        self.watchers: list[Callable[[], None]] = []
+        """Called after every frame drawn: the views that render :meth:`snapshot` (the page)."""
+        self.companion: Any = None
+        """The companion page, when it serves (set by whoever starts it): its ``url()``."""
+        self.phones = Pairings(store.read_doc("phones", repair=True), self._save_phones)
+        """The phones paired with the companion page (``phones.json``)."""
         store.read_doc("scale", repair=True)  # a damaged calibration is kept aside and named
         set_language(self.settings["language"])
         self.decoders = {
@@ -185,6 +198,22 @@ class Device:
                     T("settings.json: {key} {value} unusable, default kept", key=key, value=repr(shown))
                 )
                 del self.saved_settings[key]
+
+    def _saved_names(self) -> dict[str, str]:
+        """The seat names of ``settings.json``, checked as the config file's are (else dropped, named)."""
+        from firmware_host.core.validators import ValidatorError, check_seat_names
+
+        saved = self.saved_settings.get("names")
+        if saved is None or saved == {}:
+            return {}
+        try:
+            return check_seat_names(saved, {})
+        except ValidatorError as exc:
+            self.store.problems.append(
+                T("settings.json: {key} {value} unusable, default kept", key="names", value=str(exc))
+            )
+            del self.saved_settings["names"]
+            return {}
 
     # -- life cycle -------------------------------------------------------------------------------
     async def run(self) -> None:
@@ -642,6 +671,7 @@ class Device:
             self._over = (session, extra, self.wall(), session.elapsed())
             self.session = None
             entry = session.history_entry("over", self._over[2], extra)
+            self.last_result = entry
             self.screens = [
                 MainMenu(self),
                 GameOver(self, entry, final_words(final, self.said), undo=self.undo_game_over),
@@ -735,6 +765,7 @@ class Device:
             return
         session, self._over = self._over[0], None
         self.session = session
+        self.last_result = None  # in play again: no longer a result
         self.screens = [MainMenu(self), GameScreen(self)]
         if not self.undo():
             self._changed()
@@ -768,6 +799,7 @@ class Device:
         if self.session is None:
             return
         entry = self.session.finish("abandoned", self._history_extra())
+        self.last_result = entry
         self.session = None
         self.screens = [MainMenu(self), GameOver(self, entry)]
         self._changed()
@@ -962,8 +994,72 @@ class Device:
         self.redraw()
 
     def seat_name(self, seat: str) -> str:
-        """The configured name of a seat."""
-        return self.config.seat_name(seat)
+        """The name of a seat: set from a phone, else the config file's."""
+        return self.names.get(seat) or self.config.seat_name(seat)
+
+    # -- the other views' door (firmware_host.web.door) ------------------------------------------------
+    def snapshot(self) -> dict[str, Any]:
+        """The table as plain data, for views other than the OLED (:mod:`firmware_host.runtime.snapshot`)."""
+        from firmware_host.runtime.snapshot import table_snapshot
+
+        return table_snapshot(self)
+
+    def watch(self, fn: Callable[[], None]) -> Callable[[], None]:
+        """Call ``fn`` after every frame drawn; returns the function that stops it."""
+        self.watchers.append(fn)
+        return lambda: self.watchers.remove(fn) if fn in self.watchers else None
+
+    def set_names(self, names: dict[str, str]) -> None:
+        """Seat names from a paired phone (checked by the caller): kept in ``settings.json``, over
+        the config file's, and shown on the panel at once. A game in play keeps its players' names."""
+        self.names.update(names)
+        self.saved_settings["names"] = dict(self.names)
+        self.save_settings()
+        shown = ", ".join(name for _, name in sorted(names.items()))
+        self.toast(T("Names: {names}", names=shown), seconds=2 * TOAST_SECONDS, now=True)
+
+    def set_timer_preset(self, game: str, preset: Any) -> None:
+        """A turn-timer preset from a paired phone (checked by the caller), as the settings menu saves it."""
+        self.timers.set_preset(game, preset)
+        self.redraw()
+
+    def phone_offer(self) -> tuple[str, str] | None:
+        """The page's pairing link and a new one-time code, or ``None`` when the page does not serve."""
+        url = self.companion.url() if self.companion is not None else None
+        if not url:
+            return None
+        code = self.phones.new_code(self.loop.time())
+        return f"{url}pair?code={code}", code
+
+    def withdraw_offer(self) -> None:
+        """The Phone screen closed: its code pairs nobody any more."""
+        self.phones.withdraw()
+
+    def pair_phone(self, code: str) -> str | None:
+        """A token for a phone that sends the code on offer, else ``None``."""
+        token = self.phones.pair(code, self.loop.time(), self.wall())
+        if token is not None:
+            self.toast(T("Phone paired"))
+        return token
+
+    def phone_paired(self, token: str | None) -> bool:
+        """Whether ``token`` belongs to a paired phone."""
+        return self.phones.paired(token)
+
+    def forget_phones(self) -> int:
+        """Revoke every phone's pairing; how many there were."""
+        return self.phones.forget_all()
+
+    def _save_phones(self, doc: dict[str, Any]) -> None:
+        def write() -> OSError | None:
+            try:
+                self.store.write_doc("phones", doc)
+            except OSError as exc:
+                return exc
+            return None
+
+        future = self.store.writer.submit(write)
+        future.add_done_callback(lambda f: self.post(self._settings_saved, f))
 
     def table_seats(self) -> list[str]:
         """The seats the config file puts at the table."""
@@ -1013,7 +1109,18 @@ class Device:
         if self._inflight:  # what changed shows once it is durable
             self._draw_held = True
             return
-        self.display.show(to_panel(render(self.frame(), SHIFTS[self._shift], self.panel), self.panel_size))
+        self.display.show(to_panel(self._picture(), self.panel_size))
+        for watcher in list(self.watchers):  # the other views, after the panel has its picture
+            try:
+                watcher()
+            except Exception:
+                log.exception("a view of the table failed")
+
+    def _picture(self) -> Image.Image:
+        """The picture of the screen on top: its own (the Phone screen's QR code), else its frame drawn."""
+        own = getattr(self.screens[-1], "picture", None) if self.screens else None
+        picture = own(self.panel) if own is not None else None
+        return picture if picture is not None else render(self.frame(), SHIFTS[self._shift], self.panel)
 
     async def flush(self) -> None:
         """Wait until the current frame is on the display."""

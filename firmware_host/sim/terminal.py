@@ -93,6 +93,8 @@ class Terminal:
         self.help = False
         """Whether the whole key help shows in place of the panel (``?``)."""
         self._last: Any = None
+        self.page = ""
+        """The companion page's address, shown on the status line when it serves."""
         self._down: set[str] = set()
         self._queues: dict[str, deque[str]] = {}
         """Button → the strokes still to make on it (``tap``, ``long``, ``toggle``), in order."""
@@ -207,6 +209,8 @@ class Terminal:
                 parts.append(_("bin {grams:+.1f} g").format(grams=grams))
         if dev.dimmed:
             parts.append(_("(dimmed)"))
+        if self.page:
+            parts.append(self.page)
         return parts
 
     def status(self) -> str:
@@ -264,7 +268,13 @@ def run_terminal(config: Config, store: Store, seed: int | None = None) -> int:
     async def main() -> None:
         loop = asyncio.get_running_loop()
         device = Device(config.with_sim(), store, seed=seed, wall=time.time)
+        page = None
+        if config["web"]["enabled"]:  # the page beside the terminal (aiohttp loaded only then)
+            from firmware_host.web.server import start_page
+
+            page = device.companion = await start_page(device, config.with_sim()["web"], sim=True)
         term = Terminal(device)
+        term.page = page.url() if page is not None else ""
         loop.add_signal_handler(signal.SIGWINCH, lambda: term.draw(force=True))
         task = asyncio.create_task(device.run())
         ready = asyncio.create_task(device.ready.wait())
@@ -283,6 +293,8 @@ def run_terminal(config: Config, store: Store, seed: int | None = None) -> int:
             loop.remove_signal_handler(signal.SIGWINCH)
             device.stop(T("Stopped"))
             await task
+            if page is not None:
+                await page.close()
             term.draw(force=True)
 
     try:

@@ -20,6 +20,7 @@ from firmware_host.timers.stats import clock_text
 from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, apply_confirmed, footed, is_seat
 from firmware_host.ui.calibrate import CalibrateScreen
 from firmware_host.ui.layout import big_row, grid, names_note, text_rows
+from firmware_host.ui.phone import PhoneScreen
 from firmware_host.ui.render import Frame, Row, panel, text_width
 from firmware_host.ui.rules import rules_for
 from firmware_host.ui.timer_menu import MODE_LABELS, timer_screen
@@ -45,6 +46,7 @@ class MainMenu(ListScreen):
             Item(_("History"), lambda: table.push(HistoryScreen(table, table.history()))),
             Item(_("Settings"), lambda: table.push(SettingsScreen(table))),
             Item(_("Self-test"), lambda: table.push(SelfTest(table))),
+            Item(_("Phone"), lambda: table.push(PhoneScreen(table))),
         ]
 
 
@@ -403,9 +405,19 @@ class SettingsScreen(ListScreen):
             Item(_("Sound"), self._toggle_sound, _("on") if table.settings["sound"] else _("off")),
             Item(_("Turn timer"), lambda: table.push(timer_screen(table, table.timers, game)), self._timer_note()),
             Item(_("Timer beeps"), self._timer_sound, beeps.get(table.settings["timer_sound"], "?")),
+            Item(_("Phones"), self._forget_phones, str(table.phones.count)),  # ok: forget all
             Item(_("Language"), self._language, NAMES.get(table.settings.get("language", "en"), "?")),
             Item(_("Calibrate scale"), lambda: table.push(CalibrateScreen(table, scale)), calibrated),
         ]
+
+    def _forget_phones(self) -> None:
+        """Settings → Phones: forget every paired phone (after a question)."""
+        question = T("Forget all paired phones? They can then only read the page.")
+        self.table.push(Confirm(self.table, T("Phones"), question, self._forgotten))
+
+    def _forgotten(self) -> None:
+        self.table.forget_phones()
+        self.table.toast(T("Phones forgotten"))
 
     def _language(self) -> None:
         """The next language; the device speaks it at once."""

@@ -294,3 +294,27 @@ class MenuTable(GameTable, SelfTestTable, Protocol):
     def back_to_game(self) -> None:
         """Leave the menus for the game screen."""
         ...
+
+    phones: PairedPhones
+    """The phones paired with the companion page."""
+
+    def phone_offer(self) -> tuple[str, str] | None:
+        """The page's pairing link and a new one-time code, or ``None`` when the page is off."""
+        ...
+
+    def withdraw_offer(self) -> None:
+        """Void the code on offer (the Phone screen closed)."""
+        ...
+
+    def forget_phones(self) -> int:
+        """Unpair every phone; how many there were."""
+        ...
+
+
+class PairedPhones(Protocol):
+    """What the settings menu sees of the paired phones."""
+
+    @property
+    def count(self) -> int:
+        """How many phones are paired."""
+        ...

@@ -1,0 +1,455 @@
+"""``tablemate bench web``: the companion page's cost to the device, measured.
+
+- **Idle wake-ups** of ``tablemate run --sim`` (a real process, the page on loopback) over a quiet
+  stretch: with no client (target ≤ 0.5/s and ≤ 3 threads) and with one scoreboard open on the
+  WebSocket (≤ 1/s). Counted as in ``bench wakeups``: voluntary context switches of every thread.
+- **Press → display()**: the device and its page in this process (simulated buttons, a game of
+  Arschbombe, each jump two presses), the time from a button's release to the frame handed to
+  the display service; p99 with no client, with 20 WebSocket clients (≤ 1.1× none), and with 200
+  clients while 50 connections flood the page with HTTP requests (≤ 1.5× none), all in one run.
+  The clients run in another process (:mod:`firmware_host.cli.bench.webload`). Every jump's action
+  must be accepted (none lost), and a task on the loop checks it is never blocked over 20 ms.
+- **Press → DOM** in Debian's Chromium (Playwright by path), loopback: p95 ≤ 100 ms.
+- **Malformed input**: 10,000 bad requests and frames; 0 tracebacks, 0 changes without pairing,
+  every answer a 4xx (or a closed socket / WebSocket close for input that is not HTTP at all).
+
+All traffic goes to 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from firmware_host.cli.bench.wakeups import switches
+from games.workloads import PLAIN
+
+IDLE_TARGET, IDLE_THREADS, ONE_CLIENT_TARGET = 0.5, 3, 1.0
+CLIENTS_FACTOR, FLOOD_FACTOR = 1.1, 1.5
+DOM_P95_MS = 100.0
+BLOCK_MS = 20.0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _q(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
+
+
+# -- wake-ups of the real process --------------------------------------------------------------------
+@contextlib.contextmanager
+def _device_process(folder: Path, port: int) -> Iterator[subprocess.Popen]:
+    config = folder / "config.toml"
+    config.write_text(f'[web]\nport = {port}\nbind = "127.0.0.1"\n')
+    sock_path = folder / "notify"
+    env = {**__import__("os").environ, "NOTIFY_SOCKET": str(sock_path)}
+    cmd = [
+        sys.executable,
+        "-m",
+        "firmware_host",
+        "run",
+        "--sim",
+        "--config",
+        str(config),
+        "--state-dir",
+        str(folder / "state"),
+    ]
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(str(sock_path))
+        sock.settimeout(60)
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            while b"READY=1" not in sock.recv(4096):
+                pass
+            yield proc
+        finally:
+            proc.terminate()
+            proc.wait(30)
+
+
+def _rate(pid: int, seconds: float) -> tuple[float, int]:
+    before, t0 = switches(pid), time.monotonic()
+    time.sleep(seconds)
+    after, t1 = switches(pid), time.monotonic()
+    total = sum(v - before.get(tid, (0, 0))[0] for tid, (v, _) in after.items())
+    return total / (t1 - t0), len(after)
+
+
+def wakeups(seconds: float) -> dict[str, Any]:
+    """Wake-ups a second of the device process with the page up: no client, then one scoreboard."""
+    import aiohttp
+
+    port = _free_port()
+    with tempfile.TemporaryDirectory() as tmp, _device_process(Path(tmp), port) as proc:
+        time.sleep(2.0)
+        idle, threads = _rate(proc.pid, seconds)
+        connected = threading.Event()
+        done = threading.Event()
+
+        async def scoreboard() -> None:
+            async with aiohttp.ClientSession() as s, s.ws_connect(f"http://127.0.0.1:{port}/ws") as ws:
+                await ws.receive()
+                connected.set()
+                while not done.is_set():
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(ws.receive(), 0.5)
+
+        client = threading.Thread(target=lambda: asyncio.run(scoreboard()), daemon=True)
+        client.start()
+        connected.wait(30)
+        time.sleep(1.0)
+        one, threads_one = _rate(proc.pid, seconds)
+        done.set()
+        client.join(10)
+    return {"idle": idle, "threads": threads, "one": one, "threads_one": threads_one, "connected": connected.is_set()}
+
+
+# -- press → display() under load, in this process -------------------------------------------------
+class _Timing:
+    """Hooks on the live device: frames handed to the display, actions accepted, loop lateness."""
+
+    def __init__(self, table: Any) -> None:
+        self.table = table
+        self.shown: list[float] = []
+        self.accepted = 0
+        self.refused = 0
+        self.worst_block = 0.0
+        """The longest the loop ran late past a 5 ms heartbeat (its own work, or waiting for a CPU)."""
+        self.worst_busy = 0.0
+        """The most CPU the loop's thread spent between two heartbeats: its own longest stretch of work."""
+        self.worst_gc = 0.0
+        self.worst_gc_generation = None
+        """The longest garbage collection (it stops the loop like any other work)."""
+        self.errors = 0
+        self.frame = threading.Event()
+        self.tid = 0
+        self.quiet: list[bool] = []
+        """Per press: whether the loop's thread ran it without being preempted by another process."""
+
+    def install(self) -> None:
+        device = self.table.device
+        show, apply = device.display.show, device.apply
+
+        def timed_show(image: Any) -> None:
+            self.shown.append(time.perf_counter())
+            self.frame.set()
+            show(image)
+
+        def counted_apply(action: Any) -> bool:
+            ok = apply(action)
+            self.accepted += ok
+            self.refused += not ok
+            return ok
+
+        device.display.show, device.apply = timed_show, counted_apply
+        self.tid = threading.get_native_id()
+        asyncio.get_running_loop().create_task(self._watch_loop())
+        import gc
+
+        started = [0.0]
+
+        def collected(phase: str, info: dict[str, Any]) -> None:
+            if phase == "start":
+                started[0] = time.perf_counter()
+            else:
+                took = time.perf_counter() - started[0]
+                if took > self.worst_gc:
+                    self.worst_gc, self.worst_gc_generation = took, info.get("generation")
+
+        gc.callbacks.append(collected)
+        timing = self
+
+        class Count(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                if record.exc_info or record.levelno >= logging.ERROR:
+                    timing.errors += 1
+
+        logging.getLogger().addHandler(Count())
+        asyncio.get_running_loop().set_exception_handler(lambda loop, ctx: setattr(self, "errors", self.errors + 1))
+
+    async def _watch_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            t, cpu = loop.time(), time.thread_time()
+            await asyncio.sleep(0.005)
+            self.worst_block = max(self.worst_block, loop.time() - t - 0.005)
+            self.worst_busy = max(self.worst_busy, time.thread_time() - cpu)
+
+    def press(self, button: str) -> float:
+        """One press; seconds from its release to the next frame handed to the display."""
+        table = self.table
+        buttons = table.device.hw.buttons
+        buttons.press(button)  # from this thread, as a driver thread does: stamped now, posted to the loop
+        time.sleep(0.06)
+        self.frame.clear()
+        before = self._preempted()
+        released = time.perf_counter()
+        buttons.release(button)
+        deadline = released + 3.0
+        while time.perf_counter() < deadline:  # no busy wait: this thread must not take the GIL from the loop's
+            self.frame.wait(max(0.0, deadline - time.perf_counter()))
+            self.frame.clear()
+            later = [t for t in self.shown[-5:] if t > released]
+            if later:
+                self.quiet.append(self._preempted() == before)
+                time.sleep(0.04)  # the finger lifts; the display service's pause between frames
+                return later[0] - released
+        self.quiet.append(False)
+        return float("nan")
+
+    def _preempted(self) -> int:
+        """Involuntary context switches of the loop's thread so far (another process took its CPU)."""
+        try:
+            status = Path(f"/proc/self/task/{self.tid}/status").read_text()
+        except OSError:
+            return 0
+        return int(next(x for x in status.splitlines() if x.startswith("nonvoluntary")).split()[1])
+
+    def jump(self) -> list[float]:
+        """One jump (two presses: the jumper, then where it landed); a new game when one ends."""
+        device = self.table.device
+        for _ in range(300):  # the last jump durable first: a game it ended is over only then
+            if not self.table.call(lambda: device._inflight):
+                break
+            time.sleep(0.01)
+        if self.table.call(lambda: self.table.device.session is None):
+            self.table.call(lambda: self.table.device.start_named(PLAIN.game, list(PLAIN.players)))
+            time.sleep(0.1)
+        return [self.press("ok"), self.press("ok")]
+
+
+def _spawn_load(url: str, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "firmware_host.cli.bench.webload", url, *args], stdout=subprocess.PIPE, text=True
+    )
+
+
+def latency(presses: int, flood_seconds: float) -> dict[str, Any]:
+    """Press → display() with no client, 20 clients, and 200 clients plus an HTTP flood."""
+    from firmware_host.cli.bench.webtable import LiveTable
+
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp, LiveTable(Path(tmp) / "state") as table:
+        timing = _Timing(table)
+        table.call(timing.install)
+        jumps = 0
+
+        def run(n: int, phase: str = "") -> list[float]:
+            nonlocal jumps
+            values: list[float] = []
+            for _ in range(max(1, n // 2)):
+                start = len(timing.quiet)
+                pair = timing.jump()
+                values += pair
+                if phase:
+                    quiet = timing.quiet[start:]
+                    out.setdefault(phase + "_quiet", []).extend(v for v, q in zip(pair, quiet, strict=False) if q)
+                jumps += 1
+            return values
+
+        run(10)  # warm up
+        jumps, timing.accepted = 0, 0
+        out["none"], out["twenty"] = [], []
+        for _ in range(4):  # none and 20 clients in turns, so a busy minute of the machine hits both
+            out["none"] += run(presses // 4, "none")
+            load = _spawn_load(table.url, "--ws", "20", "--seconds", "3600")
+            time.sleep(2.0)
+            out["twenty_clients"] = len(table.page.clients)
+            out["twenty"] += run(presses // 4, "twenty")
+            load.terminate()
+            load.wait(30)
+            time.sleep(0.5)
+        out["none_again"] = []
+        flood = _spawn_load(table.url, "--ws", "200", "--http", "50", "--seconds", str(flood_seconds))
+        time.sleep(3.0)  # the 200 screens connect; then the flood is measured
+        timing.worst_block = timing.worst_busy = timing.worst_gc = 0.0
+        out["flood_clients"] = len(table.page.clients)
+        flooded: list[float] = []
+        started = time.monotonic()
+        while time.monotonic() - started < flood_seconds - 5:
+            flooded += run(2, "flood")
+        out["flood"] = flooded
+        flood_result, _ = flood.communicate(timeout=flood_seconds + 60)
+        out["flood_load"] = json.loads(flood_result.strip().splitlines()[-1]) if flood_result.strip() else {}
+        out["worst_block_ms"] = timing.worst_block * 1e3
+        out["worst_busy_ms"] = timing.worst_busy * 1e3
+        out["worst_gc_ms"] = timing.worst_gc * 1e3
+        out["worst_gc_generation"] = timing.worst_gc_generation
+        out["jumps"], out["accepted"], out["refused"] = jumps, timing.accepted, timing.refused
+        out["errors"] = timing.errors
+    return out
+
+
+# -- press → DOM in Chromium -------------------------------------------------------------------------------
+OBSERVE = """() => { window.__t = []; new MutationObserver(() => window.__t.push(Date.now()))
+  .observe(document.getElementById('players'), {childList: true, subtree: true, characterData: true}); }"""
+
+
+def dom(presses: int) -> dict[str, Any] | None:
+    """Press → the scoreboard's DOM updated in Chromium (the applying press of each jump)."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
+    if chromium is None:
+        return None
+    from firmware_host.cli.bench.webtable import LiveTable
+
+    values: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp, LiveTable(Path(tmp) / "state") as table, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
+        page = browser.new_page(bypass_csp=True)
+        table.call(lambda: table.device.start_named(PLAIN.game, list(PLAIN.players)))
+        page.goto(table.url + "/")
+        page.wait_for_selector(".player")
+        page.evaluate(OBSERVE)
+        buttons = table.device.hw.buttons
+        for _ in range(presses):
+            if table.call(lambda: table.device.session is None):
+                table.call(lambda: table.device.start_named(PLAIN.game, list(PLAIN.players)))
+                time.sleep(0.3)
+            table.press("ok")
+            time.sleep(0.1)
+            seen = page.evaluate("window.__t.length")
+            buttons.press("ok")
+            time.sleep(0.06)
+            released = time.time()
+            buttons.release("ok")
+            try:
+                page.wait_for_function(f"window.__t.length > {seen}", timeout=3000)
+            except Exception:
+                values.append(float("nan"))
+                continue
+            first = page.evaluate(f"window.__t[{seen}]")
+            values.append(first / 1e3 - released)
+            time.sleep(0.1)
+        browser.close()
+    return {"values": values}
+
+
+# -- malformed input -------------------------------------------------------------------------------------
+def hostile(count: int) -> dict[str, Any]:
+    """``count`` malformed requests and frames from another process; what changed and what was logged."""
+    from firmware_host.cli.bench.webtable import LiveTable
+
+    with tempfile.TemporaryDirectory() as tmp, LiveTable(Path(tmp) / "state") as table:
+        timing = _Timing(table)
+        table.call(timing.install)
+        before = table.call(lambda: (dict(table.device.names), dict(table.device.settings), table.device.phones.count))
+        proc = _spawn_load(table.url, "--malformed", str(count))
+        result, _ = proc.communicate(timeout=600)
+        after = table.call(lambda: (dict(table.device.names), dict(table.device.settings), table.device.phones.count))
+        report = json.loads(result.strip().splitlines()[-1])
+        report["changed"] = before != after
+        report["errors"] = timing.errors
+        report["worst_block_ms"] = timing.worst_block * 1e3
+    return report
+
+
+# -- the command -----------------------------------------------------------------------------------------------
+def _mark(ok: bool) -> str:
+    return "ok" if ok else "MISSED"
+
+
+def main(
+    presses: int = 200,
+    flood_seconds: float = 60.0,
+    idle_seconds: float = 20.0,
+    malformed: int = 10_000,
+    dom_presses: int = 100,
+) -> int:
+    """Run every part, print the figures beside their targets; exit 1 if a target is missed."""
+    logging.basicConfig(level=logging.WARNING)
+    ok = True
+    print("tablemate bench web: the companion page on loopback (127.0.0.1)")
+    w = wakeups(idle_seconds)
+    good = w["idle"] <= IDLE_TARGET and w["threads"] <= IDLE_THREADS
+    ok &= good
+    print(
+        f"  idle, page up, no client: {w['idle']:.2f} wake-ups/s, {w['threads']} threads "
+        f"(target ≤ {IDLE_TARGET}/s, ≤ {IDLE_THREADS} threads)  {_mark(good)}"
+    )
+    good = w["one"] <= ONE_CLIENT_TARGET and w["connected"]
+    ok &= good
+    print(
+        f"  idle, one scoreboard {'open' if w['connected'] else 'NOT CONNECTED'}: {w['one']:.2f} wake-ups/s, "
+        f"{w['threads_one']} threads "
+        f"(target ≤ {ONE_CLIENT_TARGET}/s)  {_mark(good)}"
+    )
+
+    lat = latency(presses, flood_seconds)
+    none = lat["none"] + lat["none_again"]
+    p99 = {k: _q([x for x in lat[k] if x == x], 0.99) * 1e3 for k in ("twenty", "flood")}
+    p99_none = _q([x for x in none if x == x], 0.99) * 1e3
+    p50_none = _q([x for x in none if x == x], 0.5) * 1e3
+    print(f"  press → display(), no client: p50 {p50_none:.2f} ms, p99 {p99_none:.2f} ms ({len(none)} presses)")
+    quiet = {k: _q(lat.get(k + "_quiet", []), 0.99) * 1e3 for k in ("none", "twenty", "flood")}
+    print(
+        f"    presses the machine did not preempt: p99 none {quiet['none']:.2f} ms "
+        f"({len(lat.get('none_quiet', []))}), 20 clients {quiet['twenty']:.2f} ms = "
+        f"{quiet['twenty'] / quiet['none']:.2f}× ({len(lat.get('twenty_quiet', []))}), flood {quiet['flood']:.2f} ms "
+        f"= {quiet['flood'] / quiet['none']:.2f}× ({len(lat.get('flood_quiet', []))})"
+    )
+    good = p99["twenty"] <= CLIENTS_FACTOR * p99_none
+    ok &= good
+    print(
+        f"  press → display(), {lat['twenty_clients']} clients: p99 {p99['twenty']:.2f} ms = "
+        f"{p99['twenty'] / p99_none:.2f}× none (target ≤ {CLIENTS_FACTOR}×)  {_mark(good)}"
+    )
+    lost = lat["jumps"] - lat["accepted"]
+    good = p99["flood"] <= FLOOD_FACTOR * p99_none and lost == 0 and lat["worst_busy_ms"] <= BLOCK_MS
+    ok &= good
+    load = lat["flood_load"]
+    http = sum(v for k, v in load.items() if k.startswith("http_2"))
+    print(
+        f"  press → display(), {lat['flood_clients']} clients + 50-connection HTTP flood ({http} requests "
+        f"answered, {load.get('ws_messages', 0)} frames sent): p99 {p99['flood']:.2f} ms = "
+        f"{p99['flood'] / p99_none:.2f}× none (target ≤ {FLOOD_FACTOR}×); {lat['accepted']}/{lat['jumps']} jumps "
+        f"accepted ({lost} lost); the loop's longest stretch of its own work {lat['worst_busy_ms']:.1f} ms CPU "
+        f"(target ≤ {BLOCK_MS:g}), late past a heartbeat by at most {lat['worst_block_ms']:.1f} ms, longest "
+        f"garbage collection {lat['worst_gc_ms']:.1f} ms (generation {lat['worst_gc_generation']})  {_mark(good)}"
+    )
+
+    d = dom(dom_presses)
+    if d is None:
+        print("  press → DOM in Chromium: not measured (needs pip playwright and Debian's chromium)")
+    else:
+        values = [x for x in d["values"] if x == x]
+        p95 = _q(values, 0.95) * 1e3
+        good = p95 <= DOM_P95_MS and len(values) == len(d["values"])
+        ok &= good
+        print(
+            f"  press → DOM in Chromium: p50 {_q(values, 0.5) * 1e3:.1f} ms, p95 {p95:.1f} ms over "
+            f"{len(values)}/{len(d['values'])} presses (target p95 ≤ {DOM_P95_MS:g} ms)  {_mark(good)}"
+        )
+
+    h = hostile(malformed)
+    bad = {k: v for k, v in h["statuses"].items() if k.startswith("BAD") or k == "no envelope"}
+    good = not bad and not h["changed"] and h["errors"] == 0
+    ok &= good
+    print(
+        f"  {h['sent']} malformed requests and frames: {h['errors']} tracebacks/errors logged, "
+        f"{'CHANGES' if h['changed'] else 'no change'} without pairing, answers {dict(sorted(h['statuses'].items()))}"
+        f"  {_mark(good)}"
+    )
+    return 0 if ok else 1

@@ -1,0 +1,84 @@
+"""The companion page in a real browser (Debian's Chromium, headless, driven by Playwright): the
+scoreboard follows the buttons, a phone pairs and names seats, the history shows its plots, and
+the first load stays small and on the device. Pages open with ``bypass_csp``: Playwright's waits
+evaluate strings, which the page's own policy forbids."""
+
+from __future__ import annotations
+
+import pytest
+from browserkit import LiveTable, browser, playwright_ready
+
+pytestmark = pytest.mark.skipif(not playwright_ready(), reason="needs pip playwright and Debian's chromium")
+
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = browser(p)
+        yield b
+        b.close()
+
+
+def test_the_scoreboard_follows_a_press_and_the_first_load_stays_small_and_local(tmp_path, chromium):
+    with LiveTable(tmp_path) as table:
+        table.call(lambda: table.device.start_named("arschbombe", ["Ann", "Ben"]))
+        page = chromium.new_page(viewport=PHONE, bypass_csp=True)
+        requests, sizes = [], []
+        page.on("request", lambda r: requests.append(r.url))
+        page.on(
+            "response",
+            lambda r: (
+                sizes.append(len(r.body())) if r.url.startswith(table.url) and not r.url.endswith("/ws") else None
+            ),
+        )
+        page.goto(table.url + "/")
+        page.wait_for_selector(".player[data-name='Ben']")
+        before = page.inner_text("#players")
+        version = page.evaluate("document.body.dataset.version")
+        table.press("ok")
+        table.press("ok")  # Ann's jump: rascal, A
+        page.wait_for_function(f"document.body.dataset.version !== '{version}'")
+        page.wait_for_function("document.querySelector('#players').innerText !== " + repr(before))
+        assert page.inner_text(".player.turn .name") == "Ben"
+        page.close()
+    assert all(u.startswith(table.url) or u.startswith("ws://127.0.0.1") for u in requests)
+    assert sum(sizes) <= 150_000
+
+
+def test_a_phone_pairs_with_the_code_and_its_names_reach_the_panel(tmp_path, chromium):
+    with LiveTable(tmp_path) as table:
+        offer = table.call(lambda: table.device.phone_offer())
+        page = chromium.new_page(viewport=PHONE, bypass_csp=True)
+        page.goto(table.url + "/phone")
+        page.fill("#code", offer[1])
+        page.click("#b-pair")
+        page.wait_for_selector("#names input[data-seat='p1']")
+        page.fill("input[data-seat='p1']", "Ann")
+        page.click("#b-names")
+        page.wait_for_selector("#result.okmsg")
+        assert table.call(lambda: table.device.seat_name("p1")) == "Ann"
+        assert "Ann" in table.call(lambda: table.device.frame().message)
+        cookies = page.context.cookies()
+        page.close()
+    (cookie,) = [c for c in cookies if c["name"] == "tablemate_phone"]
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+
+
+def test_the_history_shows_a_game_its_link_and_its_plots(tmp_path, chromium):
+    with LiveTable(tmp_path) as table:
+        for _ in range(2):
+            table.call(lambda: table.device.start_named("bomb", ["Ann", "Ben", "Cy"]))
+            table.call(lambda: table.device.end_early())
+        page = chromium.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+        page.goto(table.url + "/history")
+        page.wait_for_selector("#plots img")
+        page.wait_for_selector("tr[data-id] a[href^='https://app.bgstatsapp.com/createPlay.html?data=']")
+        page.wait_for_function(
+            "[...document.querySelectorAll('#plots img')].every(i => i.complete && i.naturalWidth > 0)"
+        )
+        assert page.locator("tr[data-id]").count() == 2
+        page.close()

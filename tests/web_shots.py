@@ -1,0 +1,71 @@
+"""Screenshots of the companion page for the README (not a test): ``python tests/web_shots.py docs``.
+
+Plays the scripted games of ``tests/data`` into a fresh state folder (real finished games for
+the history), starts a game of Arschbombe and plays a few jumps from the buttons, then takes a
+phone-sized and a TV-sized scoreboard, the history with its plots in Chromium, and the OLED's
+Phone screen (its QR code) from the simulated panel.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from browserkit import LiveTable, browser
+from PIL import Image
+
+from firmware_host.core import config as configuration
+from firmware_host.core.store import Store
+from firmware_host.sim.script import load, run_script
+
+DATA = Path(__file__).parent / "data"
+
+
+def main(out: Path) -> None:
+    """Write ``web-*.png`` into ``out``."""
+    from playwright.sync_api import sync_playwright
+
+    state = Path(tempfile.mkdtemp()) / "state"
+    for name in ("arschbombe_game.sim", "bomb_game.sim", "arschbombe_game.sim", "tonne_game.sim"):
+        run_script(configuration.defaults(), Store(state), load(DATA / name), None, seed=len(name))
+    out.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p, LiveTable(state) as table:
+        chromium = browser(p)
+        table.call(lambda: table.device.start_named("arschbombe", ["Ann", "Ben", "Cy", "Dee"]))
+        for buttons in (("ok", "ok"), ("ok", "next", "ok"), ("ok", "ok")):
+            for b in buttons:
+                table.press(b)
+            time.sleep(0.2)
+        for name, size in (("web-scoreboard-phone", (390, 844)), ("web-scoreboard-tv", (1920, 1080))):
+            page = chromium.new_page(viewport={"width": size[0], "height": size[1]})
+            page.goto(table.url + "/")
+            page.wait_for_selector(".player.turn")
+            page.screenshot(path=str(out / f"{name}.png"))
+            page.close()
+        page = chromium.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+        page.goto(table.url + "/history")
+        page.wait_for_selector("#plots img")
+        page.wait_for_function("[...document.querySelectorAll('#plots img')].every(i => i.complete && i.naturalWidth)")
+        page.screenshot(path=str(out / "web-history.png"), full_page=True)
+        page.close()
+        chromium.close()
+        table.call(lambda: table.device.home())
+        image = table.call(_phone_picture(table))
+        image.convert("L").resize((512, 256), Image.NEAREST).save(out / "web-oled-phone.png")
+
+
+def _phone_picture(table: LiveTable):
+    async def shot() -> Image.Image:
+        from firmware_host.ui.phone import PhoneScreen
+
+        table.device.push(PhoneScreen(table.device))
+        await table.device.flush()
+        return table.device.display.shown.copy()
+
+    return shot
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1] if len(sys.argv) > 1 else "docs"))

@@ -29,7 +29,10 @@ def test_spi_is_the_default_on_spi1_with_the_default_buttons_free_of_it(tmp_path
         ("[scale]\ndata = 5\n", "[scale] data: the SPI interface has the HX711's DOUT on SPI1 MISO, GPIO 19, not 5"),
         ("[scale]\nclock = 6\n", 'set clock = 20 or interface = "gpio"'),
         ("[buttons]\np6 = 21\n", '[buttons] p6 and [scale] interface "spi" (SPI1 SCLK) both use GPIO 21'),
-        ('[tower]\nbackend = "gpio"\n', '[tower] buzzer and [scale] interface "spi" (SPI1 CE0) both use GPIO 18'),
+        (
+            '[tower]\nbackend = "gpio"\nbuzzer = 18\n',
+            '[tower] buzzer and [scale] interface "spi" (SPI1 CE0) both use GPIO 18',
+        ),
         ('[scale]\ninterface = "gpio"\ndata = 5\n', "[buttons] p1 and [scale] data both use GPIO 5"),
         ('[scale]\ninterface = "iio"\nclock = 12\n', "[buttons] ok and [scale] clock both use GPIO 12"),
     ],
@@ -49,7 +52,13 @@ def test_gpio_and_iio_take_only_data_and_clock(tmp_path):
 
 def test_a_scale_that_is_not_an_hx711_takes_no_pin(tmp_path):
     c = load(tmp_path, '[scale]\nbackend = "none"\n[tower]\nbackend = "gpio"\n')
-    assert c["tower"]["buzzer"] == 18
+    assert c["tower"]["buzzer"] == 23
+
+
+def test_the_default_gpio_tower_works_beside_the_default_spi_scale(tmp_path):
+    # bug: the buzzer's default was SPI1's CE0, so switching to the GPIO tower refused to start
+    c = load(tmp_path, '[tower]\nbackend = "gpio"\n')
+    assert c["tower"]["buzzer"] == 23 and c["scale"]["interface"] == "spi"
 
 
 def test_the_spi_path_asks_the_boot_config_for_spi1(tmp_path):

@@ -101,8 +101,7 @@ def test_a_line_refused_for_permission_gets_a_fix_that_survives_a_reboot(tmp_pat
 
 
 def test_the_gpio_tower_lines_are_requested_as_outputs_at_their_idle_low(tmp_path):
-    # the buzzer off its default GPIO 18, which is SPI1's CE0 for the default scale (wiring.md)
-    config = parse({"tower": {"backend": "gpio", "buzzer": 23, "bar": [7, 8]}}, "config.toml")
+    config = parse({"tower": {"backend": "gpio", "bar": [7, 8]}}, "config.toml")
     roles = {line.pin: line.role for line in configured_lines(config)}
     assert roles[17] == "tower red" and roles[23] == "tower buzzer" and roles[8] == "tower bar 2"
     chip = HeldChip()

@@ -90,9 +90,12 @@ def test_spi_pins_may_not_clash_with_a_button():
 
 
 def test_the_default_spi_wiring_is_free_of_every_default_pin():
-    # the GPIO tower's buzzer (18) is the SPI scale's unwired CE0: with both, the scale clocks by
-    # GPIO (or the buzzer moves); see test_config's scale interface tests
-    tower_gpio = {"display": {"kind": "ssd1322"}, "tower": {"backend": "gpio"}, "scale": {"interface": "gpio"}}
+    # the GPIO tower's buzzer (23) is an SPI panel's DC: with both, one of them moves
+    tower_gpio = {
+        "display": {"kind": "ssd1322"},
+        "tower": {"backend": "gpio", "buzzer": 18},
+        "scale": {"interface": "gpio"},
+    }
     config = configuration.parse(tower_gpio, "c.toml")
     assert config["display"]["dc"] == 23 and config["display"]["reset"] == 15
 

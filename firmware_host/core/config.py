@@ -177,7 +177,7 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "red": (_pin, 17),
         "yellow": (_pin, 27),
         "green": (_pin, 22),
-        "buzzer": (_pin, 18),
+        "buzzer": (_pin, 23),  # not 18: SPI1's CE0, which the default scale's overlay takes
         "bar": (_pin_list, []),
         "sound": (_bool, True),
     },

@@ -78,6 +78,25 @@ def test_the_move_that_ends_a_game_can_be_undone_and_the_game_is_not_filed(tmp_p
     assert [e["reason"] for e in history] == ["over"]
 
 
+def test_undoing_the_move_that_ended_a_game_takes_its_result_off_the_companion_page(tmp_path):
+    async def body(dev):
+        _end_arschbombe(dev)
+        await screen(dev)
+        ended = dev.last_result, dev.snapshot()["finished"]
+        await presses(dev, "back!")  # the last move taken back: in play again
+        undone = dev.last_result, dev.snapshot()["finished"]
+        dev.apply(PLAIN.actions[-1])  # played again: over again
+        await asyncio.sleep(0.1)
+        again = dev.last_result
+        await presses(dev, "ok!")  # leaves the result: filed now
+        return ended, undone, again, Store(tmp_path).history()
+
+    (entry, shown), undone, again, history = run_device(tmp_path, body)
+    assert entry is not None and shown is not None and shown["reason"] == "over"
+    assert undone == (None, None)  # the page no longer shows a result the table took back
+    assert again is not None and [e["id"] for e in history] == [again["id"]]
+
+
 def test_a_power_cut_on_the_result_screen_loses_nothing(tmp_path):
     cut = tmp_path / "cut"
 

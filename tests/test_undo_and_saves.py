@@ -112,6 +112,18 @@ def test_a_power_cut_on_the_result_screen_loses_nothing(tmp_path):
     assert len(Store(tmp_path / "live").history()) == 1  # the stop filed it once
 
 
+def test_a_script_that_ends_on_the_result_screen_files_the_game_when_it_stops(tmp_path):
+    from firmware_host.core import config as configuration
+
+    lines = [f"start {PLAIN.game} {' '.join(PLAIN.players)}"] + [f"action {json.dumps(a)}" for a in PLAIN.actions]
+    device = run_script(configuration.defaults(), Store(tmp_path), parse("\n".join([*lines, "wait 1"])), None, seed=1)
+    assert device.result_on_screen is None  # never left by a press: filed by the stop
+    history = Store(tmp_path).history()
+    assert [e["reason"] for e in history] == ["over"] and history[0]["winners"]
+    assert Session.resume(Store(tmp_path)) is None  # and not filed again by the next start
+    assert len(Store(tmp_path).history()) == 1
+
+
 def test_a_start_refused_on_a_full_disk_works_once_there_is_room_again(tmp_path):
     async def body(dev):
         with injected(Faults(fail_at=1, fail_errno=errno.ENOSPC, only=("write", "rename"))):

@@ -755,7 +755,7 @@ class Device:
             return False
         self.events = self._past_events(session)
         self.clear_message()
-        said = self.session.undone_said
+        said = session.undone_said
         self._when_durable(lambda: self._undone(said, why))
         return True
 

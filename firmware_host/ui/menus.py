@@ -25,7 +25,7 @@ from firmware_host.ui.render import Frame, Row, panel, text_width
 from firmware_host.ui.rules import rules_for
 from firmware_host.ui.timer_menu import MODE_LABELS, timer_screen
 from games import TITLES, get_engine
-from games.core import Menu, Option, T, View, join
+from games.core import Menu, Option, T, View, join, score_places
 
 if TYPE_CHECKING:
     from firmware_host.ui.table import MenuTable, SelfTestTable, Table
@@ -299,8 +299,7 @@ def _places(entry: dict[str, Any], scores: dict[str, float]) -> dict[str, int]:
         isinstance(places.get(name), int) and not isinstance(places.get(name), bool) for name in scores
     ):
         return {name: places[name] for name in scores}
-    ranked = sorted(scores.values(), reverse=True)
-    return {name: ranked.index(score) + 1 for name, score in scores.items()}
+    return score_places(scores)
 
 
 def final_words(final: View, said: Sequence[str]) -> list[str]:

@@ -42,16 +42,15 @@ def _width(on: Panel | None) -> int:
     return (on or panel()).content_w - BAR_W
 
 
-def _fits(cell: tuple[str, str], room: int) -> bool:
-    """Whether a cell's name keeps its :func:`least` characters beside its value in ``room``."""
-    name, value = cell
-    return text_width(f"{name[: least(name)]} {tr(value)}") <= room
-
-
 def _need(cell: tuple[str, str]) -> int:
     """Pixels a cell takes with its name cut to its :func:`least` characters (and its margins)."""
     name, value = cell
     return text_width(f"{name[: least(name)]} {tr(value)}") + 2
+
+
+def _fits(cell: tuple[str, str], room: int) -> bool:
+    """Whether a cell's name keeps its :func:`least` characters beside its value in ``room``."""
+    return _need(cell) - 2 <= room
 
 
 def _shares(line: Sequence[tuple[str, str]], columns: int, width: int) -> list[int] | None:

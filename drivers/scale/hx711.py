@@ -359,6 +359,19 @@ def _gpiod_lines(data: int, clock: int) -> Any:
         return None
 
 
+def hx711_on_lines(
+    lines: Any, data: int, clock: int, sps: int = 10, gain: int = 128, stamps: Callable[[], float] = time.monotonic
+) -> HX711Scale:
+    """The reader of an HX711 on requested libgpiod ``lines`` (:class:`drivers.gpio.hx711_lines.HX711Lines`
+    of GPIO ``data`` and ``clock``); the lines are released when the chip does not take its reset."""
+    try:
+        hx = HX711(lines.data_pin, lines.clock_pin, sps=sps)  # resets the chip on the lines
+    except Exception as exc:
+        lines.release()
+        raise HX711Unavailable(f"GPIO {data}/{clock}: {exc}") from None
+    return HX711Scale(hx, gain, stamps, pins=(lines.data_pin,))
+
+
 def open_hx711(
     data: int, clock: int, sps: int = 10, gain: int = 128, stamps: Callable[[], float] = time.monotonic
 ) -> HX711Scale:
@@ -367,12 +380,7 @@ def open_hx711(
     edge in the kernel), else through Blinka (the reader polls DOUT)."""
     lines = _gpiod_lines(data, clock)
     if lines is not None:
-        try:
-            hx = HX711(lines.data_pin, lines.clock_pin, sps=sps)  # resets the chip on the lines
-        except Exception as exc:
-            lines.release()
-            raise HX711Unavailable(f"GPIO {data}/{clock}: {exc}") from None
-        return HX711Scale(hx, gain, stamps, pins=(lines.data_pin,))
+        return hx711_on_lines(lines, data, clock, sps, gain, stamps)
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             import board

@@ -167,6 +167,20 @@ def text_rows(text: str, room: int, on: Panel | None = None) -> list[Row]:
     return named_rows(text, room, players(), on)
 
 
+NEWS_ROWS = 2
+"""Rows one line of what the last move brought may wrap onto."""
+
+
+def lines_rows(lines: Sequence[str], room: int) -> list[Row]:
+    """``lines`` (what the last move brought) in at most ``room`` rows: each on up to
+    :data:`NEWS_ROWS` rows while the lines after it keep a row each."""
+    rows: list[Row] = []
+    for i, line in enumerate(lines):
+        left = room - len(rows) - (len(lines) - i - 1)  # the lines after this one get a row each
+        rows += text_rows(line, min(NEWS_ROWS, left))
+    return rows[: max(0, room)]
+
+
 def short_names(names: Sequence[str]) -> dict[str, str]:
     """Each name → the shortest start of it, :data:`MIN_NAME` letters or more, that starts no
     other name (the whole name when every start of it does: ``Maximilian`` beside ``Maximiliane``)."""

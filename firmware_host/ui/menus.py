@@ -19,7 +19,7 @@ from firmware_host.core.i18n import LANGUAGES, NAMES, _
 from firmware_host.timers.stats import clock_text
 from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, apply_confirmed, footed, is_seat
 from firmware_host.ui.calibrate import CalibrateScreen
-from firmware_host.ui.layout import big_row, grid, names_note, text_rows
+from firmware_host.ui.layout import big_row, grid, lines_rows, names_note, text_rows
 from firmware_host.ui.phone import PhoneScreen
 from firmware_host.ui.render import Frame, Row, panel, text_width
 from firmware_host.ui.rules import rules_for
@@ -278,10 +278,7 @@ def result_rows(entry: dict[str, Any], headline: Sequence[str] = ()) -> list[Row
     on = panel()
     room = on.rows - 1 - on.height_of(rows) - on.height_of(table)  # under them: the hint
     news = list(headline[1:]) if entry.get("reason") == "over" else []
-    said: list[Row] = []
-    for i, line in enumerate(news):
-        said += text_rows(line, min(2, room - len(said) - (len(news) - 1 - i)))
-    return [*rows, *said[: max(0, room)], *table]
+    return [*rows, *lines_rows(news, room), *table]
 
 
 def _ranks(entry: dict[str, Any]) -> bool:

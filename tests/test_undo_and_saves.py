@@ -212,3 +212,24 @@ def test_a_long_undo_runs_off_the_loop_saying_so_and_answers_presses_meanwhile(t
     assert len(undone) == 4 and after == []
     assert shown == "Undoing…" and answered == "Undoing…" and not refused
     assert told.startswith("Undone: Ann turns")
+
+
+def test_an_undo_that_fails_off_the_loop_says_so_and_leaves_the_game_as_it_was(tmp_path, monkeypatch):
+    monkeypatch.setattr(devices, "UNDO_ON_LOOP", -1)  # every undo counts as long
+
+    def broken(self):
+        raise RuntimeError("engine bug")
+
+    async def body(dev):
+        dev.start_named("antartik", FOUR)
+        await presses(dev, "ok")  # a draw (and three passes)
+        before = list(dev.session.actions)
+        monkeypatch.setattr(Session, "prepare_undo", broken)
+        monkeypatch.setattr(Session, "_replay", lambda self, actions: broken(self))  # nor on the loop
+        assert dev.undo()
+        await asyncio.sleep(0.1)
+        return before, list(dev.session.actions), dev.toast_text(), dev._busy
+
+    before, after, told, busy = run_device(tmp_path, body)
+    assert after == before and busy is None  # nothing taken back, the table not stuck "Undoing…"
+    assert told == "Cannot undo: RuntimeError: engine bug"

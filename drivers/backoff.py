@@ -1,5 +1,6 @@
 """How long to wait before trying a part again: the first delay, doubled after every failure up to
-a limit, back to the first after a success. The display, each button and the scale reopen on it.
+a limit, back to the first after a success. The display, each button, the scale and the USB tower
+reopen on it.
 
 Only numbers: whoever retries schedules the attempt on its own clock (the event loop's
 ``call_later``, a thread's wait), so tests drive it with fake time.

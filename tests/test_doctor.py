@@ -48,7 +48,6 @@ def fake_pi(tmp_path: Path, *, hz: int = 400_000, dout: str = "low") -> System:
         user_groups=lambda user: PI_GROUPS if user == "tablemate" else None,
         group_name=lambda gid: "gpio",
         i2c_answers=lambda port, address: (port, address) == (1, 0x3C),
-        dout_falls=lambda data, clock, seconds: dout,
         hx711_words=lambda s, seconds: WordReport(
             seconds, busy=dout == "busy", words=0 if dout == "high" else 30, samples=26
         ),
@@ -149,7 +148,7 @@ def test_selftest_lines_put_failures_first_and_fit_the_panel(tmp_path):
     system = fake_pi(tmp_path)
     (system.root / "dev/tablemate-tower").unlink()
     (system.root / "dev/ttyUSB0").unlink()
-    system.i2c_answers = system.dout_falls = None  # the running device holds the bus and the pins
+    system.i2c_answers = None  # the running device holds the bus
     lines = selftest_lines(defaults(), system)
     assert lines[0] == "tower FAIL" and all(len(line) <= 21 for line in lines)
     assert "scale ok" not in lines and "display ok" not in lines
@@ -164,23 +163,6 @@ def test_doctor_runs_here_and_names_every_missing_part_with_its_fix(cli, tmp_pat
     assert result.status == (1 if failing else 0)
     if not Path("/dev/gpiochip0").exists() and os.name == "posix":  # this machine: no Pi
         assert result.status == 1 and lines[-1].endswith("to fix")
-
-
-def test_the_dout_probe_wires_the_hx711_as_the_driver_does():
-    pytest.importorskip("gpiod")
-    from drivers.gpio.gpiod_pins import header_chip  # noqa: F401 - the probe's import works here
-    from firmware_host.runtime.doctor import _dout_falls
-    from tests.gpiod_chip import StandInChip
-
-    # A broken DOUT wire: nothing drives the line. With the Pi's default pull-down it read low,
-    # which passed for a ready chip; with the driver's pull-up it reads "never ready".
-    assert _dout_falls(24, 23, 0.01, StandInChip()) == "high"
-    # The service left PD_SCK high (the chip powered down) when it stopped: the probe wakes it.
-    chip = StandInChip()
-    chip.levels[23] = True
-    chip.levels[24] = False  # the chip converts once powered
-    assert _dout_falls(24, 23, 0.01, chip) == "low"
-    assert chip.levels[23] is False and chip.requests == {} and chip.closed
 
 
 def test_the_self_test_shows_the_doctors_checks_on_its_second_page(tmp_path):

@@ -6,7 +6,6 @@ import pytest
 
 from drivers.scale.faults import NO_DATA
 from drivers.scale.hx711 import HX711Unavailable
-from drivers.scale.hx711_chip import HX711Chip, LoadModel, VirtualClock
 from drivers.scale.hx711_iio import (
     IIOError,
     IIOScale,
@@ -16,23 +15,15 @@ from drivers.scale.hx711_iio import (
     open_hx711_iio,
     signed,
 )
+from tests.hx711kit import ChipRig
 
 
-class Rig:
+class Rig(ChipRig):
     def __init__(self, rate: int = 10, gain: int = 128, grams: float = -250.0, noise: float = 0.0) -> None:
-        self.clock = VirtualClock()
-        self.chip = HX711Chip(self.clock, rate=rate, load=LoadModel(grams=grams, noise_counts=noise))
+        super().__init__(rate, grams, noise)
         self.kernel = KernelSim(self.chip, self.clock)
         self.kernel.high_times = []
-        self.scale = IIOScale(self.kernel, rate, gain, clock=self.clock)
-        self.samples: list[int] = []
-        self.faults: list[str] = []
-        self.scale.prepare(lambda t, raw: self.samples.append(raw), self.faults.append)
-
-    def run(self, seconds: float) -> None:
-        end = self.clock() + seconds
-        while self.clock() < end:
-            self.scale.step()
+        self.attach(IIOScale(self.kernel, rate, gain, clock=self.clock))
 
 
 def test_the_kernels_word_is_offset_binary() -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from drivers.scale.faults import NO_DATA, SLOW_CLOCK, stuck
 from drivers.scale.hx711 import MAX_HIGH, HX711Scale, NotReady
-from drivers.scale.hx711_chip import UNSETTLED, HX711Chip, LoadModel, VirtualClock
+from drivers.scale.hx711_chip import UNSETTLED
 from drivers.scale.hx711_spi import (
     PROBE,
     RESET_BYTES,
@@ -26,9 +26,10 @@ from drivers.scale.hx711_spi import (
     open_hx711_spi,
     pulse_bytes,
 )
+from tests.hx711kit import ChipRig
 
 
-class Rig:
+class Rig(ChipRig):
     """Chip, SPI bus, driver and reader on one virtual clock, stepped by hand."""
 
     def __init__(
@@ -40,19 +41,10 @@ class Rig:
         hz: int = SPI_HZ,
         gap: float = 0.0,
     ):
-        self.clock = VirtualClock()
-        self.chip = HX711Chip(self.clock, rate=rate, load=LoadModel(grams=grams, noise_counts=noise))
+        super().__init__(rate, grams, noise)
         self.bus = SimSpiBus(self.chip, hz, byte_gap=gap)
         self.hx = SpiHX711(self.bus, sps=rate, timing=self.clock)
-        self.scale = HX711Scale(self.hx, gain, clock=self.clock, pins=(self.bus,))
-        self.samples: list[int] = []
-        self.faults: list[str] = []
-        self.scale.prepare(lambda t, raw: self.samples.append(raw), self.faults.append)
-
-    def run(self, seconds: float) -> None:
-        end = self.clock() + seconds
-        while self.clock() < end:
-            self.scale.step()
+        self.attach(HX711Scale(self.hx, gain, clock=self.clock, pins=(self.bus,)))
 
 
 def bits(data: bytes) -> str:

@@ -115,7 +115,7 @@ def test_bomb_a_reveal_is_one_hold_a_player_and_the_defuser_rolls_with_one_press
 
 def test_tonne_a_card_of_5_is_one_hold_and_the_scale_counts_the_pieces(tmp_path):
     from firmware_host.core.store import Store
-    from firmware_host.sim.terminal import sim_calibration
+    from firmware_host.sim.scale import sim_calibration
     from firmware_host.ui.calibrate import kind_labels
 
     Store(tmp_path).write_doc("scale", sim_calibration(list(kind_labels())))

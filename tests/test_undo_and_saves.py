@@ -78,6 +78,25 @@ def test_the_move_that_ends_a_game_can_be_undone_and_the_game_is_not_filed(tmp_p
     assert [e["reason"] for e in history] == ["over"]
 
 
+def test_undoing_the_move_that_ended_a_game_takes_its_result_off_the_companion_page(tmp_path):
+    async def body(dev):
+        _end_arschbombe(dev)
+        await screen(dev)
+        ended = dev.last_result, dev.snapshot()["finished"]
+        await presses(dev, "back!")  # the last move taken back: in play again
+        undone = dev.last_result, dev.snapshot()["finished"]
+        dev.apply(PLAIN.actions[-1])  # played again: over again
+        await asyncio.sleep(0.1)
+        again = dev.last_result
+        await presses(dev, "ok!")  # leaves the result: filed now
+        return ended, undone, again, Store(tmp_path).history()
+
+    (entry, shown), undone, again, history = run_device(tmp_path, body)
+    assert entry is not None and shown is not None and shown["reason"] == "over"
+    assert undone == (None, None)  # the page no longer shows a result the table took back
+    assert again is not None and [e["id"] for e in history] == [again["id"]]
+
+
 def test_a_power_cut_on_the_result_screen_loses_nothing(tmp_path):
     cut = tmp_path / "cut"
 
@@ -91,6 +110,18 @@ def test_a_power_cut_on_the_result_screen_loses_nothing(tmp_path):
     history = Store(cut).history()
     assert [e["reason"] for e in history] == ["over"] and history[0]["winners"]
     assert len(Store(tmp_path / "live").history()) == 1  # the stop filed it once
+
+
+def test_a_script_that_ends_on_the_result_screen_files_the_game_when_it_stops(tmp_path):
+    from firmware_host.core import config as configuration
+
+    lines = [f"start {PLAIN.game} {' '.join(PLAIN.players)}"] + [f"action {json.dumps(a)}" for a in PLAIN.actions]
+    device = run_script(configuration.defaults(), Store(tmp_path), parse("\n".join([*lines, "wait 1"])), None, seed=1)
+    assert device.result_on_screen is None  # never left by a press: filed by the stop
+    history = Store(tmp_path).history()
+    assert [e["reason"] for e in history] == ["over"] and history[0]["winners"]
+    assert Session.resume(Store(tmp_path)) is None  # and not filed again by the next start
+    assert len(Store(tmp_path).history()) == 1
 
 
 def test_a_start_refused_on_a_full_disk_works_once_there_is_room_again(tmp_path):
@@ -181,3 +212,24 @@ def test_a_long_undo_runs_off_the_loop_saying_so_and_answers_presses_meanwhile(t
     assert len(undone) == 4 and after == []
     assert shown == "Undoing…" and answered == "Undoing…" and not refused
     assert told.startswith("Undone: Ann turns")
+
+
+def test_an_undo_that_fails_off_the_loop_says_so_and_leaves_the_game_as_it_was(tmp_path, monkeypatch):
+    monkeypatch.setattr(devices, "UNDO_ON_LOOP", -1)  # every undo counts as long
+
+    def broken(self):
+        raise RuntimeError("engine bug")
+
+    async def body(dev):
+        dev.start_named("antartik", FOUR)
+        await presses(dev, "ok")  # a draw (and three passes)
+        before = list(dev.session.actions)
+        monkeypatch.setattr(Session, "prepare_undo", broken)
+        monkeypatch.setattr(Session, "_replay", lambda self, actions: broken(self))  # nor on the loop
+        assert dev.undo()
+        await asyncio.sleep(0.1)
+        return before, list(dev.session.actions), dev.toast_text(), dev._busy
+
+    before, after, told, busy = run_device(tmp_path, body)
+    assert after == before and busy is None  # nothing taken back, the table not stuck "Undoing…"
+    assert told == "Cannot undo: RuntimeError: engine bug"

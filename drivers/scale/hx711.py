@@ -28,14 +28,12 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from drivers.scale import FaultHandler, SampleHandler
-from drivers.scale.faults import FaultWatch
+from drivers.scale.reader_thread import ReaderThread
 
 log = logging.getLogger(__name__)
 
@@ -279,11 +277,12 @@ class HX711(adafruit.HX711):
         return self._read_channel(chan_gain)
 
 
-class HX711Scale:
+class HX711Scale(ReaderThread):
     """Reads an :class:`HX711` in a dedicated thread; the :class:`drivers.scale.Scale` of the Pi.
 
     ``clock`` stamps the samples (``time.monotonic``, the device loop's clock). Callbacks run in
-    the reader thread; the device hands them to its loop with ``call_soon_threadsafe``.
+    the reader thread; the device hands them to its loop with ``call_soon_threadsafe``. A pause
+    (:meth:`stop`) powers the chip down; a resume wakes it.
     """
 
     def __init__(
@@ -295,20 +294,11 @@ class HX711Scale:
     ) -> None:
         if gain not in GAIN_PULSES:
             raise ValueError("gain must be 128, 64 (channel A) or 32 (channel B)")
+        super().__init__(clock)
         self.hx = hx
         self.sps = hx.sps
         self.pulses = GAIN_PULSES[gain]
-        self.clock = clock
-        self.watch: FaultWatch | None = None
-        self.cpu_seconds = 0.0
-        """CPU time the reader thread has used (``time.thread_time``)."""
         self._pins = pins
-        self._stop = threading.Event()
-        self._wanted = threading.Event()
-        self.asleep = False
-        """True while the reader is paused: the chip powered down, the thread blocked."""
-        self._thread: threading.Thread | None = None
-        self._closed = False
         self._slice = 2 * hx.period
         """How long one step waits for a conversion before checking for faults and stop."""
 
@@ -316,26 +306,6 @@ class HX711Scale:
     def stats(self) -> ReadStats:
         """The driver's counts."""
         return self.hx.stats
-
-    def prepare(self, on_sample: SampleHandler, on_fault: FaultHandler) -> None:
-        """Set the callbacks without starting the thread (tests call :meth:`step` themselves)."""
-        self.watch = FaultWatch(on_sample, on_fault)
-        self.watch.started(self.clock())
-
-    def start(self, on_sample: SampleHandler, on_fault: FaultHandler) -> None:
-        """Start the reader thread, or wake it after :meth:`stop` (the chip powers up)."""
-        if self._closed:
-            return
-        self.prepare(on_sample, on_fault)
-        self._wanted.set()
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="hx711", daemon=True)
-            self._thread.start()
-
-    def stop(self) -> None:
-        """Pause: the thread finishes the read in hand, powers the chip down and blocks (no
-        wake-ups) until :meth:`start`. Returns at once."""
-        self._wanted.clear()
 
     def step(self) -> None:
         """One attempt: wait a short while for a conversion, read it, pass it on."""
@@ -351,42 +321,16 @@ class HX711Scale:
         else:
             watch.reading(self.clock(), raw)
 
-    def _run(self) -> None:
-        cpu0 = time.thread_time()
-        assert self.watch is not None
-        try:
-            while not self._stop.is_set():
-                if not self._wanted.is_set():
-                    self.hx.sleep()
-                    self.asleep = True
-                    self._wanted.wait()
-                    self.asleep = False
-                    if self._stop.is_set():
-                        break
-                    self.hx.wake()
-                    self.watch.started(self.clock())
-                    continue
-                self.step()
-                self.cpu_seconds = time.thread_time() - cpu0
-        except Exception as exc:  # a GPIO error: report it, never die silently
-            log.exception("hx711 reader stopped")
-            self.watch.on_fault(f"reader stopped: {exc}")
-        finally:
-            self.cpu_seconds = time.thread_time() - cpu0
+    def _pause(self) -> None:
+        self.hx.sleep()
+
+    def _resume(self) -> None:
+        self.hx.wake()
 
     def close(self) -> None:
         """Stop the thread, power the chip down and release the pins; safe to call twice."""
-        if self._closed:
+        if not self._end_thread():
             return
-        self._closed = True
-        self._stop.set()
-        self._wanted.set()
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout=2.0)
-            if thread.is_alive():
-                log.warning("hx711 reader thread did not stop")
-                return
         with contextlib.suppress(Exception):
             self.hx.power_down(True)
         for pin in self._pins:
@@ -415,6 +359,19 @@ def _gpiod_lines(data: int, clock: int) -> Any:
         return None
 
 
+def hx711_on_lines(
+    lines: Any, data: int, clock: int, sps: int = 10, gain: int = 128, stamps: Callable[[], float] = time.monotonic
+) -> HX711Scale:
+    """The reader of an HX711 on requested libgpiod ``lines`` (:class:`drivers.gpio.hx711_lines.HX711Lines`
+    of GPIO ``data`` and ``clock``); the lines are released when the chip does not take its reset."""
+    try:
+        hx = HX711(lines.data_pin, lines.clock_pin, sps=sps)  # resets the chip on the lines
+    except Exception as exc:
+        lines.release()
+        raise HX711Unavailable(f"GPIO {data}/{clock}: {exc}") from None
+    return HX711Scale(hx, gain, stamps, pins=(lines.data_pin,))
+
+
 def open_hx711(
     data: int, clock: int, sps: int = 10, gain: int = 128, stamps: Callable[[], float] = time.monotonic
 ) -> HX711Scale:
@@ -423,12 +380,7 @@ def open_hx711(
     edge in the kernel), else through Blinka (the reader polls DOUT)."""
     lines = _gpiod_lines(data, clock)
     if lines is not None:
-        try:
-            hx = HX711(lines.data_pin, lines.clock_pin, sps=sps)  # resets the chip on the lines
-        except Exception as exc:
-            lines.release()
-            raise HX711Unavailable(f"GPIO {data}/{clock}: {exc}") from None
-        return HX711Scale(hx, gain, stamps, pins=(lines.data_pin,))
+        return hx711_on_lines(lines, data, clock, sps, gain, stamps)
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             import board

@@ -25,15 +25,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import logging
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from drivers.scale import FaultHandler, SampleHandler
-from drivers.scale.faults import FaultWatch
 from drivers.scale.hx711 import SETTLE_CONVERSIONS, HX711Unavailable, ReadStats
+from drivers.scale.reader_thread import ReaderThread
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +168,7 @@ class KernelSim:
                 self._read()
 
 
-class IIOScale:
+class IIOScale(ReaderThread):
     """Reads an :class:`HX711Source` in a thread: the :class:`drivers.scale.Scale` of the IIO path.
 
     The kernel gives no way to power the chip down, so :meth:`stop` only stops reading. The first
@@ -178,46 +176,25 @@ class IIOScale:
     have just powered up or changed gain).
     """
 
+    thread_name = "hx711-iio"
+
     def __init__(
         self, source: HX711Source, sps: int = 10, gain: int = 128, clock: Callable[[], float] = time.monotonic
     ) -> None:
         if gain not in (128, 64, 32):
             raise ValueError("gain must be 128, 64 (channel A) or 32 (channel B)")
+        super().__init__(clock)
         self.source = source
         self.sps = sps
         self.channel = 1 if gain == 32 else 0
         if gain != 32:
             source.set_gain_a(gain)
-        self.clock = clock
-        self.watch: FaultWatch | None = None
         self.stats = ReadStats()
         """Words read (``reads``), dropped while settling, refused by the kernel (``timeouts``)."""
-        self.cpu_seconds: float | None = None
-        self._settle = SETTLE_CONVERSIONS
-        self._stop = threading.Event()
-        self._wanted = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._closed = False
-
-    def prepare(self, on_sample: SampleHandler, on_fault: FaultHandler) -> None:
-        """Set the callbacks without starting the thread (tests call :meth:`step`)."""
-        self.watch = FaultWatch(on_sample, on_fault)
-        self.watch.started(self.clock())
         self._settle = SETTLE_CONVERSIONS
 
-    def start(self, on_sample: SampleHandler, on_fault: FaultHandler) -> None:
-        """Start (or resume) reading."""
-        if self._closed:
-            return
-        self.prepare(on_sample, on_fault)
-        self._wanted.set()
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="hx711-iio", daemon=True)
-            self._thread.start()
-
-    def stop(self) -> None:
-        """Stop reading after the read in hand (the chip keeps converting)."""
-        self._wanted.clear()
+    def _resumed(self) -> None:
+        self._settle = SETTLE_CONVERSIONS
 
     def step(self) -> None:
         """One read: blocks until the kernel has a word, then passes it on."""
@@ -236,32 +213,6 @@ class IIOScale:
             watch.alive(self.clock())
             return
         watch.reading(self.clock(), signed(raw))
-
-    def _run(self) -> None:
-        assert self.watch is not None
-        try:
-            while not self._stop.is_set():
-                if not self._wanted.is_set():
-                    self._wanted.wait()
-                    if self._stop.is_set():
-                        break
-                    self.watch.started(self.clock())
-                    self._settle = SETTLE_CONVERSIONS
-                    continue
-                self.step()
-        except Exception as exc:
-            log.exception("hx711 iio reader stopped")
-            self.watch.on_fault(f"reader stopped: {exc}")
-
-    def close(self) -> None:
-        """Stop the thread; safe twice."""
-        if self._closed:
-            return
-        self._closed = True
-        self._stop.set()
-        self._wanted.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2.0)
 
 
 def open_hx711_iio(

@@ -16,7 +16,8 @@ element that changed (never combined bit masks, which not every firmware accepts
 state after every (re)connection, since the tower may have been power-cycled with its USB plug.
 
 A writer thread owns the port: :meth:`UsbTower.show` only hands it the newest state. When the
-port fails (unplugged), the thread reports ``lost``, and reopens it with exponential backoff.
+port fails (unplugged), the thread reports ``lost``, and reopens it with exponential backoff
+(:class:`drivers.backoff.Backoff`, as the display, buttons and scale reopen).
 An unplug between ``write`` and the drain in ``flush`` raises ``termios.error`` from
 ``tcdrain``, which is neither ``OSError`` nor ``SerialException`` (pyserial does not wrap it):
 it is a port failure like the others, and nothing else may end the thread either.
@@ -33,6 +34,7 @@ from typing import Any
 
 import serial
 
+from drivers.backoff import Backoff
 from drivers.tower import DARK, ELEMENTS, OLD_PORT, STABLE_PORT, StatusHandler, TowerState
 
 BAUD = 9600
@@ -82,7 +84,7 @@ class UsbTower:
         self.port = port
         self._on_status = on_status or (lambda status, detail: None)
         self._opener = opener
-        self._backoff = backoff
+        self._backoff = Backoff(*backoff)
         self._wanted: TowerState = DARK
         self._shown: TowerState | None = None  # what the tower shows, None when unknown
         self._serial: Any = None
@@ -109,7 +111,6 @@ class UsbTower:
 
     # -- the writer thread ------------------------------------------------------------------------
     def _run(self) -> None:
-        delay = self._backoff[0]
         while True:
             with self._changed:
                 while not self._stop and self.connected and self._wanted == self._shown:
@@ -119,7 +120,7 @@ class UsbTower:
                 if stopping:
                     break
                 if not self._connect():
-                    delay = self._pause(delay)
+                    self._pause()
                     continue
             try:
                 data = commands(self._shown, wanted)
@@ -127,25 +128,25 @@ class UsbTower:
                     self._serial.write(data)
                     self._serial.flush()
                 self._shown = wanted
-                delay = self._backoff[0]
+                self._backoff.reset()
             except PORT_ERRORS as exc:
                 self._drop(str(exc) or type(exc).__name__)
-                delay = self._pause(delay)  # a port that opens but fails at once is not hammered
+                self._pause()  # a port that opens but fails at once is not hammered
                 continue
             except Exception as exc:  # the writer thread must outlive any port bug
                 self._drop(f"{type(exc).__name__}: {exc}")
-                delay = self._pause(delay)
+                self._pause()
                 continue
             if stopping:
                 break
         self._close_port()
 
-    def _pause(self, delay: float) -> float:
-        """Wait ``delay`` (a stop ends it early); the next, doubled, up to the backoff's limit."""
+    def _pause(self) -> None:
+        """Wait the backoff's next delay (a stop ends it early)."""
+        delay = self._backoff.next()
         with self._changed:
             if not self._stop:
                 self._changed.wait(delay)
-        return min(delay * 2, self._backoff[1])
 
     def _connect(self) -> bool:
         try:

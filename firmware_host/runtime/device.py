@@ -745,17 +745,21 @@ class Device:
         self.clear_message()
         if self.session is not session:
             return
-        error = None if future.cancelled() else future.exception()
-        if error is not None:
+        if future.cancelled():  # the worker went away (a stop): the game stays as it is
+            return
+        error = future.exception()
+        if error is not None:  # not tried again on the loop: it would fail the same way, there
             log.error("undo failed: %r", error)
-        self._undo(session, None if error is not None or future.cancelled() else future.result(), why)
+            self.refuse(T("Cannot undo: {reason}", reason=f"{type(error).__name__}: {error}"[:120]))
+            return
+        self._undo(session, future.result(), why)
 
     def _undo(self, session: Session, prepared: Any, why: str | None = None) -> bool:
         if not session.undo(prepared):
             return False
         self.events = self._past_events(session)
         self.clear_message()
-        said = self.session.undone_said
+        said = session.undone_said
         self._when_durable(lambda: self._undone(said, why))
         return True
 

@@ -109,50 +109,6 @@ def _i2c_answers(port: int, address: int) -> bool:
     return True
 
 
-def _dout_falls(data: int, clock: int, seconds: float, chip: Any = None) -> str:
-    """Watch the HX711's DOUT through libgpiod v2 as the driver wires it: ``low`` (a conversion
-    was ready), ``high`` (never ready: no power, no chip or a broken wire) or ``busy`` (the
-    service holds the pins).
-
-    DOUT gets the driver's pull-up: without it a broken wire floats, or reads low through the
-    Pi's default pull-down (GPIO 9-27), which would pass for a ready chip. PD_SCK is driven low:
-    the service powers the chip down (PD_SCK high) when it stops, and a released line keeps that
-    level, so the chip would never convert for a doctor run after ``systemctl stop``.
-    """
-    import gpiod
-    from gpiod.line import Bias, Direction, Value
-
-    from drivers.gpio.gpiod_pins import header_chip
-
-    if chip is None:
-        path = header_chip()  # the chip the device's own pins use
-        if path is None:
-            raise OSError("no Raspberry Pi GPIO controller among /dev/gpiochip* (or none the service may open)")
-        chip = gpiod.Chip(path)
-    with contextlib.closing(chip):
-        try:
-            request = chip.request_lines(
-                {
-                    data: gpiod.LineSettings(direction=Direction.INPUT, bias=Bias.PULL_UP),
-                    clock: gpiod.LineSettings(direction=Direction.OUTPUT, output_value=Value.INACTIVE),
-                },
-                consumer="tablemate-doctor",
-            )
-        except OSError as exc:
-            if exc.errno == errno.EBUSY:
-                return "busy"
-            raise
-        try:
-            end = time.monotonic() + seconds
-            while time.monotonic() < end:
-                if request.get_value(data) == Value.INACTIVE:
-                    return "low"
-                time.sleep(0.005)
-            return "high"
-        finally:
-            request.release()
-
-
 @dataclass(frozen=True)
 class Line:
     """A GPIO line the service requests: its BCM number, what it is for, and its direction."""
@@ -323,7 +279,6 @@ class System:
     user_groups: Callable[[str], set[str] | None] = _user_groups
     group_name: Callable[[int], str] = _group_name
     i2c_answers: Callable[[int, int], bool] = _i2c_answers
-    dout_falls: Callable[[int, int, float], str] = _dout_falls
     hx711_words: Callable[[dict[str, Any], float], Any] = field(default=lambda s, seconds: _probe_words(s, seconds))
     gpiozero_factory: Callable[[], str] = _gpiozero_factory
     blinka_pins: Callable[[], str] = _blinka_pins
@@ -659,7 +614,7 @@ def check_reboot(config: Config, system: System) -> Result:
             f"the installer changed the boot config ({'; '.join(reasons)}): not in force until a reboot",
             "sudo reboot",
         )
-    boot = next((system.path(f"/{b}") for b in BOOT_CONFIGS if system.path(f"/{b}").exists()), None)
+    boot = _first(system, BOOT_CONFIGS)
     board = running_board(system.root)
     if boot is None or board is None:
         return Result("reboot", SKIP, "no Raspberry Pi boot config or board here")

@@ -101,7 +101,7 @@ def open_for_check(s: dict[str, Any]) -> Any:
 
         return open_hx711_iio(s["sps"], s["gain"])
     from drivers.gpio.hx711_lines import HX711Lines
-    from drivers.scale.hx711 import HX711, HX711Scale
+    from drivers.scale.hx711 import hx711_on_lines
 
     try:
         lines = HX711Lines(s["data"], s["clock"])
@@ -109,15 +109,7 @@ def open_for_check(s: dict[str, Any]) -> Any:
         if exc.errno == errno.EBUSY:
             raise Busy(f"GPIO {s['data']}/{s['clock']} held by another process") from None
         raise HX711Unavailable(f"GPIO {s['data']}/{s['clock']}: {exc.strerror or exc}") from None
-    try:
-        hx = HX711(lines.data_pin, lines.clock_pin, sps=s["sps"])
-    except Exception:
-        lines.release()
-        raise
-    from drivers.scale.hx711 import GAIN_PULSES
-
-    assert s["gain"] in GAIN_PULSES
-    return HX711Scale(hx, s["gain"], pins=(lines.data_pin,))
+    return hx711_on_lines(lines, s["data"], s["clock"], s["sps"], s["gain"])
 
 
 def check_seconds(sps: int) -> float:

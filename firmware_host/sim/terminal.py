@@ -32,11 +32,8 @@ from firmware_host.core.store import Store
 from firmware_host.runtime.device import DISPLAY_STATES, Device
 from firmware_host.sim.fitting import SEPARATOR, Plan, pack, panel_text, plan
 from firmware_host.sim.keys import FLUSH_SECONDS, KeyReader
-from firmware_host.sim.scale import SIM_PIECE_GRAMS, calibrate_sim_scale, sim_calibration
+from firmware_host.sim.scale import SIM_PIECE_GRAMS, calibrate_sim_scale
 from games.core import T
-
-__all__ = ["SIM_PIECE_GRAMS", "Terminal", "run_terminal", "sim_calibration"]
-"""Names other modules take from here (the sim scale's two live in :mod:`firmware_host.sim.scale`)."""
 
 SHORT_KEYS = {"1": "p1", "2": "p2", "3": "p3", "4": "p4", "5": "p5", "6": "p6"}
 LONG_KEYS = {"q": "p1", "w": "p2", "e": "p3", "r": "p4", "t": "p5", "y": "p6"}

@@ -35,7 +35,7 @@ from drivers.buttons import Press
 from firmware_host.core.config import SEATS
 from firmware_host.core.i18n import _, tr
 from firmware_host.ui.base import Confirm, Screen, apply_confirmed, footed, is_seat
-from firmware_host.ui.layout import MIN_NAME, big_row, grid, per_row, score_rows, text_rows
+from firmware_host.ui.layout import MIN_NAME, NEWS_ROWS, big_row, grid, lines_rows, per_row, score_rows, text_rows
 from firmware_host.ui.render import BAR_W, Frame, Row, panel, text_width
 from games.core import Collect, Menu, Order, Prompt, T, Task, View, join
 
@@ -513,18 +513,10 @@ class GameScreen(Screen):
         return Row.of(text, cut=True)
 
 
-NEWS_ROWS = 2
-"""Rows one line of what the last move brought may wrap onto."""
-
-
 def news_rows(view: View, room: int) -> list[Row]:
     """What the last move brought (the view's first ``news`` lines), each on up to
-    :data:`NEWS_ROWS` rows, in at most ``room`` rows."""
-    rows: list[Row] = []
-    for i, line in enumerate(view.lines[: view.news]):
-        left = room - len(rows) - (view.news - i - 1)  # the lines after this one get a row each
-        rows += text_rows(line, min(NEWS_ROWS, left))
-    return rows[: max(0, room)]
+    :data:`~firmware_host.ui.layout.NEWS_ROWS` rows, in at most ``room`` rows."""
+    return lines_rows(view.lines[: view.news], room)
 
 
 def status_rows(view: View, room: int) -> list[Row]:

@@ -42,16 +42,15 @@ def _width(on: Panel | None) -> int:
     return (on or panel()).content_w - BAR_W
 
 
-def _fits(cell: tuple[str, str], room: int) -> bool:
-    """Whether a cell's name keeps its :func:`least` characters beside its value in ``room``."""
-    name, value = cell
-    return text_width(f"{name[: least(name)]} {tr(value)}") <= room
-
-
 def _need(cell: tuple[str, str]) -> int:
     """Pixels a cell takes with its name cut to its :func:`least` characters (and its margins)."""
     name, value = cell
     return text_width(f"{name[: least(name)]} {tr(value)}") + 2
+
+
+def _fits(cell: tuple[str, str], room: int) -> bool:
+    """Whether a cell's name keeps its :func:`least` characters beside its value in ``room``."""
+    return _need(cell) - 2 <= room
 
 
 def _shares(line: Sequence[tuple[str, str]], columns: int, width: int) -> list[int] | None:
@@ -166,6 +165,20 @@ def text_rows(text: str, room: int, on: Panel | None = None) -> list[Row]:
     for them are shortened first (:func:`named_rows`, the names :func:`naming` gives), and a text
     longer still ends in an ellipsis (meant)."""
     return named_rows(text, room, players(), on)
+
+
+NEWS_ROWS = 2
+"""Rows one line of what the last move brought may wrap onto."""
+
+
+def lines_rows(lines: Sequence[str], room: int) -> list[Row]:
+    """``lines`` (what the last move brought) in at most ``room`` rows: each on up to
+    :data:`NEWS_ROWS` rows while the lines after it keep a row each."""
+    rows: list[Row] = []
+    for i, line in enumerate(lines):
+        left = room - len(rows) - (len(lines) - i - 1)  # the lines after this one get a row each
+        rows += text_rows(line, min(NEWS_ROWS, left))
+    return rows[: max(0, room)]
 
 
 def short_names(names: Sequence[str]) -> dict[str, str]:

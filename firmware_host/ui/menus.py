@@ -19,13 +19,13 @@ from firmware_host.core.i18n import LANGUAGES, NAMES, _
 from firmware_host.timers.stats import clock_text
 from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, apply_confirmed, footed, is_seat
 from firmware_host.ui.calibrate import CalibrateScreen
-from firmware_host.ui.layout import big_row, grid, names_note, text_rows
+from firmware_host.ui.layout import big_row, grid, lines_rows, names_note, text_rows
 from firmware_host.ui.phone import PhoneScreen
 from firmware_host.ui.render import Frame, Row, panel, text_width
 from firmware_host.ui.rules import rules_for
 from firmware_host.ui.timer_menu import MODE_LABELS, timer_screen
 from games import TITLES, get_engine
-from games.core import Menu, Option, T, View, join
+from games.core import Menu, Option, T, View, join, score_places
 
 if TYPE_CHECKING:
     from firmware_host.ui.table import MenuTable, SelfTestTable, Table
@@ -278,10 +278,7 @@ def result_rows(entry: dict[str, Any], headline: Sequence[str] = ()) -> list[Row
     on = panel()
     room = on.rows - 1 - on.height_of(rows) - on.height_of(table)  # under them: the hint
     news = list(headline[1:]) if entry.get("reason") == "over" else []
-    said: list[Row] = []
-    for i, line in enumerate(news):
-        said += text_rows(line, min(2, room - len(said) - (len(news) - 1 - i)))
-    return [*rows, *said[: max(0, room)], *table]
+    return [*rows, *lines_rows(news, room), *table]
 
 
 def _ranks(entry: dict[str, Any]) -> bool:
@@ -299,8 +296,7 @@ def _places(entry: dict[str, Any], scores: dict[str, float]) -> dict[str, int]:
         isinstance(places.get(name), int) and not isinstance(places.get(name), bool) for name in scores
     ):
         return {name: places[name] for name in scores}
-    ranked = sorted(scores.values(), reverse=True)
-    return {name: ranked.index(score) + 1 for name, score in scores.items()}
+    return score_places(scores)
 
 
 def final_words(final: View, said: Sequence[str]) -> list[str]:

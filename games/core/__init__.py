@@ -11,6 +11,7 @@ from games.core.engine import (
     get_player,
     need,
     say,
+    score_places,
     signal,
     top_scorers,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "join",
     "need",
     "say",
+    "score_places",
     "signal",
     "top_scorers",
 ]

@@ -184,9 +184,8 @@ class Engine(ABC, Generic[S]):
     def places(self, state: S) -> dict[str, int]:
         """Name → place (1 is best; ties share a place, the next place skips): by the scores,
         highest first. A game whose order of finishing ranks its players says so itself."""
-        scores = self.scores(state)
-        ranked = sorted(scores.values(), reverse=True)
-        return {p: ranked.index(scores[p]) + 1 for p in state.players}
+        places = score_places(self.scores(state))
+        return {p: places[p] for p in state.players}
 
     @abstractmethod
     def turn(self, state: S) -> str | None:
@@ -253,3 +252,9 @@ def top_scorers(scores: Mapping[str, int], players: Iterable[str]) -> list[str]:
         return []
     best = max(scores[p] for p in players)
     return [p for p in players if scores[p] == best]
+
+
+def score_places(scores: Mapping[str, float]) -> dict[str, int]:
+    """Name → place by score, highest first (1 is best; ties share a place, the next place skips)."""
+    ranked = sorted(scores.values(), reverse=True)
+    return {name: ranked.index(score) + 1 for name, score in scores.items()}

@@ -266,6 +266,8 @@ class Companion:
         """Frames made since the last snapshot, shared by the clients (see :meth:`Client.next_message`)."""
         self._snapshot: dict[str, Any] | None = None
         """The snapshot since the last change shown (``None``: ask the device again)."""
+        self._state_body: tuple[dict[str, Any], bytes] | None = None
+        """``/api/state``'s body and the snapshot it was made of."""
         self.app = web.Application(client_max_size=MAX_BODY, middlewares=[self._errors, self._limit, self._headers])
         for route in self.routes():
             self.app.router.add_route(route.method, route.path, self._guard(route))
@@ -525,7 +527,15 @@ class Companion:
     # -- reading ----------------------------------------------------------------------------------------
     async def api_state(self, request: web.Request) -> web.StreamResponse:
         """The table now: the snapshot (``players`` with ``name`` and ``score``…)."""
-        return web.json_response(self.snapshot(), headers={"Cache-Control": "no-store"})
+        snap = self.snapshot()
+        if self._state_body is None or self._state_body[0] is not snap:  # serialised once per change, not per ask
+            self._state_body = (snap, json.dumps(snap, ensure_ascii=False, separators=(",", ":")).encode())
+        return web.Response(
+            body=self._state_body[1],
+            content_type="application/json",
+            charset="utf-8",
+            headers={"Cache-Control": "no-store"},
+        )
 
     async def api_me(self, request: web.Request) -> web.StreamResponse:
         """Whether this phone is paired."""

@@ -271,7 +271,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         # the display and the journal have writer threads of their own; the default pool serves
         # only the journal's drain at stop (and the page's plots): one worker (asyncio's would start up to 6)
-        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(1, thread_name_prefix="display"))
+        pool = ThreadPoolExecutor(1, thread_name_prefix="display")
+        asyncio.get_running_loop().set_default_executor(pool)
         from firmware_host.runtime.garbage import settle as settle_garbage
 
         run = asyncio.create_task(device.run())
@@ -286,6 +287,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             if page is not None:
                 _say(f"tablemate run: companion page at {page.url()}")
         ready.cancel()
+        # the resume ran in the pool: its worker would idle on as a fourth thread; a new pool starts one when asked
+        pool.shutdown(wait=False)
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(1, thread_name_prefix="display"))
         settle_garbage()
         try:
             await run
@@ -598,7 +602,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = bench_sub.add_parser(
         "web", help="the companion page: wake-ups, press latency with clients, Chromium, bad input"
     )
-    p.add_argument("--presses", type=int, default=200, help="presses timed per load (default 200)")
+    p.add_argument("--presses", type=int, default=400, help="presses timed per load, in 8 rounds (default 400)")
     p.add_argument("--flood-seconds", type=float, default=60.0, help="how long the HTTP flood lasts (default 60)")
     p.add_argument("--seconds", type=float, default=20.0, help="how long to count idle wake-ups (default 20)")
     p.add_argument("--malformed", type=int, default=10_000, help="malformed requests and frames (default 10000)")

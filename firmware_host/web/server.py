@@ -11,8 +11,9 @@ look-up, so no resolver thread), and the server is started and closed by whoever
   cookie and the page's own ``Origin``).
 - **Errors** are one envelope, ``{"ok": false, "result": {"error": CLASS, "error_msg": TEXT}}``:
   400 for a validator's refusal, 401 unpaired, 403 a wrong origin or a revoked phone, 404, 405,
-  413 a body over :data:`MAX_BODY`. Answers that succeed are the data itself (the contract's
-  ``/api/state`` has ``players`` at the top).
+  413 a body over :data:`MAX_BODY`, 429 an address over its rate (:mod:`~firmware_host.web.ratelimit`:
+  one machine's flood is slowed on a timer, so it cannot take the loop from the buttons). Answers
+  that succeed are the data itself (the contract's ``/api/state`` has ``players`` at the top).
 - **One WebSocket** ``/ws`` carries ``{"event_type": ..., "event": {...}}``: ``state`` (the whole
   snapshot) to a new client, then ``state_diff`` (the top-level keys that changed). Each client
   has a queue of one: only the newest snapshot waits, so a slow phone never holds the others,
@@ -27,6 +28,7 @@ import contextlib
 import ipaddress
 import json
 import logging
+import math
 import socket
 import time
 from collections.abc import Awaitable, Callable
@@ -54,6 +56,7 @@ from firmware_host.core.validators import (
 )
 from firmware_host.web import bgstats, plays
 from firmware_host.web.door import TableDoor
+from firmware_host.web.ratelimit import RateLimit
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +76,8 @@ FAN_OUT = 16
 """Screens handed a new state per loop turn."""
 BAD_FRAMES = 20
 """Malformed frames a client may send before it is closed."""
+MAX_HELD = 256
+"""Requests held for their token at once (all addresses); one more over its rate is refused at once."""
 READ, PAIR, PAIRED = "read", "pair", "paired"
 PAGES = {"/": "board.html", "/history": "history.html", "/rules": "rules.html", "/phone": "phone.html"}
 STATIC_TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html", ".svg": "image/svg+xml"}
@@ -89,6 +94,7 @@ ERRORS = {
     405: "MethodNotAllowedError",
     413: "TooLargeError",
     415: "UnsupportedMediaError",
+    429: "TooManyRequestsError",
     503: "BusyError",
 }
 
@@ -111,18 +117,21 @@ class QuietBadRequests(logging.Filter):
         return True
 
 
-def envelope(status: int, error: str, message: str) -> web.Response:
+def envelope(status: int, error: str, message: str, headers: dict[str, str] | None = None) -> web.Response:
     """The one error answer."""
     body = {"ok": False, "result": {"error": error, "error_msg": message}}
-    return web.json_response(body, status=status, headers={"Cache-Control": "no-store"})
+    return web.json_response(body, status=status, headers={"Cache-Control": "no-store", **(headers or {})})
 
 
 class Refused(Exception):
     """A request refused with a status, a class and a sentence."""
 
-    def __init__(self, status: int, message: str, error: str | None = None) -> None:
+    def __init__(
+        self, status: int, message: str, error: str | None = None, headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.status, self.error = status, error or ERRORS.get(status, "Error")
+        self.headers = headers
 
 
 @dataclass(frozen=True)
@@ -237,8 +246,13 @@ def lan_address(bind: str) -> str:
 class Companion:
     """The page's server on the running loop: :meth:`start`, :meth:`url`, :meth:`close`."""
 
-    def __init__(self, door: TableDoor, bind: str = "0.0.0.0", port: int = 8080) -> None:
+    def __init__(
+        self, door: TableDoor, bind: str = "0.0.0.0", port: int = 8080, limit: RateLimit | None = None
+    ) -> None:
         self.door = door
+        self.limit = limit or RateLimit()
+        """Each address's rate (a flood is slowed on a timer; see :mod:`firmware_host.web.ratelimit`)."""
+        self._held = 0
         self.bind, self.port = bind, port
         self.clients: set[Client] = set()
         self._tasks: set[asyncio.Task] = set()
@@ -252,7 +266,9 @@ class Companion:
         """Frames made since the last snapshot, shared by the clients (see :meth:`Client.next_message`)."""
         self._snapshot: dict[str, Any] | None = None
         """The snapshot since the last change shown (``None``: ask the device again)."""
-        self.app = web.Application(client_max_size=MAX_BODY, middlewares=[self._errors, self._headers])
+        self._state_body: tuple[dict[str, Any], bytes] | None = None
+        """``/api/state``'s body and the snapshot it was made of."""
+        self.app = web.Application(client_max_size=MAX_BODY, middlewares=[self._errors, self._limit, self._headers])
         for route in self.routes():
             self.app.router.add_route(route.method, route.path, self._guard(route))
 
@@ -311,7 +327,7 @@ class Companion:
         except ValidatorError as exc:
             return envelope(400, "ValidatorError", str(exc))
         except Refused as exc:
-            return envelope(exc.status, exc.error, str(exc))
+            return envelope(exc.status, exc.error, str(exc), exc.headers)
         except web.HTTPException as exc:
             if exc.status < 400:
                 raise
@@ -322,6 +338,25 @@ class Companion:
         except Exception:
             log.exception("%s %s failed", request.method, request.path[:100])
             return envelope(500, "InternalError", "the table could not answer this; it goes on")
+
+    @web.middleware
+    async def _limit(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        """Hold a request until its address's token is due (a timer: no work for the loop), or
+        refuse it (429) when it would wait longer than the limit's ``max_wait``."""
+        wait = self.limit.reserve(request.remote or "", asyncio.get_running_loop().time())
+        if wait is None or (wait > 0 and self._held >= MAX_HELD):
+            raise Refused(
+                429,
+                "too many requests from this address: the table answers them more slowly, try again",
+                headers={"Retry-After": str(max(1, math.ceil(self.limit.max_wait)))},
+            )
+        if wait > 0:
+            self._held += 1
+            try:
+                await asyncio.sleep(wait)
+            finally:
+                self._held -= 1
+        return await handler(request)
 
     @web.middleware
     async def _headers(self, request: web.Request, handler: Any) -> web.StreamResponse:
@@ -452,7 +487,8 @@ class Companion:
             if message is None:
                 continue
             try:
-                await asyncio.wait_for(client.ws.send_str(message), SEND_TIMEOUT)
+                async with asyncio.timeout(SEND_TIMEOUT):  # a timer, not a task per frame
+                    await client.ws.send_str(message)
             except (TimeoutError, ConnectionError, RuntimeError):
                 log.info("a slow or gone screen was dropped")
                 with contextlib.suppress(Exception):
@@ -491,7 +527,15 @@ class Companion:
     # -- reading ----------------------------------------------------------------------------------------
     async def api_state(self, request: web.Request) -> web.StreamResponse:
         """The table now: the snapshot (``players`` with ``name`` and ``score``…)."""
-        return web.json_response(self.snapshot(), headers={"Cache-Control": "no-store"})
+        snap = self.snapshot()
+        if self._state_body is None or self._state_body[0] is not snap:  # serialised once per change, not per ask
+            self._state_body = (snap, json.dumps(snap, ensure_ascii=False, separators=(",", ":")).encode())
+        return web.Response(
+            body=self._state_body[1],
+            content_type="application/json",
+            charset="utf-8",
+            headers={"Cache-Control": "no-store"},
+        )
 
     async def api_me(self, request: web.Request) -> web.StreamResponse:
         """Whether this phone is paired."""

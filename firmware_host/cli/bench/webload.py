@@ -4,7 +4,8 @@ WebSocket clients, a flood of HTTP connections, or malformed requests and frames
     python -m firmware_host.cli.bench.webload URL --ws N [--http M] --seconds S
     python -m firmware_host.cli.bench.webload URL --malformed K
 
-Prints one JSON object: what was sent and the answers' status codes.
+Prints one JSON object: what was sent and the answers' status codes. The load runs at the lowest
+CPU priority (nice 19): on a LAN it is other machines, not a rival for the device's CPU.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import sys
 import time
@@ -177,6 +179,9 @@ def main() -> None:
     parser.add_argument("--malformed", type=int, default=0)
     args = parser.parse_args()
     base = _loopback(args.url)
+    # On a LAN the clients are other machines: here they share the device's CPUs, so they take the
+    # lowest priority and the device's loop is not kept waiting for a CPU by its own load.
+    os.nice(19)
     if args.malformed:
         result = asyncio.run(malformed(base, args.malformed))
     else:

@@ -104,9 +104,12 @@ def test_history_lists_finished_games_with_their_bgstats_link_and_play_file(tmp_
                 playfile = json.loads(await r.text())
             async with session.get(f"{base}/api/history/nope/bgstats") as r:
                 missing = r.status, await r.json()
-        return games, link, playfile, missing
+            async with session.get(f"{base}/api/stats") as r:
+                stats = await r.json()
+        return games, link, playfile, missing, stats
 
-    games, link, playfile, missing = run_device(tmp_path, body)
+    games, link, playfile, missing, stats = run_device(tmp_path, body)
+    assert stats["plots"] == []  # a game ended early: nothing to plot, the page says so
     assert games[0]["game"] == "bomb" and games[0]["id"]
     assert link["url"].startswith("https://app.bgstatsapp.com/createPlay.html?data=")
     assert [p["name"] for p in bgstats.parse_link(link["url"])["players"]] == ["Ann", "Ben", "Cy"]

@@ -5,6 +5,8 @@ evaluate strings, which the page's own policy forbids."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from browserkit import LiveTable, browser, playwright_ready
 
@@ -70,6 +72,9 @@ def test_a_phone_pairs_with_the_code_and_its_names_reach_the_panel(tmp_path, chr
 
 
 def test_the_history_shows_a_game_its_link_and_its_plots(tmp_path, chromium):
+    finished = {"id": "earlier", "game": "bomb", "started": 1_767_297_600.0, "clock_synced": True, "reason": "over"}
+    finished |= {"players": ["Ann", "Ben"], "scores": {"Ann": 2, "Ben": 0}, "winners": ["Ann"]}
+    (tmp_path / "history.jsonl").write_text(json.dumps(finished) + "\n", encoding="utf-8")
     with LiveTable(tmp_path) as table:
         for _ in range(2):
             table.call(lambda: table.device.start_named("bomb", ["Ann", "Ben", "Cy"]))
@@ -81,5 +86,7 @@ def test_the_history_shows_a_game_its_link_and_its_plots(tmp_path, chromium):
         page.wait_for_function(
             "[...document.querySelectorAll('#plots img')].every(i => i.complete && i.naturalWidth > 0)"
         )
-        assert page.locator("tr[data-id]").count() == 2
+        assert page.locator("tr[data-id]").count() == 3
+        assert page.locator("#plots img").count() == 2  # scores and wins; no turn timer ran:
+        assert page.inner_text("#plots .noplot").startswith("No turn times yet")  # said, not an empty chart
         page.close()

@@ -4,6 +4,10 @@ Plays the scripted games of ``tests/data`` into a fresh state folder (real finis
 the history), starts a game of Arschbombe and plays a few jumps from the buttons, then takes a
 phone-sized and a TV-sized scoreboard, the history with its plots in Chromium, and the OLED's
 Phone screen (its QR code) from the simulated panel.
+
+The clock reads as synced (timesyncd's flag file, in a temporary folder), so the history shows
+dates, as on a table with network time; the Arschbombe games run a turn timer and their players
+think a few seconds before each press, so the history has turn times to plot.
 """
 
 from __future__ import annotations
@@ -17,19 +21,40 @@ from browserkit import LiveTable, browser
 from PIL import Image
 
 from firmware_host.core import config as configuration
+from firmware_host.core import wallclock
 from firmware_host.core.store import Store
-from firmware_host.sim.script import load, run_script
+from firmware_host.sim.script import load, parse, run_script
 
 DATA = Path(__file__).parent / "data"
+TIMED = "arschbombe_game.sim"
+"""The game played with a turn timer (both of its plays)."""
+
+
+def _thinking(path: Path, seed: int) -> list:
+    """The script with a few seconds' thought (1 to 7 s, varied by ``seed``) before each press."""
+    lines = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        if line.startswith(("press ", "hold ")):
+            lines.append(f"wait {1 + (n * 5 + seed) % 13 * 0.5}")
+        lines.append(line)
+    return parse("\n".join(lines) + "\n")
 
 
 def main(out: Path) -> None:
     """Write ``web-*.png`` into ``out``."""
     from playwright.sync_api import sync_playwright
 
-    state = Path(tempfile.mkdtemp()) / "state"
-    for name in ("arschbombe_game.sim", "bomb_game.sim", "arschbombe_game.sim", "tonne_game.sim"):
-        run_script(configuration.defaults(), Store(state), load(DATA / name), None, seed=len(name))
+    work = Path(tempfile.mkdtemp())
+    wallclock.SYNC_FLAG = work / "synchronized"  # the clock reads as synced by timesyncd
+    wallclock.SYNC_FLAG.touch()
+    (work / "config.toml").write_text('[timers.arschbombe]\nmode = "turn"\nseconds = 60\n', encoding="utf-8")
+    timed = configuration.load(work / "config.toml")
+    state = work / "state"
+    for seed, name in enumerate(("arschbombe_game.sim", "bomb_game.sim", "arschbombe_game.sim", "tonne_game.sim")):
+        if name == TIMED:
+            run_script(timed, Store(state), _thinking(DATA / name, seed), None, seed=len(name))
+        else:
+            run_script(configuration.defaults(), Store(state), load(DATA / name), None, seed=len(name))
     out.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p, LiveTable(state) as table:
         chromium = browser(p)

@@ -6,7 +6,9 @@ time matplotlib needs, which matters on a Zero 2 W's 512 MB. It is imported only
 asked for, and the server draws off the loop (:meth:`asyncio.loop.run_in_executor`).
 
 Plots: each player's score over the plays of one game, wins by player, average turn time by
-player. Dark, high-contrast styling to match the page.
+player. Dark, high-contrast styling to match the page. A play's x label is its date when the clock
+was synced, else its number ("#3"); :func:`drawable` tells the page which plots have data, so it
+says why instead of showing an empty chart.
 """
 
 from __future__ import annotations
@@ -54,9 +56,9 @@ def draw(kind: str, plays: list[Play], title: str) -> str:
     }
     if kind == "scores":
         chart = pygal.Line(**options, x_label_rotation=30, show_minor_x_labels=False)
-        finished = [p for p in plays if p.finished and p.scores]
+        finished = _scored(plays)
         names = sorted({n for p in finished for n in p.players})
-        chart.x_labels = [(p.started and _day(p)) or str(i + 1) for i, p in enumerate(finished)]
+        chart.x_labels = [x_label(p, i + 1) for i, p in enumerate(finished)]
         chart.x_labels_major_every = max(1, len(finished) // 10)
         for name in names:
             chart.add(name, [p.scores.get(name) if name in p.players else None for p in finished])
@@ -69,20 +71,45 @@ def draw(kind: str, plays: list[Play], title: str) -> str:
             chart.add(name, wins)
     else:
         chart = pygal.Bar(**options)
-        times: dict[str, list[float]] = {}
-        for p in plays:
-            for name, t in p.turn_times.items():
-                if "average_s" in t:
-                    times.setdefault(name, []).append(t["average_s"])
-        for name, values in sorted(times.items()):
-            chart.add(name, round(sum(values) / len(values), 1))
+        for name, average in turn_averages(plays).items():
+            chart.add(name, average)
     chart.no_data_text = "-"
     return chart.render(is_unicode=True)
 
 
-def _day(play: Play) -> str:
+def _scored(plays: list[Play]) -> list[Play]:
+    return [p for p in plays if p.finished and p.scores]
+
+
+def turn_averages(plays: list[Play]) -> dict[str, float]:
+    """Each player's average turn time in seconds over ``plays`` (only players a turn timer timed)."""
+    times: dict[str, list[float]] = {}
+    for p in plays:
+        for name, t in p.turn_times.items():
+            if "average_s" in t:
+                times.setdefault(name, []).append(t["average_s"])
+    return {name: round(sum(values) / len(values), 1) for name, values in sorted(times.items())}
+
+
+def drawable(plays: list[Play]) -> list[str]:
+    """The plots of :data:`KINDS` that have something to draw over ``plays``: scores need a
+    finished game with scores, wins a finished game, turn times a game a turn timer ran in."""
+    has = {
+        "scores": bool(_scored(plays)),
+        "wins": any(p.finished and p.players for p in plays),
+        "turns": bool(turn_averages(plays)),
+    }
+    return [kind for kind in KINDS if has[kind]]
+
+
+def x_label(play: Play, number: int) -> str:
+    """A play's label on the scores plot: its local date (``MM-DD``) when the clock was synced,
+    else its ``number`` in the plot (``#3``): an unsynced date is not guessed."""
     import time
 
-    if play.started is None or not play.clock_synced:
-        return "?"
-    return time.strftime("%m-%d", time.localtime(play.started))
+    if play.started is not None and play.clock_synced:
+        try:
+            return time.strftime("%m-%d", time.localtime(play.started))
+        except (OverflowError, OSError, ValueError):
+            pass
+    return f"#{number}"

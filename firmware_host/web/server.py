@@ -594,8 +594,12 @@ class Companion:
         return web.json_response({"url": bgstats.deep_link(play), "play": bgstats.play_data(play)})
 
     async def api_stats(self, request: web.Request) -> web.StreamResponse:
-        """Per player and game: plays, wins, win rate, average and best score, turn times."""
-        return web.json_response({"players": plays.player_stats(self._plays(request))})
+        """Per player and game: plays, wins, win rate, average and best score, turn times; and
+        ``plots``, the plots that have something to draw (the page says why for the others)."""
+        from firmware_host.web.plots import drawable
+
+        chosen = self._plays(request)
+        return web.json_response({"players": plays.player_stats(chosen), "plots": drawable(chosen)})
 
     async def api_plot(self, request: web.Request) -> web.StreamResponse:
         """A plot of the (filtered) history as SVG, drawn off the loop and kept until the history changes."""

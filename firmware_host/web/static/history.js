@@ -34,6 +34,14 @@ function statsTable(rows) {
   return el("table", {}, el("thead", {}, head), el("tbody", {}, ...body));
 }
 
+// The plots with something to draw; for the others a sentence saying why, never an empty chart.
+function plots(drawn, q) {
+  const kids = drawn.map((k) => el("img", {src: `/api/plots/${k}.svg?${q}`, alt: k, width: "800", height: "400"}));
+  if (!drawn.length) kids.push(el("p", {class: "noplot", text: w("noPlays")}));
+  else if (!drawn.includes("turns")) kids.push(el("p", {class: "noplot", text: w("noTurns")}));
+  return kids;
+}
+
 async function show() {
   const q = query();
   history.replaceState(null, "", q.toString() ? `?${q}` : location.pathname);
@@ -45,7 +53,7 @@ async function show() {
   (games.games || []).forEach((g) => g.players.forEach((p) => names.add(p.name)));
   if (!$("player").value) $("names").replaceChildren(...[...names].sort().map((n) => el("option", {value: n})));
   q.set("lang", LANG);
-  $("plots").replaceChildren(...["scores", "wins", "turns"].map((k) => el("img", {src: `/api/plots/${k}.svg?${q}`, alt: k, width: "800", height: "400"})));
+  $("plots").replaceChildren(...plots(stats.plots || ["scores", "wins", "turns"], q));
   q.delete("lang");
   $("downloads").replaceChildren(w("downloads") + ": ",
     el("a", {href: `/api/history.csv?${q}`, text: "CSV"}), " · ", el("a", {href: `/api/history.json?${q}`, text: "JSON"}),

@@ -14,7 +14,7 @@ function gameTable(games) {
   const rows = games.map((g) => {
     const players = el("ol", {});
     for (const p of [...g.players].sort((a, b) => a.rank - b.rank)) {
-      const t = p.turn_times && p.turn_times.average_s != null ? ` · ${p.turn_times.average_s.toFixed(1)} s/${w("turn")}` : "";
+      const t = p.turn_times && p.turn_times.average_s != null ? ` · ${w("turn")} ${p.turn_times.average_s.toFixed(1)} s` : "";
       players.append(el("li", {text: `${p.winner ? "★ " : ""}${p.name}: ${p.score ?? "–"}${t}`}));
     }
     const link = el("a", {href: g.bgstats, target: "_blank", rel: "noopener", text: w("bgstats")});

@@ -1,4 +1,4 @@
-"""Screenshots of the companion page for the README (not a test): ``python tests/web_shots.py docs``.
+"""Screenshots of the companion page for the README (not a test): ``.venv/bin/python tests/web_shots.py docs``.
 
 Plays the scripted games of ``tests/data`` into a fresh state folder (real finished games for
 the history), starts a game of Arschbombe and plays a few jumps from the buttons, then takes a

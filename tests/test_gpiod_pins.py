@@ -145,18 +145,21 @@ def test_the_edge_thread_survives_a_pin_closed_before_it_was_watched():
     os.close(live_w)
 
 
+class Recording(dict):
+    """A stand-in chip's line levels that remember every level set, in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.history: list[tuple[int, bool]] = []
+
+    def __setitem__(self, offset: int, high: bool) -> None:
+        self.history.append((offset, high))
+        super().__setitem__(offset, high)
+
+
 def test_an_active_low_output_starts_off_without_a_blip():
     # A relay board or buzzer driven active-low is off while its pin is high. Switching the pin to
     # output low and then setting it high would click the relay (or chirp) at every start.
-    class Recording(dict):
-        def __init__(self) -> None:
-            super().__init__()
-            self.history: list[tuple[int, bool]] = []
-
-        def __setitem__(self, offset: int, high: bool) -> None:
-            self.history.append((offset, high))
-            super().__setitem__(offset, high)
-
     chip = StandInChip()
     chip.levels = Recording()
     factory = GpiodFactory(chip, revision=PI_3B)
@@ -224,15 +227,6 @@ def test_each_button_line_is_requested_once_already_pulled_up_debounced_and_watc
 
 def test_each_tower_output_is_requested_once_at_its_idle_level_so_nothing_chirps():
     from drivers.tower.gpio import GpioTower
-
-    class Recording(dict):
-        def __init__(self) -> None:
-            super().__init__()
-            self.history: list[tuple[int, bool]] = []
-
-        def __setitem__(self, offset: int, high: bool) -> None:
-            self.history.append((offset, high))
-            super().__setitem__(offset, high)
 
     chip = StandInChip()
     chip.levels = Recording()

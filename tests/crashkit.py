@@ -18,7 +18,7 @@ import functools
 import json
 import random
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -339,21 +339,29 @@ def _actions_before(journal: bytes, cut: int) -> int:
 def journal_cuts(tmp: Path, game: str, seed: int = 1, records: int = 2) -> tuple[int, Failures]:
     """A power cut at every byte of the journal's last ``records`` lines, cut short or zero-filled."""
     script, steps, whole, journal, _ = finished_journal(tmp, game, seed)
-    actions = [v for k, v in steps if k == "action"]
     lines = journal.split(b"\n")[:-1]
     start = len(journal) - sum(len(x) + 1 for x in lines[-records:])
+    return _power_cuts(tmp, journal, range(start, len(journal) + 1), len(journal), script, steps, whole)
+
+
+def _power_cuts(
+    tmp: Path, journal: bytes, cuts: Iterable[int], zeros_to: int, script: Any, steps: Any, whole: Run
+) -> tuple[int, Failures]:
+    """A power cut of ``journal`` at each of ``cuts``: cut short, or the rest up to ``zeros_to``
+    left as zeros (ext4's unwritten block); each recovered and checked. The cuts made, the failures."""
+    actions = [v for k, v in steps if k == "action"]
     failures: Failures = {}
-    cuts = 0
-    for cut in range(start, len(journal) + 1):
-        for pad in (False, True):  # cut short, or the rest of the block left as zeros (ext4)
+    made = 0
+    for cut in cuts:
+        for pad in (False, True):
             root = fresh(tmp / "cut")
-            (root / "game.jsonl").write_bytes(journal[:cut] + (b"\0" * (len(journal) - cut) if pad else b""))
+            (root / "game.jsonl").write_bytes(journal[:cut] + (b"\0" * (zeros_to - cut) if pad else b""))
             run = Run(game_id=whole.game_id, acked=actions[: _actions_before(journal, cut)])
             problems = check_recovery(root, script, steps, run)
-            cuts += 1
+            made += 1
             if problems:
                 failures[(cut, pad)] = problems
-    return cuts, failures
+    return made, failures
 
 
 def history_cuts(tmp: Path, game: str, seed: int = 1, pad_every: int = 1) -> tuple[int, Failures]:
@@ -424,22 +432,9 @@ def snapshot_cuts(tmp: Path, game: str, seed: int = 1, stride: int = 1) -> tuple
     """A power cut inside the last snapshot record of a whole game (cut short or zero-filled, at
     every ``stride``-th byte and at each of its first and last bytes): nothing acknowledged lost."""
     script, steps, whole, journal, _ = finished_journal(tmp, game, seed)
-    actions = [v for k, v in steps if k == "action"]
     lines = journal.split(b"\n")[:-1]
     last = max(i for i, x in enumerate(lines) if b'"snap":{' in x[:40])
     start = sum(len(x) + 1 for x in lines[:last])
     end = start + len(lines[last]) + 1
-    failures: Failures = {}
-    cuts = 0
-    for cut in range(start, end + 1):
-        if (cut - start) % stride and start + 8 < cut < end - 8:
-            continue
-        for pad in (False, True):
-            root = fresh(tmp / "cut")
-            (root / "game.jsonl").write_bytes(journal[:cut] + (b"\0" * (end - cut) if pad else b""))
-            run = Run(game_id=whole.game_id, acked=actions[: _actions_before(journal, cut)])
-            problems = check_recovery(root, script, steps, run)
-            cuts += 1
-            if problems:
-                failures[(cut, pad)] = problems
-    return cuts, failures
+    cuts = [cut for cut in range(start, end + 1) if not (cut - start) % stride or not start + 8 < cut < end - 8]
+    return _power_cuts(tmp, journal, cuts, end, script, steps, whole)

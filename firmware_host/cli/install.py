@@ -258,7 +258,7 @@ class Installer:
         self.ensure_udev()
         self.ensure_i2c(spi, scale_boot_lines(self.config_in_force()))
         spi_changed = spi_group and self.ensure_spi()
-        unit_changed = self.ensure_unit() | self.ensure_socket() | spi_changed
+        unit_changed = self.ensure_unit() | self.ensure_unit(SOCKET) | spi_changed
         self.ensure_service(unit_changed, restart=groups_changed or self.code_changed)
         return self.done
 
@@ -360,24 +360,15 @@ class Installer:
         if not debian.exists():
             write_atomic(debian, b"*** System restart required ***\n", 0o644)
 
-    def ensure_unit(self) -> bool:
-        """The systemd unit; ``True`` when it changed."""
-        unit = self.path(UNIT)
-        want = (self.source / "systemd" / "tablemate.service").read_bytes()
-        if unit.exists() and unit.read_bytes() == want:
+    def ensure_unit(self, unit: str = UNIT) -> bool:
+        """A systemd unit of ``systemd/`` (the service's, or the page's socket) installed as
+        ``unit``; ``True`` when it changed."""
+        path = self.path(unit)
+        want = (self.source / "systemd" / Path(unit).name).read_bytes()
+        if path.exists() and path.read_bytes() == want:
             return False
-        if self.step(f"write /{UNIT}"):
-            write_atomic(unit, want, 0o644)
-        return True
-
-    def ensure_socket(self) -> bool:
-        """The companion page's socket unit; ``True`` when it changed."""
-        unit = self.path(SOCKET)
-        want = (self.source / "systemd" / "tablemate.socket").read_bytes()
-        if unit.exists() and unit.read_bytes() == want:
-            return False
-        if self.step(f"write /{SOCKET}"):
-            write_atomic(unit, want, 0o644)
+        if self.step(f"write /{unit}"):
+            write_atomic(path, want, 0o644)
         return True
 
     def ensure_service(self, unit_changed: bool, restart: bool = False) -> None:

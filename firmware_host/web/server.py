@@ -262,6 +262,8 @@ class Companion:
         self._runner: web.AppRunner | None = None
         self._files: dict[str, bytes] = {}
         self._plots: dict[tuple[Any, ...], str] = {}
+        self._history_plays: tuple[list[dict[str, Any]], list[plays.Play]] | None = None
+        """The door's history and its plays (kept while the door hands the same list)."""
         self._made: dict[tuple[int, int], str | None] = {}
         """Frames made since the last snapshot, shared by the clients (see :meth:`Client.next_message`)."""
         self._snapshot: dict[str, Any] | None = None
@@ -554,7 +556,14 @@ class Companion:
         query = request.query
         game = check_game(query["game"], tuple(ENGINES)) if query.get("game") else None
         player = check_player(query["player"]) if query.get("player") else None
-        return plays.select(plays.plays(self.door.history()), game, player)
+        return plays.select(self._all_plays(), game, player)
+
+    def _all_plays(self) -> list[plays.Play]:
+        """The history as plays, made again only when the door hands a new history."""
+        history = self.door.history()
+        if self._history_plays is None or self._history_plays[0] is not history:
+            self._history_plays = (history, plays.plays(history))
+        return self._history_plays[1]
 
     async def api_history(self, request: web.Request) -> web.StreamResponse:
         """Finished games, newest first, filtered by ``game`` and ``player``; each with its BG Stats link."""
@@ -588,7 +597,7 @@ class Companion:
     async def api_bgstats(self, request: web.Request) -> web.StreamResponse:
         """One finished game's BG Stats deep link."""
         ident = check_history_id(request.match_info["id"])
-        play = next((p for p in plays.plays(self.door.history()) if p.id == ident), None)
+        play = next((p for p in self._all_plays() if p.id == ident), None)
         if play is None:
             raise Refused(404, f"no finished game {ident}")
         return web.json_response({"url": bgstats.deep_link(play), "play": bgstats.play_data(play)})

@@ -725,16 +725,13 @@ class Companion:
         return web.json_response({"ok": True, "result": {"game": game, "preset": to_table(preset)}})
 
 
-async def start_page(door: TableDoor, settings: dict[str, Any], sim: bool = False) -> Companion | None:
-    """Start the page as ``[web]`` says (``None`` when it is off or cannot listen: the table goes on)."""
-    if not settings.get("enabled", True):
-        return None
-    from firmware_host.core.config import SIM_WEB_PORT, WEB_PORT
+async def start_page(door: TableDoor, settings: dict[str, Any]) -> Companion | None:
+    """Start the page as the checked ``[web]`` section says (its port unset: the device's; the
+    simulator's config sets its own), or ``None`` when it cannot listen: the table goes on."""
+    from firmware_host.core.config import WEB_PORT
 
-    port = settings.get("port")
-    companion = Companion(
-        door, settings.get("bind", "0.0.0.0"), port if port is not None else (SIM_WEB_PORT if sim else WEB_PORT)
-    )
+    port = settings["port"]
+    companion = Companion(door, settings["bind"], port if port is not None else WEB_PORT)
     try:
         await companion.start(handed_socket())
     except OSError as exc:

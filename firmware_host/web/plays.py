@@ -113,8 +113,10 @@ def _names(value: Any) -> list[str]:
 def _times(entry: dict[str, Any]) -> dict[str, dict[str, float]]:
     timer = entry.get("timer")
     players = timer.get("players") if isinstance(timer, dict) else None
+    if not isinstance(players, dict):
+        return {}
     out: dict[str, dict[str, float]] = {}
-    for name, v in (players or {}).items() if isinstance(players, dict) else ():
+    for name, v in players.items():
         if isinstance(v, dict):
             kept = {
                 k: n for k in ("total_s", "average_s", "fastest_s", "slowest_s") if (n := _num(v.get(k))) is not None
@@ -146,7 +148,7 @@ def plays(history: list[dict[str, Any]]) -> list[Play]:
             Play(
                 id=ident,
                 game=game,
-                title=TITLES.get(game, game) if game in TITLES else game,
+                title=TITLES.get(game, game),
                 started=_num(e.get("started")),
                 ended=_num(e.get("ended")),
                 clock_synced=e.get("clock_synced") is not False,

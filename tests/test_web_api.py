@@ -160,3 +160,22 @@ def test_the_rules_read_on_a_phone_in_both_languages(tmp_path):
     assert en and len(en) == len(de) and [s["key"] for s in en] == [s["key"] for s in de]
     assert en[0]["text"] != de[0]["text"] and all(s["title"] and s["text"] for s in en + de)
     assert out["fr"] == 400
+
+
+def test_the_history_file_is_read_again_only_when_a_game_is_filed(tmp_path):
+    async def body(dev):
+        reads = []
+        history = dev.store.history
+        dev.store.history = lambda: reads.append(1) or history()
+        counts = []
+        async with page(dev) as (_, session, base):
+            for round_ in range(2):
+                dev.start_named("bomb", ["Ann", "Ben", "Cy"])
+                dev.end_early()
+                for _ in range(3):
+                    async with session.get(f"{base}/api/history") as r:
+                        counts.append(len((await r.json())["games"]))
+                assert len(reads) == round_ + 1
+        return counts
+
+    assert run_device(tmp_path, body) == [1, 1, 1, 2, 2, 2]

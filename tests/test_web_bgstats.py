@@ -91,6 +91,14 @@ def test_lowest_score_wins_is_read_from_the_result_and_ranks_share_ties():
     assert play.ranking() == {"Ann": 1, "Ben": 2, "Cy": 2}
 
 
+def test_a_game_that_ranks_by_going_out_keeps_its_own_places_in_the_link():
+    # Bomb: Ben went out last but one, so he is second though he scored no more than Cy
+    entry = _entry(scores={"Ann": 2, "Ben": 0, "Cy": 0}, places={"Ann": 1, "Ben": 2, "Cy": 3})
+    play = plays.plays([entry])[0]
+    assert play.ranking() == {"Ann": 1, "Ben": 2, "Cy": 3}
+    assert [p["rank"] for p in bgstats.parse_link(bgstats.deep_link(play))["players"]] == [1, 2, 3]
+
+
 def test_statistics_per_player_and_game_and_filters():
     history = [
         _entry(id="a", scores={"Ann": 2, "Ben": 0, "Cy": 0}, winners=["Ann"]),

@@ -283,7 +283,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if ready.done() and not run.done() and config["web"]["enabled"]:
             from firmware_host.web.server import start_page
 
-            page = device.companion = await start_page(device, config["web"], args.sim)
+            page = device.companion = await start_page(device, config["web"])
             if page is not None:
                 _say(f"tablemate run: companion page at {page.url()}")
         ready.cancel()

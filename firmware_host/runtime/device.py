@@ -96,6 +96,8 @@ class Device:
         self.seats: dict[str, str] = {}
         """Seat button → player name of the game in play."""
         self.screens: list[Screen] = []
+        self._history: tuple[tuple[int, int, int], list[dict[str, Any]]] | None = None
+        """The history as last read, keyed on its file's inode, mtime and size."""
         self.saved_settings = store.read_doc("settings", repair=True)
         """``settings.json`` as read once at start; :meth:`save_settings` is its one writer."""
         self.settings = {
@@ -1074,8 +1076,16 @@ class Device:
         return dict(self.config.games.get(game, {}))
 
     def history(self) -> list[dict[str, Any]]:
-        """Finished games, oldest first."""
-        return self.store.history()
+        """Finished games, oldest first (read again only when the file changed: the page asks
+        on every request, on the loop). Shared: callers must not change the list."""
+        try:
+            st = self.store.history_path.stat()
+        except OSError:  # no history yet, or unreadable: the store says which
+            return self.store.history()
+        key = (st.st_ino, st.st_mtime_ns, st.st_size)
+        if self._history is None or self._history[0] != key:
+            self._history = (key, self.store.history())
+        return self._history[1]
 
     def anytime(self) -> list[Option]:
         """The options the game in play offers at any time."""

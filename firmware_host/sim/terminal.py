@@ -269,7 +269,7 @@ def run_terminal(config: Config, store: Store, seed: int | None = None) -> int:
         if config["web"]["enabled"]:  # the page beside the terminal (aiohttp loaded only then)
             from firmware_host.web.server import start_page
 
-            page = device.companion = await start_page(device, config.with_sim()["web"], sim=True)
+            page = device.companion = await start_page(device, config.with_sim()["web"])
         term = Terminal(device)
         term.page = page.url() if page is not None else ""
         loop.add_signal_handler(signal.SIGWINCH, lambda: term.draw(force=True))

@@ -21,7 +21,7 @@ import hashlib
 import json
 import uuid
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from firmware_host.web.plays import Play, date_text
 
@@ -43,13 +43,18 @@ def _score(value: float | None) -> int | float | None:
     return int(value) if float(value).is_integer() else value
 
 
+def _minutes(play: Play) -> int:
+    """The play's length in whole minutes, at least one (BG Stats' ``durationMin``)."""
+    return max(1, round((play.duration_s or 0) / 60))
+
+
 def play_data(play: Play) -> dict[str, Any]:
     """One play as the deep link's JSON."""
     ranks = play.ranking()
     data: dict[str, Any] = {
         "sourceName": SOURCE,
         "sourcePlayId": play.id,
-        "durationMin": max(1, round((play.duration_s or 0) / 60)),
+        "durationMin": _minutes(play),
         "location": LOCATION,
         "game": {
             "name": play.title,
@@ -138,7 +143,7 @@ def play_file(all_plays: list[Play], now: str) -> dict[str, Any]:
             "sourcePlayId": play.id,
             "gameRefId": game["id"],
             "locationRefId": location["id"],
-            "durationMin": max(1, round((play.duration_s or 0) / 60)),
+            "durationMin": _minutes(play),
             "ignored": not play.finished,
             "manualWinner": False,
             "usesTeams": False,
@@ -163,8 +168,6 @@ def play_file(all_plays: list[Play], now: str) -> dict[str, Any]:
 
 def parse_link(url: str) -> dict[str, Any]:
     """The play inside a deep link (what BG Stats reads back; used by the tests)."""
-    from urllib.parse import unquote
-
     if not url.startswith(LINK):
         raise ValueError("not a BG Stats createPlay link")
     return json.loads(unquote(url[len(LINK) :]))

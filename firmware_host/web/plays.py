@@ -41,6 +41,8 @@ class Play:
     """Played to the end (else ended early)."""
     turn_times: dict[str, dict[str, float]] = field(default_factory=dict)
     """Per player ``total_s``, ``average_s``, ``fastest_s``, ``slowest_s`` (when a turn timer ran)."""
+    places: dict[str, int] = field(default_factory=dict)
+    """The game's own ranking as filed (Bomb: the order the players went out), when it has one."""
 
     @property
     def highest_wins(self) -> bool:
@@ -51,7 +53,10 @@ class Play:
         return not won or max(won) >= max(self.scores.values())
 
     def ranking(self) -> dict[str, int]:
-        """Each player's place: winners first, then by score (ties share a place)."""
+        """Each player's place: the game's own when filed, else winners first, then by score
+        (ties share a place)."""
+        if self.places and all(p in self.places for p in self.players):
+            return {p: self.places[p] for p in self.players}
         high = self.highest_wins
 
         def key(name: str) -> tuple[int, float]:
@@ -108,8 +113,10 @@ def _names(value: Any) -> list[str]:
 def _times(entry: dict[str, Any]) -> dict[str, dict[str, float]]:
     timer = entry.get("timer")
     players = timer.get("players") if isinstance(timer, dict) else None
+    if not isinstance(players, dict):
+        return {}
     out: dict[str, dict[str, float]] = {}
-    for name, v in (players or {}).items() if isinstance(players, dict) else ():
+    for name, v in players.items():
         if isinstance(v, dict):
             kept = {
                 k: n for k in ("total_s", "average_s", "fastest_s", "slowest_s") if (n := _num(v.get(k))) is not None
@@ -117,6 +124,12 @@ def _times(entry: dict[str, Any]) -> dict[str, dict[str, float]]:
             if kept:
                 out[str(name)] = kept
     return out
+
+
+def _places(value: Any) -> dict[str, int]:
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): v for k, v in value.items() if isinstance(v, int) and not isinstance(v, bool) and v >= 1}
 
 
 def plays(history: list[dict[str, Any]]) -> list[Play]:
@@ -135,7 +148,7 @@ def plays(history: list[dict[str, Any]]) -> list[Play]:
             Play(
                 id=ident,
                 game=game,
-                title=TITLES.get(game, game) if game in TITLES else game,
+                title=TITLES.get(game, game),
                 started=_num(e.get("started")),
                 ended=_num(e.get("ended")),
                 clock_synced=e.get("clock_synced") is not False,
@@ -145,6 +158,7 @@ def plays(history: list[dict[str, Any]]) -> list[Play]:
                 winners=[w for w in _names(e.get("winners")) if w in players],
                 finished=e.get("reason") == "over",
                 turn_times=_times(e),
+                places=_places(e.get("places")),
             )
         )
     return out

@@ -262,6 +262,10 @@ class Companion:
         self._runner: web.AppRunner | None = None
         self._files: dict[str, bytes] = {}
         self._plots: dict[tuple[Any, ...], str] = {}
+        self._history_plays: tuple[list[dict[str, Any]], list[plays.Play]] | None = None
+        """The door's history and its plays (kept while the door hands the same list)."""
+        self._history_bodies: dict[tuple[str | None, str | None], tuple[list[plays.Play], bytes]] = {}
+        """``/api/history``'s bodies by filter, with the plays they were made of."""
         self._made: dict[tuple[int, int], str | None] = {}
         """Frames made since the last snapshot, shared by the clients (see :meth:`Client.next_message`)."""
         self._snapshot: dict[str, Any] | None = None
@@ -548,22 +552,41 @@ class Companion:
 
         return web.json_response({"games": [{"id": g, "title": TITLES[g]} for g in ENGINES]})
 
-    def _plays(self, request: web.Request) -> list[plays.Play]:
+    @staticmethod
+    def _filters(request: web.Request) -> tuple[str | None, str | None]:
         from games import ENGINES
 
         query = request.query
         game = check_game(query["game"], tuple(ENGINES)) if query.get("game") else None
         player = check_player(query["player"]) if query.get("player") else None
-        return plays.select(plays.plays(self.door.history()), game, player)
+        return game, player
+
+    def _plays(self, request: web.Request) -> list[plays.Play]:
+        return plays.select(self._all_plays(), *self._filters(request))
+
+    def _all_plays(self) -> list[plays.Play]:
+        """The history as plays, made again only when the door hands a new history."""
+        history = self.door.history()
+        if self._history_plays is None or self._history_plays[0] is not history:
+            self._history_plays = (history, plays.plays(history))
+        return self._history_plays[1]
 
     async def api_history(self, request: web.Request) -> web.StreamResponse:
-        """Finished games, newest first, filtered by ``game`` and ``player``; each with its BG Stats link."""
-        games = []
-        for play in reversed(self._plays(request)):
-            item = play.to_json()
-            item["bgstats"] = bgstats.deep_link(play)
-            games.append(item)
-        return web.json_response({"games": games, "count": len(games)}, headers={"Cache-Control": "no-store"})
+        """Finished games, newest first, filtered by ``game`` and ``player``; each with its BG Stats
+        link. Made off the loop (thousands of games take a good part of a second on a Pi) and kept
+        until the history changes."""
+        filters = self._filters(request)
+        all_plays = self._all_plays()
+        kept = self._history_bodies.get(filters)
+        if kept is None or kept[0] is not all_plays:
+            chosen = plays.select(all_plays, *filters)
+            body = await asyncio.get_running_loop().run_in_executor(None, _history_body, chosen)
+            if len(self._history_bodies) > 64:
+                self._history_bodies.clear()
+            kept = self._history_bodies[filters] = (all_plays, body)
+        return web.Response(
+            body=kept[1], content_type="application/json", charset="utf-8", headers={"Cache-Control": "no-store"}
+        )
 
     async def api_history_json(self, request: web.Request) -> web.StreamResponse:
         """The whole (filtered) history as a JSON download."""
@@ -588,7 +611,7 @@ class Companion:
     async def api_bgstats(self, request: web.Request) -> web.StreamResponse:
         """One finished game's BG Stats deep link."""
         ident = check_history_id(request.match_info["id"])
-        play = next((p for p in plays.plays(self.door.history()) if p.id == ident), None)
+        play = next((p for p in self._all_plays() if p.id == ident), None)
         if play is None:
             raise Refused(404, f"no finished game {ident}")
         return web.json_response({"url": bgstats.deep_link(play), "play": bgstats.play_data(play)})
@@ -716,16 +739,19 @@ class Companion:
         return web.json_response({"ok": True, "result": {"game": game, "preset": to_table(preset)}})
 
 
-async def start_page(door: TableDoor, settings: dict[str, Any], sim: bool = False) -> Companion | None:
-    """Start the page as ``[web]`` says (``None`` when it is off or cannot listen: the table goes on)."""
-    if not settings.get("enabled", True):
-        return None
-    from firmware_host.core.config import SIM_WEB_PORT, WEB_PORT
+def _history_body(chosen: list[plays.Play]) -> bytes:
+    """``/api/history``'s body: the plays newest first, each with its BG Stats link."""
+    games = [{**play.to_json(), "bgstats": bgstats.deep_link(play)} for play in reversed(chosen)]
+    return json.dumps({"games": games, "count": len(games)}).encode()
 
-    port = settings.get("port")
-    companion = Companion(
-        door, settings.get("bind", "0.0.0.0"), port if port is not None else (SIM_WEB_PORT if sim else WEB_PORT)
-    )
+
+async def start_page(door: TableDoor, settings: dict[str, Any]) -> Companion | None:
+    """Start the page as the checked ``[web]`` section says (its port unset: the device's; the
+    simulator's config sets its own), or ``None`` when it cannot listen: the table goes on."""
+    from firmware_host.core.config import WEB_PORT
+
+    port = settings["port"]
+    companion = Companion(door, settings["bind"], port if port is not None else WEB_PORT)
     try:
         await companion.start(handed_socket())
     except OSError as exc:

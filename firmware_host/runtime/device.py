@@ -1057,15 +1057,7 @@ class Device:
         return self.phones.forget_all()
 
     def _save_phones(self, doc: dict[str, Any]) -> None:
-        def write() -> OSError | None:
-            try:
-                self.store.write_doc("phones", doc)
-            except OSError as exc:
-                return exc
-            return None
-
-        future = self.store.writer.submit(write)
-        future.add_done_callback(lambda f: self.post(self._settings_saved, f))
+        self._save_doc("phones", doc)
 
     def table_seats(self) -> list[str]:
         """The seats the config file puts at the table."""
@@ -1174,11 +1166,15 @@ class Device:
         journal; when it cannot be written the change holds until the device stops, and the panel
         says so. A failure here is the settings' own: it does not stop the journal's writes.
         """
-        doc = dict(self.saved_settings)
+        self._save_doc("settings", dict(self.saved_settings))
+
+    def _save_doc(self, name: str, doc: dict[str, Any]) -> None:
+        """Write the state folder's document ``name`` on the store's writer; the outcome comes
+        back to the loop as a settings save's does (:meth:`_settings_saved`)."""
 
         def write() -> OSError | None:
             try:
-                self.store.write_doc("settings", doc)
+                self.store.write_doc(name, doc)
             except OSError as exc:
                 return exc
             return None

@@ -56,6 +56,7 @@ from firmware_host.core.validators import (
 )
 from firmware_host.web import bgstats, plays
 from firmware_host.web.door import TableDoor
+from firmware_host.web.gate import Gate, connection_budget
 from firmware_host.web.ratelimit import RateLimit
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,12 @@ FAN_OUT = 16
 BAD_FRAMES = 20
 """Malformed frames a client may send before it is closed."""
 MAX_HELD = 256
+KEEPALIVE = 15.0
+"""Seconds an idle keep-alive connection is kept (a page's next request comes sooner)."""
+BODY_SECONDS = 10.0
+"""Seconds a request's body may take to arrive (8 KB at most)."""
+MAX_LINE = 4096
+"""The longest request line or header field read (aiohttp's default is 8190)."""
 """Requests held for their token at once (all addresses); one more over its rate is refused at once."""
 READ, PAIR, PAIRED = "read", "pair", "paired"
 PAGES = {"/": "board.html", "/history": "history.html", "/rules": "rules.html", "/phone": "phone.html"}
@@ -92,6 +99,7 @@ ERRORS = {
     403: "ForbiddenError",
     404: "NotFoundError",
     405: "MethodNotAllowedError",
+    408: "TimeoutError",
     413: "TooLargeError",
     415: "UnsupportedMediaError",
     429: "TooManyRequestsError",
@@ -247,9 +255,18 @@ class Companion:
     """The page's server on the running loop: :meth:`start`, :meth:`url`, :meth:`close`."""
 
     def __init__(
-        self, door: TableDoor, bind: str = "0.0.0.0", port: int = 8080, limit: RateLimit | None = None
+        self,
+        door: TableDoor,
+        bind: str = "0.0.0.0",
+        port: int = 8080,
+        limit: RateLimit | None = None,
+        gate: Gate | None = None,
     ) -> None:
         self.door = door
+        self.gate = gate or Gate()
+        """The caps on connections and the deadline for a request's head (:mod:`firmware_host.web.gate`)."""
+        self._server: asyncio.AbstractServer | None = None
+        self._unquiet: Callable[[], None] | None = None
         self.limit = limit or RateLimit()
         """Each address's rate (a flood is slowed on a timer; see :mod:`firmware_host.web.ratelimit`)."""
         self._held = 0
@@ -272,7 +289,9 @@ class Companion:
         """The snapshot since the last change shown (``None``: ask the device again)."""
         self._state_body: tuple[dict[str, Any], bytes] | None = None
         """``/api/state``'s body and the snapshot it was made of."""
-        self.app = web.Application(client_max_size=MAX_BODY, middlewares=[self._errors, self._limit, self._headers])
+        self.app = web.Application(
+            client_max_size=MAX_BODY, middlewares=[self._doorway, self._errors, self._limit, self._headers]
+        )
         for route in self.routes():
             self.app.router.add_route(route.method, route.path, self._guard(route))
 
@@ -324,6 +343,15 @@ class Companion:
             raise Refused(403, "a change must come from the table's own page (Origin does not match)")
 
     # -- middlewares ------------------------------------------------------------------------------------
+    @web.middleware
+    async def _doorway(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        """A request's head has come: its connection's header deadline stops until it is answered."""
+        self.gate.began(request.transport)
+        try:
+            return await handler(request)
+        finally:
+            self.gate.answered(request.transport)
+
     @web.middleware
     async def _errors(self, request: web.Request, handler: Any) -> web.StreamResponse:
         try:
@@ -381,9 +409,22 @@ class Companion:
         if sock is None:
             sock = listening_socket(self.bind, self.port)
         self.port = sock.getsockname()[1]
-        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
+        self._runner = web.AppRunner(
+            self.app,
+            access_log=None,
+            handle_signals=False,
+            shutdown_timeout=1.0,
+            keepalive_timeout=KEEPALIVE,
+            max_line_size=MAX_LINE,
+            max_field_size=MAX_LINE,
+            lingering_time=2.0,
+        )
         await self._runner.setup()
-        await web.SockSite(self._runner, sock).start()
+        assert self._runner.server is not None
+        self.gate.max_total = connection_budget(self.gate.max_total)
+        loop = asyncio.get_running_loop()
+        self._unquiet = self.gate.quiet_accept_errors(loop)
+        self._server = await loop.create_server(self.gate.protocol(self._runner.server), sock=sock, backlog=128)
         self._unwatch = self.door.watch(self._changed)
 
     def url(self) -> str:
@@ -401,6 +442,12 @@ class Companion:
         for client in list(self.clients):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(client.ws.close(), 1.0)
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        if self._unquiet is not None:
+            self._unquiet()
+            self._unquiet = None
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -677,7 +724,11 @@ class Companion:
     # -- writing ----------------------------------------------------------------------------------------
     @staticmethod
     async def _json(request: web.Request) -> Any:
-        raw = await request.read()
+        try:
+            async with asyncio.timeout(BODY_SECONDS):
+                raw = await request.read()
+        except TimeoutError:
+            raise Refused(408, f"the body did not arrive within {BODY_SECONDS:g} s") from None
         try:
             return parse_json(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):

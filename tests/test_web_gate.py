@@ -192,3 +192,12 @@ def test_a_body_that_does_not_come_is_refused_with_408(tmp_path):
             return head
 
     assert run_device(tmp_path, body).startswith(b"HTTP/1.1 408")
+
+
+def test_the_unit_sets_a_descriptor_limit_with_room_for_the_cap_and_the_reserve():
+    from pathlib import Path
+
+    unit = (Path(__file__).resolve().parent.parent / "systemd" / "tablemate.service").read_text()
+    limits = [line.split("=", 1)[1] for line in unit.splitlines() if line.startswith("LimitNOFILE=")]
+    assert len(limits) == 1
+    assert int(limits[0]) >= gate_module.MAX_CONNECTIONS + RESERVE + 128  # 128: what the device opens itself

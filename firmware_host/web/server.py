@@ -56,8 +56,8 @@ from firmware_host.core.validators import (
 )
 from firmware_host.web import bgstats, plays
 from firmware_host.web.door import TableDoor
-from firmware_host.web.gate import Gate, connection_budget
-from firmware_host.web.ratelimit import RateLimit
+from firmware_host.web.gate import Gate, connection_budget, group
+from firmware_host.web.ratelimit import Budget, RateLimit
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +77,11 @@ FAN_OUT = 16
 """Screens handed a new state per loop turn."""
 BAD_FRAMES = 20
 """Malformed frames a client may send before it is closed."""
+FRAME_RATE = 2.0
+"""Frames a second a WebSocket client may send on average (its pings, WebSocket pings included:
+a scoreboard sends almost none); one over its budget is closed (1008)."""
+FRAME_BURST = 20
+"""Frames a client may send at once within its budget."""
 MAX_HELD = 256
 KEEPALIVE = 15.0
 """Seconds an idle keep-alive connection is kept (a page's next request comes sooner)."""
@@ -263,6 +268,8 @@ class Companion:
         gate: Gate | None = None,
     ) -> None:
         self.door = door
+        self.budget = Budget()
+        """The page's answers a second, all addresses together (:class:`~firmware_host.web.ratelimit.Budget`)."""
         self.gate = gate or Gate()
         """The caps on connections and the deadline for a request's head (:mod:`firmware_host.web.gate`)."""
         self._server: asyncio.AbstractServer | None = None
@@ -373,22 +380,27 @@ class Companion:
 
     @web.middleware
     async def _limit(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        """Hold a request until its address's token is due (a timer: no work for the loop), or
-        refuse it (429) when it would wait longer than the limit's ``max_wait``."""
-        wait = self.limit.reserve(request.remote or "", asyncio.get_running_loop().time())
+        """Hold a request until its address's token is due (a timer: no work for the loop), then
+        until the page's budget has room for it (addresses served in turn); refuse it (429) when
+        it would wait longer than the limit's ``max_wait`` or its address has too many waiting."""
+        key = group(request.remote or "")
+        wait = self.limit.reserve(key, asyncio.get_running_loop().time())
         if wait is None or (wait > 0 and self._held >= MAX_HELD):
-            raise Refused(
-                429,
-                "too many requests from this address: the table answers them more slowly, try again",
-                headers={"Retry-After": str(max(1, math.ceil(self.limit.max_wait)))},
-            )
+            raise self._too_many("too many requests from this address: the table answers them more slowly, try again")
         if wait > 0:
             self._held += 1
             try:
                 await asyncio.sleep(wait)
             finally:
                 self._held -= 1
+        turn = self.budget.ask(key)
+        if turn is not True and (turn is None or not await turn):
+            raise self._too_many("the table is answering many requests: try again in a moment")
         return await handler(request)
+
+    def _too_many(self, message: str) -> Refused:
+        self.gate.tally.note("requests refused (429)")
+        return Refused(429, message, headers={"Retry-After": str(max(1, math.ceil(self.limit.max_wait)))})
 
     @web.middleware
     async def _headers(self, request: web.Request, handler: Any) -> web.StreamResponse:
@@ -490,16 +502,28 @@ class Companion:
         """``/ws``: the live state, whole then changes; the client's frames are only pings."""
         if len(self.clients) >= MAX_CLIENTS:
             raise Refused(503, f"already {MAX_CLIENTS} screens follow the table")
-        ws = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_FRAME, compress=False)
+        ws = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_FRAME, compress=False, autoping=False)
         await ws.prepare(request)
         client = Client(ws)
         self.clients.add(client)
         client.offer(self.snapshot())
         sender = asyncio.create_task(self._send(client), name="ws-send")
+        frames = RateLimit(FRAME_RATE, FRAME_BURST, max_wait=0.0, max_addresses=1)
+        loop = asyncio.get_running_loop()
         bad = 0
         try:
             async for msg in ws:
-                if msg.type != WSMsgType.TEXT or not self._frame_ok(msg.data):
+                if frames.reserve("", loop.time()) is None:
+                    self.gate.tally.note("WebSocket clients closed over their frame budget")
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(ws.close(code=1008, message=b"too many frames"), 1.0)
+                    break
+                if msg.type == WSMsgType.PING:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(ws.pong(msg.data), SEND_TIMEOUT)
+                elif msg.type == WSMsgType.PONG:
+                    continue
+                elif msg.type != WSMsgType.TEXT or not self._frame_ok(msg.data):
                     bad += 1
                     error = {
                         "event_type": "error",
@@ -541,7 +565,7 @@ class Companion:
                 async with asyncio.timeout(SEND_TIMEOUT):  # a timer, not a task per frame
                     await client.ws.send_str(message)
             except (TimeoutError, ConnectionError, RuntimeError):
-                log.info("a slow or gone screen was dropped")
+                self.gate.tally.note("slow or gone screens dropped")
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(client.ws.close(), 1.0)
                 return

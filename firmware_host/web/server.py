@@ -106,6 +106,7 @@ ERRORS = {
     405: "MethodNotAllowedError",
     408: "TimeoutError",
     413: "TooLargeError",
+    421: "MisdirectedError",
     415: "UnsupportedMediaError",
     429: "TooManyRequestsError",
     503: "BusyError",
@@ -256,6 +257,46 @@ def lan_address(bind: str) -> str:
     return "127.0.0.1"
 
 
+def plain_address(text: str) -> str:
+    """An address as ``Host`` gives it: no zone, IPv4-mapped IPv6 as IPv4, compressed, lower case."""
+    text = text.split("%", 1)[0].lower()
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:
+        return text.rstrip(".")
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ip)
+
+
+def split_host(value: str) -> tuple[str | None, int | None]:
+    """``Host``'s name (see :func:`plain_address`) and port; ``(None, None)`` when it is not one."""
+    value = value.strip()
+    if value.startswith("["):
+        name, _, rest = value[1:].partition("]")
+        port = rest[1:] if rest.startswith(":") else None
+        if rest and port is None:
+            return None, None
+    else:
+        name, _, port = value.partition(":") if value.count(":") <= 1 else (value, "", "")
+        port = port or None
+    if not name or len(value) > 300 or (port is not None and not (port.isdigit() and len(port) <= 5)):
+        return None, None
+    return plain_address(name), int(port) if port is not None else None
+
+
+def own_names(bind: str) -> set[str]:
+    """The names of this device that need no look-up: ``localhost``, its host name and
+    ``NAME.local``, loopback, the bind and LAN addresses (the address each request came to is
+    added per request)."""
+    host = socket.gethostname().lower().rstrip(".")
+    names = {"localhost", "127.0.0.1", "::1", host, f"{host.split('.')[0]}.local", f"{host}.local"}
+    for address in (bind, lan_address(bind)):
+        if address not in ("0.0.0.0", "::"):
+            names.add(plain_address(address))
+    return names
+
+
 class Companion:
     """The page's server on the running loop: :meth:`start`, :meth:`url`, :meth:`close`."""
 
@@ -273,6 +314,8 @@ class Companion:
         self.gate = gate or Gate()
         """The caps on connections and the deadline for a request's head (:mod:`firmware_host.web.gate`)."""
         self._server: asyncio.AbstractServer | None = None
+        self._names: set[str] = own_names(bind)
+        """The names ``Host`` may give (see :meth:`_own_host`)."""
         self._unquiet: Callable[[], None] | None = None
         self.limit = limit or RateLimit()
         """Each address's rate (a flood is slowed on a timer; see :mod:`firmware_host.web.ratelimit`)."""
@@ -344,20 +387,38 @@ class Companion:
         return guarded
 
     @staticmethod
-    def _check_origin(request: web.Request) -> None:
+    def _check_origin(request: web.Request, required: bool = True) -> None:
         origin, host = request.headers.get("Origin"), request.headers.get("Host")
+        if origin is None and not required:
+            return
         if not origin or not host or origin not in (f"http://{host}", f"https://{host}"):
             raise Refused(403, "a change must come from the table's own page (Origin does not match)")
 
     # -- middlewares ------------------------------------------------------------------------------------
     @web.middleware
     async def _doorway(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        """A request's head has come: its connection's header deadline stops until it is answered."""
+        """A request's head has come: its connection's header deadline stops until it is answered.
+        Only the device's own names are served (a page elsewhere whose name was pointed at the
+        device, DNS rebinding, gets 421 on every route)."""
         self.gate.began(request.transport)
         try:
+            if not self._own_host(request):
+                return envelope(421, ERRORS[421], "this is the table's page: ask for it by the table's name or address")
             return await handler(request)
         finally:
             self.gate.answered(request.transport)
+
+    def _own_host(self, request: web.Request) -> bool:
+        """Whether ``Host`` names this device: the address the request came to, the page's own
+        address, ``localhost``, the host name or the host name with ``.local`` (any case, a
+        trailing dot allowed), with this page's port or none."""
+        name, port = split_host(request.headers.get("Host", ""))
+        if name is None or (port is not None and port != self.port):
+            return False
+        if name in self._names:
+            return True
+        sockname = request.transport.get_extra_info("sockname") if request.transport else None
+        return bool(sockname) and name == plain_address(str(sockname[0]))
 
     @web.middleware
     async def _errors(self, request: web.Request, handler: Any) -> web.StreamResponse:
@@ -500,6 +561,7 @@ class Companion:
 
     async def websocket(self, request: web.Request) -> web.StreamResponse:
         """``/ws``: the live state, whole then changes; the client's frames are only pings."""
+        self._check_origin(request, required=False)  # a browser always sends it; another site's page is refused
         if len(self.clients) >= MAX_CLIENTS:
             raise Refused(503, f"already {MAX_CLIENTS} screens follow the table")
         ws = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_FRAME, compress=False, autoping=False)

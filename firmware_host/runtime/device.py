@@ -116,6 +116,8 @@ class Device:
         self.companion: Any = None
         """The companion page, when it serves (set by whoever starts it): its ``url()``."""
         self.phones = Pairings(store.read_doc("phones", repair=True), self._save_phones)
+        self._code_handle: asyncio.TimerHandle | None = None
+        """The redraw that shows the pairing code void when it expires."""
         """The phones paired with the companion page (``phones.json``)."""
         store.read_doc("scale", repair=True)  # a damaged calibration is kept aside and named
         set_language(self.settings["language"])
@@ -1035,7 +1037,14 @@ class Device:
         if not url:
             return None
         code = self.phones.new_code(self.loop.time())
+        if self._code_handle is not None:
+            self._code_handle.cancel()
+        self._code_handle = self.loop.call_at(self.phones.expires + 0.01, self.redraw)  # the screen says "void"
         return f"{url}pair?code={code}", code
+
+    def phone_code_void(self) -> bool:
+        """Whether the code on offer pairs nobody any more (expired, or a phone paired with it)."""
+        return self.phones.void(self.loop.time())
 
     def withdraw_offer(self) -> None:
         """The Phone screen closed: its code pairs nobody any more."""
@@ -1046,6 +1055,7 @@ class Device:
         token = self.phones.pair(code, self.loop.time(), self.wall())
         if token is not None:
             self.toast(T("Phone paired"))
+            self.redraw()
         return token
 
     def phone_paired(self, token: str | None) -> bool:

@@ -73,6 +73,10 @@ class RateLimit:
         return len(self._due)
 
 
+PAIR_RATE = 1.0
+"""Pairing codes a second one address may send (after :data:`PAIR_BURST`): a person types one."""
+PAIR_BURST = 5
+"""Pairing codes one address may send at once."""
 PAGE_RATE = 250.0
 """Answers a second the whole page gives, all addresses together (a table's few screens and
 phones need a handful; the loop's share for the page stays bounded however many addresses ask)."""

@@ -57,7 +57,7 @@ from firmware_host.core.validators import (
 from firmware_host.web import bgstats, plays
 from firmware_host.web.door import TableDoor
 from firmware_host.web.gate import Gate, connection_budget, group
-from firmware_host.web.ratelimit import Budget, RateLimit
+from firmware_host.web.ratelimit import PAIR_BURST, PAIR_RATE, Budget, RateLimit
 
 log = logging.getLogger(__name__)
 
@@ -309,6 +309,8 @@ class Companion:
         gate: Gate | None = None,
     ) -> None:
         self.door = door
+        self.pair_limit = RateLimit(PAIR_RATE, PAIR_BURST, max_wait=0.0)
+        """Each address's pairing tries (one address's guessing slows only itself)."""
         self.budget = Budget()
         """The page's answers a second, all addresses together (:class:`~firmware_host.web.ratelimit.Budget`)."""
         self.gate = gate or Gate()
@@ -821,7 +823,11 @@ class Companion:
             raise ValidatorError("body: expected a JSON object") from None
 
     async def api_pair(self, request: web.Request) -> web.StreamResponse:
-        """Pair this phone with the code the table shows: sets the HttpOnly, SameSite=Strict cookie."""
+        """Pair this phone with the code the table shows: sets the HttpOnly, SameSite=Strict cookie.
+        A wrong code voids nothing (see :mod:`firmware_host.core.pairing`); an address sending
+        codes faster than a person types them is refused (429) on its own."""
+        if self.pair_limit.reserve(group(request.remote or ""), asyncio.get_running_loop().time()) is None:
+            raise self._too_many("too many pairing codes from this address: wait a second and type it again")
         body = await self._json(request)
         code = check_code(body.get("code") if isinstance(body, dict) else None)
         token = self.door.pair_phone(code)

@@ -58,7 +58,7 @@ $("timers").addEventListener("submit", (e) => {
 });
 
 (async () => {
-  const fromQr = location.pathname.match(/^\/P\/(\d{6})$/);  // the QR code's link: /P/123456
+  const fromQr = location.pathname.match(/^\/P\/(\d{12})$/);  // the QR code's link: /P/123456789012
   const code = fromQr ? fromQr[1] : new URLSearchParams(location.search).get("code");
   if (code) {
     history.replaceState(null, "", "/phone");  // the code is one-time: keep it out of the history

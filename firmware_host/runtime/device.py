@@ -33,6 +33,7 @@ from firmware_host.core.config import BUTTONS, TIMER_SOUNDS, Config
 from firmware_host.core.fsio import storage_message
 from firmware_host.core.i18n import LANGUAGES, set_language, tr
 from firmware_host.core.pairing import Pairings
+from firmware_host.core.phone_clock import PhoneClock
 from firmware_host.core.replay import Script, ScriptError
 from firmware_host.core.session import Session
 from firmware_host.core.store import Store, StoreError
@@ -116,6 +117,8 @@ class Device:
         self.companion: Any = None
         """The companion page, when it serves (set by whoever starts it): its ``url()``."""
         self.phones = Pairings(store.read_doc("phones", repair=True), self._save_phones)
+        self.phone_clock = PhoneClock()
+        """The time a paired phone gave (this boot's games are dated by it when the clock never synced)."""
         self._code_handle: asyncio.TimerHandle | None = None
         """The redraw that shows the pairing code void when it expires."""
         """The phones paired with the companion page (``phones.json``)."""
@@ -689,7 +692,18 @@ class Device:
         self.redraw()
 
     def _history_extra(self) -> dict[str, Any]:
-        return self.timers.history_extra()
+        """What the history keeps beside the session's own: the turn timers' figures, and the
+        game's dates by a phone's clock when the table's never synced (see :meth:`set_phone_time`)."""
+        extra = dict(self.timers.history_extra())
+        session, now = self.session, self.phone_clock.now(self.loop.time())
+        if session is not None and now is not None and not session.synced():
+            extra.update({"started": round(now - session.elapsed(), 3), "ended": round(now, 3), "date_source": "phone"})
+        return extra
+
+    def set_phone_time(self, epoch: float) -> bool:
+        """A paired phone's time (seconds since 1970, UTC), kept as an offset to the loop's
+        monotonic clock; the system clock is never set. ``False`` when it is not believable."""
+        return self.phone_clock.set(epoch, self.loop.time())
 
     def _game_screen(self) -> GameScreen | None:
         return next((s for s in self.screens if isinstance(s, GameScreen)), None)

@@ -107,7 +107,7 @@ def x_label(play: Play, number: int) -> str:
     else its ``number`` in the plot (``#3``): an unsynced date is not guessed."""
     import time
 
-    if play.started is not None and play.clock_synced:
+    if play.started is not None and play.dated:
         try:
             return time.strftime("%m-%d", time.localtime(play.started))
         except (OverflowError, OSError, ValueError):

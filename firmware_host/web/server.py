@@ -372,6 +372,7 @@ class Companion:
             Route("POST", "/api/names", PAIRED, self.api_names),
             Route("POST", "/api/settings", PAIRED, self.api_settings),
             Route("POST", "/api/timers", PAIRED, self.api_timers),
+            Route("POST", "/api/clock", PAIRED, self.api_clock),
         ]
 
     def _guard(self, route: Route) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
@@ -864,6 +865,20 @@ class Companion:
         for key, value in changes.items():
             self.door.change_setting(key, value)
         return web.json_response({"ok": True, "result": changes})
+
+    async def api_clock(self, request: web.Request) -> web.StreamResponse:
+        """The phone's time, ``{"now_ms": Date.now()}``: a table whose clock never synced dates
+        this boot's games by it (kept as an offset to the monotonic clock; the system clock is
+        never set)."""
+        from firmware_host.core.phone_clock import LATEST
+        from firmware_host.core.wallclock import EARLIEST
+
+        body = await self._json(request)
+        now_ms = check_int(
+            body.get("now_ms") if isinstance(body, dict) else None, int(EARLIEST * 1000), int(LATEST * 1000), "now_ms"
+        )
+        self.door.set_phone_time(now_ms / 1000)
+        return web.json_response({"ok": True, "result": {"now_ms": now_ms}})
 
     async def api_timers(self, request: web.Request) -> web.StreamResponse:
         """A game's turn-timer preset, ``{"game": ..., "preset": {"mode": "turn", "seconds": 60}}``."""

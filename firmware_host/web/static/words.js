@@ -5,7 +5,7 @@ const WORDS = {
     noGame: "No game in play", over: "Game over", winners: "Winners", everyone: "Everyone lost", ended: "Ended early",
     game: "Game", player: "Player", all: "all", date: "Date", duration: "Duration", players: "Players",
     plays: "Plays", wins: "Wins", winRate: "Win rate", avg: "Average", best: "Best", turn: "Avg turn",
-    unknownDate: "date unknown (clock not set)", bgstats: "Open in BG Stats", filter: "Show",
+    unknownDate: "date unknown (clock not set)", phoneDate: "date from a phone", bgstats: "Open in BG Stats", filter: "Show",
     downloads: "Download", stats: "Per player and game", plotsTitle: "Plots", last: "What happened",
     noPlays: "No finished games yet", noTurns: "No turn times yet: they are kept when a turn timer runs",
     paired: "This phone is paired: it may change names and settings.", unpaired: "Read only. To change names or settings, pair this phone: on the table, Main menu → Phone, then scan the code or type its digits here.",
@@ -16,7 +16,7 @@ const WORDS = {
     noGame: "Kein Spiel läuft", over: "Spiel vorbei", winners: "Gewonnen", everyone: "Alle verloren", ended: "Vorzeitig beendet",
     game: "Spiel", player: "Spieler", all: "alle", date: "Datum", duration: "Dauer", players: "Spieler",
     plays: "Partien", wins: "Siege", winRate: "Siegquote", avg: "Schnitt", best: "Bestwert", turn: "Zug im Schnitt",
-    unknownDate: "Datum unbekannt (Uhr nicht gestellt)", bgstats: "In BG Stats öffnen", filter: "Zeigen",
+    unknownDate: "Datum unbekannt (Uhr nicht gestellt)", phoneDate: "Datum von einem Handy", bgstats: "In BG Stats öffnen", filter: "Zeigen",
     downloads: "Herunterladen", stats: "Je Spieler und Spiel", plotsTitle: "Diagramme", last: "Was geschah",
     noPlays: "Noch keine beendeten Spiele", noTurns: "Noch keine Zugzeiten: sie werden gespeichert, wenn ein Zugtimer läuft",
     paired: "Dieses Handy ist gekoppelt: es darf Namen und Einstellungen ändern.", unpaired: "Nur lesen. Um Namen oder Einstellungen zu ändern, dieses Handy koppeln: am Tisch Hauptmenü → Handy, dann den Code scannen oder die Ziffern hier eingeben.",
@@ -52,3 +52,9 @@ function clock(seconds) {
   const s = Math.round(seconds), m = Math.floor(s / 60);
   return m >= 60 ? `${Math.floor(m / 60)}:${String(m % 60).padStart(2, "0")}:${String(s % 60).padStart(2, "0")}` : `${m}:${String(s % 60).padStart(2, "0")}`;
 }
+// A paired phone gives the table the time: a table whose clock never synced dates its games by it.
+fetch("/api/me", {cache: "no-store"}).then((r) => r.json()).then((me) => {
+  if (!me.paired) return;
+  fetch("/api/clock", {method: "POST", headers: {"Content-Type": "application/json"}, credentials: "same-origin",
+    body: JSON.stringify({now_ms: Date.now()})});
+}).catch(() => {});

@@ -12,6 +12,7 @@ import resource
 import select
 import subprocess
 import sys
+from collections.abc import Callable
 
 import aiohttp
 import pytest
@@ -47,26 +48,44 @@ def test_the_caps_hold_per_address_and_in_total_and_a_closed_connection_frees_it
     assert gate.admit("10.0.0.4") == "10.0.0.4"
 
 
-def test_a_thousand_refusals_and_accept_failures_make_one_log_line_a_minute(caplog):
+def test_a_thousand_refusals_make_one_log_line_a_minute_and_no_traceback(caplog):
     now = [0.0]
     gate = Gate(max_total=0, clock=lambda: now[0])
-    loop = asyncio.new_event_loop()
-    try:
-        undo = gate.quiet_accept_errors(loop)
-        with caplog.at_level(logging.INFO):
-            for _ in range(1000):
-                gate.admit("10.0.0.9")
-                loop.call_exception_handler(
-                    {"message": "socket.accept() out of system resource", "exception": OSError(24, "Too many")}
-                )
-            now[0] = 61.0
+    with caplog.at_level(logging.INFO):
+        for _ in range(1000):
             gate.admit("10.0.0.9")
-        undo()
-    finally:
-        loop.close()
+        now[0] = 61.0
+        gate.admit("10.0.0.9")
     assert len(caplog.records) == 2  # the first at once, the next a minute later with the count
     assert "1000 connections refused" in caplog.records[1].getMessage()
     assert not any(r.exc_info for r in caplog.records)
+
+
+def test_accept_out_of_descriptors_is_one_line_not_a_traceback_and_accepting_resumes(tmp_path, caplog):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+
+    async def body(dev):
+        companion = Companion(dev, "127.0.0.1", 0, gate=Gate(header_seconds=3600.0))
+        await companion.start()
+        try:
+            no_more = lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (open_descriptors(), hard))  # noqa: E731
+            guests = await _guests(companion.port, 20, before=no_more)  # not one descriptor left
+            await asyncio.sleep(0.5)
+            failed = companion.gate.tally.counts["accept() failures (out of descriptors)"]
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+            await asyncio.sleep(2.0)  # accepting resumes a second later
+            served = companion.gate.total
+            guests.communicate(b"", timeout=30)
+        finally:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+            await companion.close()
+        return failed, served
+
+    with caplog.at_level(logging.INFO):
+        failed, served = run_device(tmp_path, body)
+    assert failed >= 1 and served == 20
+    assert not any(r.exc_info for r in caplog.records)
+    assert len([r for r in caplog.records if "accept()" in r.getMessage()]) == 1
 
 
 async def _connect(port: int, source: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
@@ -88,6 +107,8 @@ async def _closed(reader: asyncio.StreamReader) -> bool:
 GUESTS = """
 import socket, sys
 port, count = int(sys.argv[1]), int(sys.argv[2])
+if len(sys.argv) > 3:
+    sys.stdin.readline()  # told when to connect
 held = []
 for i in range(count):
     s = socket.socket()
@@ -107,14 +128,20 @@ def _own_limit() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
 
 
-async def _guests(port: int, count: int) -> subprocess.Popen:
-    """Another process (another machine's descriptors) holding ``count`` connections from 20 addresses."""
+async def _guests(port: int, count: int, before: Callable[[], None] | None = None) -> subprocess.Popen:
+    """Another process (another machine's descriptors) holding ``count`` connections from 20
+    addresses (``before``: run once it is started, before it connects)."""
     proc = subprocess.Popen(
-        [sys.executable, "-c", GUESTS, str(port), str(count)],
+        [sys.executable, "-c", GUESTS, str(port), str(count), *(["wait"] if before else [])],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         preexec_fn=_own_limit,
     )
+    if before is not None:
+        before()
+        assert proc.stdin is not None
+        proc.stdin.write(b"go\n")
+        proc.stdin.flush()
     while not select.select([proc.stdout], [], [], 0)[0]:
         await asyncio.sleep(0.01)  # the loop accepts meanwhile
     assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"

@@ -14,18 +14,21 @@ Every TCP connection the page accepts passes :class:`Gate` before aiohttp sees a
   seconds no longer keeps it). aiohttp's ``keepalive_timeout`` closes idle keep-alive connections;
   request bodies have their own deadline where they are read (:mod:`firmware_host.web.server`).
 - **Quiet**: refusals and closings are counted, and :class:`Tally` writes one line a minute at most
-  about them. asyncio's own ``accept()`` failure (it logs a traceback for each) is taken by
-  :meth:`Gate.quiet_accept_errors` into the same tally.
+  about them. The gate accepts connections itself (:meth:`Gate.serve`), so asyncio's own
+  ``accept()`` error path, which logs a traceback for each failure, is never taken.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import ipaddress
 import logging
 import os
 import resource
+import socket
+import struct
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -40,6 +43,10 @@ RESERVE = 64
 """Descriptors kept for the device itself (journal, history, settings, drivers, threads)."""
 HEADER_SECONDS = 10.0
 """Seconds a connection has to send a request's head, from opening or from its last answer."""
+ACCEPTS_PER_TURN = 32
+"""Connections accepted per loop turn at most (the rest wait in the kernel's queue for the next)."""
+LINGER_RESET = struct.pack("ii", 1, 0)
+"""``SO_LINGER`` on with no time: a refused connection is reset at once, leaving no TIME_WAIT."""
 TALLY_SECONDS = 60.0
 """The least time between two log lines about refused or closed connections."""
 
@@ -100,22 +107,18 @@ class _Gated(asyncio.Protocol):
 
     __slots__ = ("_factory", "deadline", "gate", "inner", "key", "transport")
 
-    def __init__(self, gate: Gate, factory: Callable[[], asyncio.Protocol]) -> None:
+    def __init__(self, gate: Gate, factory: Callable[[], asyncio.Protocol], key: str) -> None:
         self.gate = gate
         self.inner: asyncio.Protocol | None = None
         self.transport: asyncio.Transport | None = None
-        self.key: str | None = None
+        self.key = key
+        """The group the connection was admitted under (its place is given back when it closes)."""
         self.deadline: asyncio.TimerHandle | None = None
         self._factory = factory
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
-        peer = transport.get_extra_info("peername")
-        key = self.gate.admit(peer[0] if isinstance(peer, tuple) and peer else "")
-        if key is None:
-            transport.abort()
-            return
-        self.key, self.transport = key, transport
+        self.transport = transport
         self.gate.live[transport] = self
         self.inner = self._factory()
         self.inner.connection_made(transport)
@@ -160,7 +163,7 @@ class _Gated(asyncio.Protocol):
             return
         inner, self.inner = self.inner, None
         self.gate.live.pop(self.transport, None)  # type: ignore[arg-type]
-        self.gate.release(self.key or "")
+        self.gate.release(self.key)
         inner.connection_lost(exc)
 
 
@@ -180,6 +183,7 @@ class Gate:
         """Connections held per group."""
         self.live: dict[asyncio.BaseTransport, _Gated] = {}
         self.tally = Tally(clock or (lambda: asyncio.get_running_loop().time()))
+        self._tasks: set[asyncio.Task[None]] = set()
 
     def admit(self, address: str) -> str | None:
         """The group a new connection of ``address`` counts against, or ``None`` (refused)."""
@@ -201,9 +205,66 @@ class Gate:
         if self.held[key] <= 0:
             del self.held[key]
 
-    def protocol(self, factory: Callable[[], asyncio.Protocol]) -> Callable[[], asyncio.Protocol]:
-        """The protocol factory to serve with: ``factory``'s protocols behind the gate."""
-        return lambda: _Gated(self, factory)
+    def serve(self, sock: socket.socket, factory: Callable[[], asyncio.Protocol]) -> Callable[[], None]:
+        """Accept connections on the listening ``sock`` for ``factory``'s protocols, behind the
+        gate; returns the function that stops accepting.
+
+        The gate accepts itself rather than through ``loop.create_server``: a refused connection
+        is closed (reset) as soon as it is accepted, with no transport, task or protocol made for
+        it, and at most :data:`ACCEPTS_PER_TURN` are taken per loop turn, so a storm of
+        connections costs the loop short turns between the buttons' work. ``accept()`` failing
+        for want of descriptors (asyncio would log a traceback each time) is counted in the tally
+        and accepting pauses for a second.
+        """
+        loop = asyncio.get_running_loop()
+        sock.setblocking(False)
+        fd = sock.fileno()
+        paused: list[asyncio.TimerHandle] = []
+
+        def resume() -> None:
+            paused.clear()
+            loop.add_reader(fd, accept)
+
+        def accept() -> None:
+            for _ in range(ACCEPTS_PER_TURN):
+                try:
+                    conn, peer = sock.accept()
+                except (BlockingIOError, InterruptedError):
+                    return
+                except OSError as exc:
+                    if exc.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM):
+                        self.tally.note("accept() failures (out of descriptors)")
+                        loop.remove_reader(fd)
+                        paused.append(loop.call_later(1.0, resume))
+                    return  # ECONNABORTED and the like: the client gave up; nothing to do
+                key = self.admit(peer[0] if isinstance(peer, tuple) and peer else "")
+                if key is None:
+                    with contextlib.suppress(OSError):
+                        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, LINGER_RESET)
+                    conn.close()
+                    continue
+                conn.setblocking(False)
+                task = loop.create_task(self._connect(loop, conn, factory, key))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+
+        loop.add_reader(fd, accept)
+
+        def stop() -> None:
+            loop.remove_reader(fd)
+            for handle in paused:
+                handle.cancel()
+
+        return stop
+
+    async def _connect(
+        self, loop: asyncio.AbstractEventLoop, conn: socket.socket, factory: Callable[[], asyncio.Protocol], key: str
+    ) -> None:
+        try:
+            await loop.connect_accepted_socket(lambda: _Gated(self, factory, key), sock=conn)
+        except OSError:
+            self.release(key)
+            conn.close()
 
     def began(self, transport: Any) -> None:
         """A request's head arrived on ``transport`` (its deadline stops)."""
@@ -216,20 +277,3 @@ class Gate:
         gated = self.live.get(transport)
         if gated is not None:
             gated.arm()
-
-    def quiet_accept_errors(self, loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
-        """Take asyncio's "accept() out of system resource" reports (a traceback each) into the
-        tally; every other report goes where it went. Returns the function that undoes it."""
-        before = loop.get_exception_handler()
-
-        def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-            if str(context.get("message", "")).startswith("socket.accept() out of system resource"):
-                self.tally.note("accept() failures (out of descriptors)")
-                return
-            if before is not None:
-                before(loop, context)
-            else:
-                loop.default_exception_handler(context)
-
-        loop.set_exception_handler(handler)
-        return lambda: loop.set_exception_handler(before)

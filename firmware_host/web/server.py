@@ -69,6 +69,8 @@ MAX_FRAME = 1024
 """The largest WebSocket frame read from a client (the page sends none but pings)."""
 MAX_CLIENTS = 256
 """WebSocket clients served at once; one more gets a 503."""
+MAX_SCREENS_PER_GROUP = 8
+"""WebSocket clients one address (one IPv6 /64) may have at once; one more gets a 503."""
 SEND_TIMEOUT = 5.0
 """Seconds a client may take to take one frame before it is dropped."""
 HEARTBEAT = 30.0
@@ -161,8 +163,10 @@ class Route:
 class Client:
     """One WebSocket client and its queue of one (the newest snapshot)."""
 
-    def __init__(self, ws: web.WebSocketResponse) -> None:
+    def __init__(self, ws: web.WebSocketResponse, key: str = "") -> None:
         self.ws = ws
+        self.key = key
+        """The address (IPv6: the /64) it came from."""
         self.latest: dict[str, Any] | None = None
         self.sent: dict[str, Any] | None = None
         self.ready = asyncio.Event()
@@ -315,10 +319,10 @@ class Companion:
         """The page's answers a second, all addresses together (:class:`~firmware_host.web.ratelimit.Budget`)."""
         self.gate = gate or Gate()
         """The caps on connections and the deadline for a request's head (:mod:`firmware_host.web.gate`)."""
-        self._server: asyncio.AbstractServer | None = None
+        self._sock: socket.socket | None = None
         self._names: set[str] = own_names(bind)
         """The names ``Host`` may give (see :meth:`_own_host`)."""
-        self._unquiet: Callable[[], None] | None = None
+        self._stop_accepting: Callable[[], None] | None = None
         self.limit = limit or RateLimit()
         """Each address's rate (a flood is slowed on a timer; see :mod:`firmware_host.web.ratelimit`)."""
         self._held = 0
@@ -498,9 +502,8 @@ class Companion:
         await self._runner.setup()
         assert self._runner.server is not None
         self.gate.max_total = connection_budget(self.gate.max_total)
-        loop = asyncio.get_running_loop()
-        self._unquiet = self.gate.quiet_accept_errors(loop)
-        self._server = await loop.create_server(self.gate.protocol(self._runner.server), sock=sock, backlog=128)
+        self._sock = sock
+        self._stop_accepting = self.gate.serve(sock, self._runner.server)
         self._unwatch = self.door.watch(self._changed)
 
     def url(self) -> str:
@@ -518,12 +521,12 @@ class Companion:
         for client in list(self.clients):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(client.ws.close(), 1.0)
-        if self._server is not None:
-            self._server.close()
-            self._server = None
-        if self._unquiet is not None:
-            self._unquiet()
-            self._unquiet = None
+        if self._stop_accepting is not None:
+            self._stop_accepting()
+            self._stop_accepting = None
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -567,9 +570,12 @@ class Companion:
         self._check_origin(request, required=False)  # a browser always sends it; another site's page is refused
         if len(self.clients) >= MAX_CLIENTS:
             raise Refused(503, f"already {MAX_CLIENTS} screens follow the table")
+        key = group(request.remote or "")
+        if sum(1 for c in self.clients if c.key == key) >= MAX_SCREENS_PER_GROUP:
+            raise Refused(503, f"already {MAX_SCREENS_PER_GROUP} screens at this address follow the table")
         ws = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_FRAME, compress=False, autoping=False)
         await ws.prepare(request)
-        client = Client(ws)
+        client = Client(ws, key)
         self.clients.add(client)
         client.offer(self.snapshot())
         sender = asyncio.create_task(self._send(client), name="ws-send")

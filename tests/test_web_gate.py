@@ -228,3 +228,12 @@ def test_the_unit_sets_a_descriptor_limit_with_room_for_the_cap_and_the_reserve(
     limits = [line.split("=", 1)[1] for line in unit.splitlines() if line.startswith("LimitNOFILE=")]
     assert len(limits) == 1
     assert int(limits[0]) >= gate_module.MAX_CONNECTIONS + RESERVE + 128  # 128: what the device opens itself
+
+
+def test_an_address_that_sent_past_its_budget_is_refused_for_a_while_and_others_are_not():
+    now = [0.0]
+    gate = Gate(clock=lambda: now[0])
+    gate.ban("fd00:1::/64", 30.0)
+    assert gate.admit("fd00:1::99") is None and gate.admit("fd00:2::1") == "fd00:2::/64"
+    now[0] = 31.0
+    assert gate.admit("fd00:1::99") == "fd00:1::/64"

@@ -47,6 +47,8 @@ ACCEPTS_PER_TURN = 32
 """Connections accepted per loop turn at most (the rest wait in the kernel's queue for the next)."""
 LINGER_RESET = struct.pack("ii", 1, 0)
 """``SO_LINGER`` on with no time: a refused connection is reset at once, leaving no TIME_WAIT."""
+BAN_SECONDS = 30.0
+"""How long an address that sent past its budget is refused new connections."""
 TALLY_SECONDS = 60.0
 """The least time between two log lines about refused or closed connections."""
 
@@ -179,6 +181,8 @@ class Gate:
     ) -> None:
         self.max_total, self.max_per_group, self.header_seconds = max_total, max_per_group, header_seconds
         self.total = 0
+        self._banned: dict[str, float] = {}
+        """Groups refused until a time (the clock's), for having abused what they were given."""
         self.held: Counter[str] = Counter()
         """Connections held per group."""
         self.live: dict[asyncio.BaseTransport, _Gated] = {}
@@ -188,6 +192,11 @@ class Gate:
     def admit(self, address: str) -> str | None:
         """The group a new connection of ``address`` counts against, or ``None`` (refused)."""
         key = group(address)
+        if self._banned and key in self._banned:
+            if self.tally.clock() < self._banned[key]:
+                self.tally.note("connections refused (an address sent past its budget)")
+                return None
+            del self._banned[key]
         if self.total >= self.max_total:
             self.tally.note("connections refused (the page holds all it may)")
             return None
@@ -197,6 +206,14 @@ class Gate:
         self.total += 1
         self.held[key] += 1
         return key
+
+    def ban(self, key: str, seconds: float = BAN_SECONDS) -> None:
+        """Refuse every new connection of group ``key`` for ``seconds`` (it sent past its budget:
+        coming back at once would cost the loop the same again)."""
+        if len(self._banned) >= self.max_total:
+            now = self.tally.clock()
+            self._banned = {k: t for k, t in self._banned.items() if t > now}
+        self._banned[key] = self.tally.clock() + seconds
 
     def release(self, key: str) -> None:
         """A connection of ``key`` closed."""

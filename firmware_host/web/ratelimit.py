@@ -80,8 +80,11 @@ PAIR_BURST = 5
 PAGE_RATE = 250.0
 """Answers a second the whole page gives, all addresses together (a table's few screens and
 phones need a handful; the loop's share for the page stays bounded however many addresses ask)."""
-PAGE_BURST = 50
+PAGE_BURST = 20
 """Answers the page gives at once before the rest wait their turn."""
+RELEASE_BATCH = 4
+"""Waiting requests let go per loop turn at most (every 5 ms: up to 800 a second), so the page's
+work comes in short turns between the buttons'."""
 HELD_PER_GROUP = 8
 """Requests one address may have waiting for the page's budget; one more is refused (429)."""
 
@@ -155,7 +158,8 @@ class Budget:
     def _release(self) -> None:
         self._timer = None
         self._refill(asyncio.get_running_loop().time())
-        while self._tokens >= 1 and self._queues:
+        released = 0
+        while self._tokens >= 1 and self._queues and released < RELEASE_BATCH:
             key = next(iter(self._queues))
             queue = self._queues.pop(key)
             future = queue.popleft()
@@ -165,4 +169,5 @@ class Budget:
             if not future.done():
                 future.set_result(True)
                 self._tokens -= 1
+                released += 1
         self._schedule()

@@ -586,6 +586,7 @@ class Companion:
             async for msg in ws:
                 if frames.reserve("", loop.time()) is None:
                     self.gate.tally.note("WebSocket clients closed over their frame budget")
+                    self.gate.ban(key)
                     with contextlib.suppress(Exception):
                         await asyncio.wait_for(ws.close(code=1008, message=b"too many frames"), 1.0)
                     break

@@ -11,7 +11,10 @@ const WORDS = {
     paired: "This phone is paired: it may change names and settings.", unpaired: "Read only. To change names or settings, pair this phone: on the table, Main menu → Phone, then scan the code or type its digits here.",
     code: "Code", pair: "Pair", names: "Seat names", save: "Save", settings: "Settings", language: "Language",
     brightness: "Brightness", sound: "Sound", beeps: "Timer beeps", timers: "Turn timer", mode: "Mode", seconds: "Seconds",
-    saved: "Saved", on: "on", off: "off", language_en: "English", language_de: "Deutsch"},
+    saved: "Saved", on: "on", off: "off", language_en: "English", language_de: "Deutsch",
+    beeps_all: "every beep", beeps_timeout: "only when time is up", beeps_off: "none",
+    mode_off: "no timer", mode_turn: "per turn", mode_hourglass: "hourglass", mode_bank: "time bank",
+    mode_countup: "count up"},
   de: {board: "Punktestand", history: "Verlauf", rules: "Regeln", phone: "Handy", live: "live", offline: "verbinde neu",
     noGame: "Kein Spiel läuft", over: "Spiel vorbei", winners: "Gewonnen", everyone: "Alle verloren", ended: "Vorzeitig beendet",
     game: "Spiel", player: "Spieler", all: "alle", date: "Datum", duration: "Dauer", players: "Spieler",
@@ -22,7 +25,10 @@ const WORDS = {
     paired: "Dieses Handy ist gekoppelt: es darf Namen und Einstellungen ändern.", unpaired: "Nur lesen. Um Namen oder Einstellungen zu ändern, dieses Handy koppeln: am Tisch Hauptmenü → Handy, dann den Code scannen oder die Ziffern hier eingeben.",
     code: "Code", pair: "Koppeln", names: "Namen der Plätze", save: "Speichern", settings: "Einstellungen", language: "Sprache",
     brightness: "Helligkeit", sound: "Ton", beeps: "Timer-Töne", timers: "Zugtimer", mode: "Modus", seconds: "Sekunden",
-    saved: "Gespeichert", on: "an", off: "aus", language_en: "English", language_de: "Deutsch"},
+    saved: "Gespeichert", on: "an", off: "aus", language_en: "English", language_de: "Deutsch",
+    beeps_all: "jeder Ton", beeps_timeout: "nur wenn die Zeit um ist", beeps_off: "keine",
+    mode_off: "kein Timer", mode_turn: "je Zug", mode_hourglass: "Sanduhr", mode_bank: "Zeitkonto",
+    mode_countup: "aufwärts zählen"},
 };
 let LANG = "en";
 function w(key) { return (WORDS[LANG] || WORDS.en)[key] || WORDS.en[key] || key; }

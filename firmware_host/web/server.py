@@ -783,11 +783,16 @@ class Companion:
         )
         svg = self._plots.get(key)
         if svg is None:
-            titles = {"scores": "Scores", "wins": "Wins", "turns": "Average turn (s)"}
+            titles = {"scores": "Scores", "wins": "Wins", "turns": "Average turn (s)", "places": "Places (all games)"}
             if request.query.get("lang") == "de":
-                titles = {"scores": "Punkte", "wins": "Siege", "turns": "Zug im Schnitt (s)"}
+                titles = {
+                    "scores": "Punkte",
+                    "wins": "Siege",
+                    "turns": "Zug im Schnitt (s)",
+                    "places": "Plätze (alle Spiele)",
+                }
             loop = asyncio.get_running_loop()
-            svg = await loop.run_in_executor(None, draw, kind, chosen, titles[kind])
+            svg = await loop.run_in_executor(None, draw, kind, chosen, titles[kind], titles["places"])
             if len(self._plots) > 64:
                 self._plots.clear()
             self._plots[key] = svg

@@ -594,7 +594,7 @@ def print_attacks(result: dict[str, Any]) -> bool:
             and a["log_lines_a_minute"] <= ATTACK_LOG_LINES
             and grown <= RSS_BACK_MB
             and paired
-            and (name != "pair-jam" or a["pairings"])
+            and (name != "pair-jam" or bool(a["pairings"]))
         )
         ok &= good
         sent = ", ".join(f"{k} {v}" for k, v in sorted(a["load"].items()) if k not in ("attack", "seconds"))

@@ -142,7 +142,9 @@ async def _guests(port: int, count: int, before: Callable[[], None] | None = Non
         assert proc.stdin is not None
         proc.stdin.write(b"go\n")
         proc.stdin.flush()
-    while not select.select([proc.stdout], [], [], 0)[0]:
+    ready = select.poll()  # not select(): a long test run has descriptors past select()'s 1,024
+    ready.register(proc.stdout, select.POLLIN)
+    while not ready.poll(0):
         await asyncio.sleep(0.01)  # the loop accepts meanwhile
     assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"
     return proc

@@ -34,7 +34,8 @@ def test_a_scripted_games_bgstats_link_and_play_file_read_back_to_its_result(tmp
     assert [p["name"] for p in linked["players"] if p["winner"]] == entry["winners"]
     assert [p["startPlayer"] for p in linked["players"]] == [True, False]
     assert linked["durationMin"] >= 1
-    assert ("playDate" in linked) is (entry.get("clock_synced") is not False)  # said, never guessed
+    assert len(linked["playDate"]) == 19  # always given (BG Stats' format needs it)
+    assert set(linked) <= LINK_KEYS
 
     file = json.loads(json.dumps(bgstats.play_file([play], "2026-01-01 20:00:00")))
     assert set(file) >= {"about", "players", "locations", "games", "plays"}
@@ -63,9 +64,16 @@ def _entry(**changes) -> dict:
     return entry
 
 
-def test_a_game_played_with_the_clock_set_has_its_local_date_and_time():
+LINK_KEYS = {"sourceName", "sourcePlayId", "playDate", "durationMin", "location", "comments", "board", "game"} | {
+    "players"
+}
+"""The keys of BG Stats' documented push format (its page on pushing plays from other apps)."""
+
+
+def test_a_game_played_with_the_clock_set_has_its_date_in_utc():
     linked = bgstats.parse_link(bgstats.deep_link(plays.plays([_entry()])[0]))
-    assert len(linked["playDate"]) == 19 and linked["playDate"][4] == "-" and linked["playDate"][13] == ":"
+    assert linked["playDate"] == "2026-01-01 20:00:00"  # 1_767_297_600 is 20:00 UTC, 21:00 in Germany
+    assert "comments" not in linked and set(linked) <= LINK_KEYS
     assert linked["durationMin"] == 30 and linked["players"][0] == {
         "name": "Ann",
         "score": 2,
@@ -76,13 +84,24 @@ def test_a_game_played_with_the_clock_set_has_its_local_date_and_time():
     }
 
 
-def test_a_game_played_before_the_clock_was_set_has_no_date_and_says_so():
+def test_a_game_played_before_the_clock_was_set_still_has_a_date_and_says_it_is_not_known():
     play = plays.plays([_entry(clock_synced=False)])[0]
     linked = bgstats.parse_link(bgstats.deep_link(play))
-    assert "playDate" not in linked and "clock" in linked["comments"]
+    assert linked["playDate"] == "2026-01-01 20:00:00" and "clock" in linked["comments"]
     (saved,) = bgstats.play_file([play], "2026-01-01 20:00:00")["plays"]
-    assert "playDate" not in saved and "clock" in saved["comments"]
+    assert saved["playDate"] == "2026-01-01 20:00:00" and "clock" in saved["comments"]
     assert play.to_json()["date"] is None
+
+
+def test_a_game_ended_early_is_said_so_in_the_comments_not_with_a_field_the_link_does_not_have():
+    linked = bgstats.parse_link(bgstats.deep_link(plays.plays([_entry(reason="abandoned", winners=[])])[0]))
+    assert "ignored" not in linked and "Ended early" in linked["comments"]
+
+
+def test_trottelmuetze_is_named_in_ascii_as_bgstats_lists_it():
+    play = plays.plays([_entry(game="trottel", players=["Ann", "Ben"], scores={"Ann": 1, "Ben": 2})])[0]
+    assert bgstats.parse_link(bgstats.deep_link(play))["game"]["name"] == "Trottelmuetze"
+    assert bgstats.play_file([play], "2026-01-01 20:00:00")["games"][0]["name"] == "Trottelmuetze"
 
 
 def test_lowest_score_wins_is_read_from_the_result_and_ranks_share_ties():

@@ -6,6 +6,7 @@ evaluate strings, which the page's own policy forbids."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from browserkit import LiveTable, browser, playwright_ready
@@ -90,3 +91,27 @@ def test_the_history_shows_a_game_its_link_and_its_plots(tmp_path, chromium):
         assert page.locator("#plots img").count() == 2  # scores and wins; no turn timer ran:
         assert page.inner_text("#plots .noplot").startswith("No turn times yet")  # said, not an empty chart
         page.close()
+
+
+def test_the_phone_page_speaks_the_tables_german_from_the_qr_link_on_and_gives_the_time(tmp_path, chromium):
+    with LiveTable(tmp_path) as table:
+        table.call(lambda: table.device.change_setting("language", "de"))
+        offer = table.call(lambda: table.device.phone_offer())
+        page = chromium.new_page(viewport=PHONE, bypass_csp=True)
+        page.goto(f"{table.url}/P/{offer[1]}")  # as the QR code opens it
+        page.wait_for_selector("#names input[data-seat='p1']")
+        page.wait_for_function("document.getElementById('h').textContent === 'Handy'")
+        saved = page.text_content("#result")
+        options = page.eval_on_selector_all("#timer_sound option, #t-mode option", "os => os.map(o => o.textContent)")
+        labels = [page.text_content(s) for s in ("#b-settings", "#l-beeps", "#l-timers")]
+        page.reload()  # a paired phone opening the page gives the table its time
+        page.wait_for_selector("#names input[data-seat='p1']")
+        page.wait_for_timeout(300)
+        given = table.call(lambda: table.device.phone_clock.now(table.loop.time()))
+        page.close()
+    assert saved == "Gespeichert"
+    beeps = ["jeder Ton", "nur wenn die Zeit um ist", "keine"]
+    modes = ["kein Timer", "je Zug", "Sanduhr", "Zeitkonto", "aufwärts zählen"]
+    assert options == [*beeps, *modes]
+    assert labels == ["Speichern", "Timer-Töne", "Zugtimer"]
+    assert given is not None and abs(given - time.time()) < 60

@@ -61,3 +61,38 @@ def test_the_missing_turn_times_sentence_is_in_both_languages():
     assert 'noTurns: "No turn times yet: they are kept when a turn timer runs"' in english
     assert 'noTurns: "Noch keine Zugzeiten' in german
     assert 'noPlays: "' in english and 'noPlays: "' in german
+
+
+def _luminance(color: str) -> float:
+    def channel(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (int(color[i : i + 2], 16) / 255 for i in (1, 3, 5))
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def test_each_of_eight_players_has_one_colour_in_every_plot_and_each_is_clear_on_the_dark_background():
+    names = [f"Player{i}" for i in range(8)]
+    history = [
+        _entry(
+            n, players=names, scores={p: (n * 7 + i) % 11 for i, p in enumerate(names)}, winners=[names[n % 8]], **TIMED
+        )
+        for n in range(10)
+    ]
+    chosen = plays.plays(history)
+    colors = plots.player_colors(chosen)
+    assert len(set(colors.values())) == 8
+    background = _luminance("#111111")
+    assert all((_luminance(c) + 0.05) / (background + 0.05) >= 4.5 for c in plots.PALETTE)
+    for kind in ("scores", "wins"):
+        svg = plots.draw(kind, chosen, kind)
+        for name in names:  # every player drawn is drawn in their own colour
+            assert name in svg and colors[name] in svg
+
+
+def test_the_all_games_plot_shows_places_not_five_games_scales_on_one_axis():
+    history = [_entry(1), _entry(2, game="tonne", scores={"Ann": 350, "Ben": 120})]
+    svg = plots.draw("scores", plays.plays(history), "Scores", "Places (all games)")
+    assert "Places (all games)" in svg and ">350<" not in svg
+    one_game = plots.draw("scores", plays.plays([_entry(1), _entry(2)]), "Scores", "Places (all games)")
+    assert "Places" not in one_game

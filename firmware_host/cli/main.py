@@ -389,7 +389,15 @@ def cmd_bench_web(args: argparse.Namespace) -> int:
     """Measure the companion page's cost: wake-ups, press latency under load, Chromium, bad input."""
     from firmware_host.cli.bench.web import main as bench_web
 
-    return bench_web(args.presses, args.flood_seconds, args.seconds, args.malformed, args.dom_presses)
+    return bench_web(
+        args.presses,
+        args.flood_seconds,
+        args.seconds,
+        args.malformed,
+        args.dom_presses,
+        args.attack_seconds,
+        args.only_attacks,
+    )
 
 
 def cmd_bench_hx711(args: argparse.Namespace) -> int:
@@ -607,6 +615,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, default=20.0, help="how long to count idle wake-ups (default 20)")
     p.add_argument("--malformed", type=int, default=10_000, help="malformed requests and frames (default 10000)")
     p.add_argument("--dom-presses", type=int, default=100, help="presses timed to the DOM in Chromium (default 100)")
+    p.add_argument(
+        "--attack-seconds", type=float, default=30.0, help="how long each attack lasts (default 30; 0: none)"
+    )
+    p.add_argument("--only-attacks", action="store_true", help="run the attacks only")
     p.set_defaults(handler=cmd_bench_web)
 
     p = add("install", cmd_install, "set the Pi up to boot into tablemate (idempotent)")

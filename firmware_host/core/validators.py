@@ -17,8 +17,8 @@ from firmware_host.core.limits import MAX_NAME_CHARS, InputError, check_name, qu
 MAX_RAW = 256
 """The longest raw string any validator looks at."""
 SEATS = ("p1", "p2", "p3", "p4", "p5", "p6")
-CODE_DIGITS = 6
-"""Digits of a one-time pairing code."""
+CODE_DIGITS = 12
+"""Digits of a one-time pairing code (shown in three groups of four; see :mod:`firmware_host.core.pairing`)."""
 TOKEN_CHARS = 64
 """Hex characters of a pairing token (32 random bytes)."""
 _HISTORY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -73,8 +73,8 @@ def check_choice(value: Any, choices: tuple[str, ...], what: str = "value") -> s
 
 
 def check_code(value: Any) -> str:
-    """A pairing code: :data:`CODE_DIGITS` ASCII digits (spaces ignored)."""
-    raw = _raw(value, "code").replace(" ", "")
+    """A pairing code: :data:`CODE_DIGITS` ASCII digits (spaces and dashes ignored)."""
+    raw = _raw(value, "code").replace(" ", "").replace("-", "")
     if len(raw) != CODE_DIGITS or not raw.isascii() or not raw.isdigit():
         raise ValidatorError(f"code: expected {CODE_DIGITS} digits")
     return raw

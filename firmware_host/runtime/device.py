@@ -33,6 +33,7 @@ from firmware_host.core.config import BUTTONS, TIMER_SOUNDS, Config
 from firmware_host.core.fsio import storage_message
 from firmware_host.core.i18n import LANGUAGES, set_language, tr
 from firmware_host.core.pairing import Pairings
+from firmware_host.core.phone_clock import PhoneClock
 from firmware_host.core.replay import Script, ScriptError
 from firmware_host.core.session import Session
 from firmware_host.core.store import Store, StoreError
@@ -116,6 +117,10 @@ class Device:
         self.companion: Any = None
         """The companion page, when it serves (set by whoever starts it): its ``url()``."""
         self.phones = Pairings(store.read_doc("phones", repair=True), self._save_phones)
+        self.phone_clock = PhoneClock()
+        """The time a paired phone gave (this boot's games are dated by it when the clock never synced)."""
+        self._code_handle: asyncio.TimerHandle | None = None
+        """The redraw that shows the pairing code void when it expires."""
         """The phones paired with the companion page (``phones.json``)."""
         store.read_doc("scale", repair=True)  # a damaged calibration is kept aside and named
         set_language(self.settings["language"])
@@ -687,7 +692,18 @@ class Device:
         self.redraw()
 
     def _history_extra(self) -> dict[str, Any]:
-        return self.timers.history_extra()
+        """What the history keeps beside the session's own: the turn timers' figures, and the
+        game's dates by a phone's clock when the table's never synced (see :meth:`set_phone_time`)."""
+        extra = dict(self.timers.history_extra())
+        session, now = self.session, self.phone_clock.now(self.loop.time())
+        if session is not None and now is not None and not session.synced():
+            extra.update({"started": round(now - session.elapsed(), 3), "ended": round(now, 3), "date_source": "phone"})
+        return extra
+
+    def set_phone_time(self, epoch: float) -> bool:
+        """A paired phone's time (seconds since 1970, UTC), kept as an offset to the loop's
+        monotonic clock; the system clock is never set. ``False`` when it is not believable."""
+        return self.phone_clock.set(epoch, self.loop.time())
 
     def _game_screen(self) -> GameScreen | None:
         return next((s for s in self.screens if isinstance(s, GameScreen)), None)
@@ -1035,7 +1051,14 @@ class Device:
         if not url:
             return None
         code = self.phones.new_code(self.loop.time())
+        if self._code_handle is not None:
+            self._code_handle.cancel()
+        self._code_handle = self.loop.call_at(self.phones.expires + 0.01, self.redraw)  # the screen says "void"
         return f"{url}pair?code={code}", code
+
+    def phone_code_void(self) -> bool:
+        """Whether the code on offer pairs nobody any more (expired, or a phone paired with it)."""
+        return self.phones.void(self.loop.time())
 
     def withdraw_offer(self) -> None:
         """The Phone screen closed: its code pairs nobody any more."""
@@ -1046,6 +1069,7 @@ class Device:
         token = self.phones.pair(code, self.loop.time(), self.wall())
         if token is not None:
             self.toast(T("Phone paired"))
+            self.redraw()
         return token
 
     def phone_paired(self, token: str | None) -> bool:

@@ -2,11 +2,13 @@
 in digits for typing.
 
 The QR code holds the page's address by IP (``.local`` names are unreliable on Android) and the
-code, written in QR's alphanumeric mode (``HTTP://192.168.1.20:8080/P/123456``) so it fits a
-version 2 symbol: 25 modules drawn 2 pixels each, 50 pixels, on a lit 64×64 square that leaves a
-quiet zone of 3½ modules round it, beside the code and the hints. segno gives the module matrix
-(imported only here, when the screen opens). ``ok`` asks for a new code; leaving voids the code.
-The page must be serving; else the screen says how to turn it on.
+code, written in QR's alphanumeric mode (``HTTP://192.168.1.20:8080/P/123456789012``) so it fits a
+version 2 symbol (at error level L): 25 modules drawn 2 pixels each, 50 pixels, on a lit 64×64
+square that leaves a quiet zone of 3½ modules round it, beside the code in groups of four and the
+hints, each wrapped to the 60 pixels beside the square in the table's language. segno gives the
+module matrix (imported only here, when the screen opens). ``ok`` asks for a new code; leaving
+voids the code; a code that expired or paired a phone is shown void. The page must be serving;
+else the screen says how to turn it on.
 """
 
 from __future__ import annotations
@@ -27,6 +29,35 @@ MODULE_PX = 2
 """Pixels a QR module takes on the panel."""
 SQUARE = 64
 """The lit square the code sits on (its quiet zone)."""
+TEXT_PX = 60
+"""Pixels of text beside the square."""
+LINES = 7
+"""Lines of text beside the square (9 pixels each)."""
+
+
+def grouped(code: str) -> list[str]:
+    """The code as it is read out: groups of four, two groups a line."""
+    groups = [code[i : i + 4] for i in range(0, len(code), 4)]
+    return [" ".join(groups[i : i + 2]) for i in range(0, len(groups), 2)]
+
+
+def wrap(text: str, width: int = TEXT_PX) -> list[str]:
+    """``text`` in lines of at most ``width`` pixels of the panel's small font (words kept whole
+    where they fit a line; a longer word is cut)."""
+    from luma.core.legacy import textsize
+    from luma.core.legacy.font import LCD_FONT, proportional
+
+    font = proportional(LCD_FONT)
+    lines: list[str] = []
+    for word in text.split():
+        joined = f"{lines[-1]} {word}" if lines else word
+        if lines and textsize(joined, font=font)[0] <= width:
+            lines[-1] = joined
+            continue
+        while textsize(word, font=font)[0] > width and len(word) > 1:
+            word = word[:-1]
+        lines.append(word)
+    return lines
 
 
 def qr_link(url: str) -> str:
@@ -39,7 +70,7 @@ def qr_image(text: str) -> Image.Image:
     """A 64×64 1-bit picture: the QR code of ``text`` (dark modules on a lit square)."""
     import segno
 
-    qr = segno.make(text, error="m", micro=False)
+    qr = segno.make(text, error="l", micro=False)
     size = qr.symbol_size(scale=MODULE_PX, border=0)[0]
     img = Image.new("1", (SQUARE, SQUARE), 1)
     draw = ImageDraw.Draw(img)
@@ -72,11 +103,16 @@ class PhoneScreen(Screen):
 
     def frame(self) -> Frame:
         if self.offer is None:
-            rows = (Row.of(_("The page is off:")), Row.of("[web] enabled"), Row.of(_("back")))
+            rows = (Row.of(_("The page is off:")), Row.of("[web] enabled"), Row.of(_("back: close")))
             return Frame(_("Phone"), rows)
-        code = self.offer[1]
-        rows = (Row.of(_("Scan, or")), Row.of(_("type:")), Row.of(f"{code[:3]} {code[3:]}"), Row.of(_("ok: new")))
-        return Frame(_("Phone"), rows)
+        return Frame(_("Phone"), tuple(Row.of(line) for line in self.lines()))
+
+    def lines(self) -> list[str]:
+        """The words beside the QR code: how to pair and the code, or that the code is void."""
+        assert self.offer is not None
+        if self.table.phone_code_void():
+            return [*wrap(_("This code is void.")), *wrap(_("ok: new code")), *wrap(_("back: close"))]
+        return [*wrap(_("Scan, or type:")), *grouped(self.offer[1]), *wrap(_("ok: new")), *wrap(_("back: close"))]
 
     def picture(self, panel: Panel) -> Image.Image | None:
         """The QR code beside the code in digits (``None``: the plain frame will do)."""
@@ -88,11 +124,11 @@ class PhoneScreen(Screen):
         if self._qr is None:
             self._qr = qr_image(qr_link(self.offer[0]))
         img = Image.new("1", (panel.width, panel.height), 0)
-        img.paste(self._qr, (0, (panel.height - SQUARE) // 2))
+        if not self.table.phone_code_void():  # a void code is not offered to scan
+            img.paste(self._qr, (0, (panel.height - SQUARE) // 2))
         draw = ImageDraw.Draw(img)
-        code = self.offer[1]
-        lines = [_("Phone"), _("Scan, or"), _("type:"), f"{code[:3]} {code[3:]}", "", _("ok: new"), _("back")]
+        lines = [_("Phone"), *self.lines()][:LINES]
         font = proportional(LCD_FONT)
         for i, line in enumerate(lines):
-            text(draw, (SQUARE + 4, 2 + i * 9), line[:12], fill=1, font=font)
+            text(draw, (SQUARE + 4, 2 + i * 9), line, fill=1, font=font)
         return img

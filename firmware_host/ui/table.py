@@ -306,6 +306,10 @@ class MenuTable(GameTable, SelfTestTable, Protocol):
         """Void the code on offer (the Phone screen closed)."""
         ...
 
+    def phone_code_void(self) -> bool:
+        """Whether the code on offer pairs nobody any more (expired, or a phone paired with it)."""
+        ...
+
     def forget_phones(self) -> int:
         """Unpair every phone; how many there were."""
         ...

@@ -1,16 +1,21 @@
 """Finished games for BG Stats: its documented deep link and its play file (``.bgsplay``).
 
 - The deep link ``https://app.bgstatsapp.com/createPlay.html?data=`` + the URL-encoded JSON of one
-  play opens BG Stats' "new play" form filled in: ``sourceName``, ``sourcePlayId``, ``playDate``
-  (``YYYY-MM-DD HH:MM:SS``), ``durationMin``, ``location``, ``game`` (``name``, ``sourceGameId``,
+  play opens BG Stats' import dialog, in the format of BG Stats' page on pushing plays from other
+  apps: ``sourceName``, ``sourcePlayId``, ``playDate`` (``YYYY-MM-DD HH:MM:SS`` in UTC, always
+  given), ``durationMin``, ``location``, ``comments``, ``game`` (``name``, ``sourceGameId``,
   ``highestWins``, ``noPoints``) and ``players`` (``name``, ``score``, ``winner``, ``rank``,
-  ``startPlayer``, ``sourcePlayerId``).
+  ``startPlayer``, ``sourcePlayerId``); nothing the format does not have. BG Stats matches the
+  game by name: the name is the title in ASCII (``Trottelmuetze``), as BG Stats lists it.
 - The play file is BG Stats' own export form, imported whole: ``about``, ``players``,
   ``locations``, ``games`` and ``plays``, each play's results in ``playerScores`` that point at
-  the players by ``playerRefId``.
+  the players by ``playerRefId``; ``ignored`` (a field of that export, not of the link) marks a
+  game ended early.
 
-A game played before the table's clock was set has no date the device can vouch for: it is sent
-without ``playDate`` and its comment says so (BG Stats then asks), never with a guessed date.
+A play's date is the table's synced clock's, or a paired phone's (see
+:mod:`firmware_host.core.phone_clock`). A game with neither still has a ``playDate`` (the format
+needs one): the table's own clock's reading, and its comment says the date is not known, so the
+import dialog is checked before saving.
 The starting player is the first of the entry's players (the device turns the seats so the
 starter comes first). Whether the highest score wins is read from the result itself.
 """
@@ -19,16 +24,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 import uuid
 from typing import Any
 from urllib.parse import quote, unquote
 
-from firmware_host.web.plays import Play, date_text
+from firmware_host.web.plays import Play
 
 LINK = "https://app.bgstatsapp.com/createPlay.html?data="
 SOURCE = "tablemate"
 LOCATION = "tablemate"
-NO_DATE = "Date unknown: the table's clock was not set when this game was played."
+NO_DATE = "Date unknown: the table's clock was not set when this game was played; check the date."
+ASCII = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss"})
 _NS = uuid.UUID("6f1b8f3e-5d0c-4c9b-9a57-1d2b7a8e0c11")
 
 
@@ -48,16 +55,41 @@ def _minutes(play: Play) -> int:
     return max(1, round((play.duration_s or 0) / 60))
 
 
+def game_name(play: Play) -> str:
+    """The game's name as BG Stats knows it: the title in ASCII (German letters spelled out)."""
+    return play.title.translate(ASCII)
+
+
+def play_date(play: Play) -> str:
+    """The play's start as BG Stats reads ``playDate``: ``YYYY-MM-DD HH:MM:SS``, UTC (when no
+    time was filed at all, the time of asking: the format needs a date)."""
+    when = play.started if play.started is not None else play.ended
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(when if when is not None else time.time()))
+    except (OverflowError, OSError, ValueError):
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
+
+
+def _comments(play: Play) -> str:
+    parts = [] if play.dated else [NO_DATE]
+    if play.date_source == "phone":
+        parts.append("Date from a phone (the table's clock was not set).")
+    if not play.finished:
+        parts.append("Ended early.")
+    return " ".join(parts)
+
+
 def play_data(play: Play) -> dict[str, Any]:
     """One play as the deep link's JSON."""
     ranks = play.ranking()
     data: dict[str, Any] = {
         "sourceName": SOURCE,
         "sourcePlayId": play.id,
+        "playDate": play_date(play),
         "durationMin": _minutes(play),
         "location": LOCATION,
         "game": {
-            "name": play.title,
+            "name": game_name(play),
             "sourceGameId": play.game,
             "highestWins": play.highest_wins,
             "noPoints": not play.scores,
@@ -74,14 +106,9 @@ def play_data(play: Play) -> dict[str, Any]:
             for i, name in enumerate(play.players)
         ],
     }
-    date = date_text(play.started, play.clock_synced)
-    if date is not None:
-        data["playDate"] = date
-    else:
-        data["comments"] = NO_DATE
-    if not play.finished:
-        data["ignored"] = True
-        data["comments"] = (data.get("comments", "") + " Ended early.").strip()
+    comments = _comments(play)
+    if comments:
+        data["comments"] = comments
     return data
 
 
@@ -106,7 +133,7 @@ def play_file(all_plays: list[Play], now: str) -> dict[str, Any]:
         if game is None:
             game = games[play.game] = {
                 "id": len(games) + 1,
-                "name": play.title,
+                "name": game_name(play),
                 "sourceGameId": play.game,
                 "uuid": _uuid("game", play.game),
                 "highestWins": play.highest_wins,
@@ -137,12 +164,12 @@ def play_file(all_plays: list[Play], now: str) -> dict[str, Any]:
                     "newPlayer": False,
                 }
             )
-        date = date_text(play.started, play.clock_synced)
         entry: dict[str, Any] = {
             "uuid": _uuid("play", play.id),
             "sourcePlayId": play.id,
             "gameRefId": game["id"],
             "locationRefId": location["id"],
+            "playDate": play_date(play),
             "durationMin": _minutes(play),
             "ignored": not play.finished,
             "manualWinner": False,
@@ -151,10 +178,9 @@ def play_file(all_plays: list[Play], now: str) -> dict[str, Any]:
             "modificationDate": now,
             "entryDate": now,
         }
-        if date is not None:
-            entry["playDate"] = date
-        else:
-            entry["comments"] = NO_DATE
+        comments = _comments(play)
+        if comments:
+            entry["comments"] = comments
         out_plays.append(entry)
     return {
         "about": f"tablemate play file: {len(out_plays)} plays exported {now}",

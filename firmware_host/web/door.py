@@ -46,6 +46,11 @@ class TableDoor(Protocol):
         """A pairing token for the code shown on the panel, else ``None``."""
         ...
 
+    def set_phone_time(self, epoch: float) -> bool:
+        """A paired phone's time (seconds since 1970, UTC) for dating this boot's games; ``False``
+        when it is not believable."""
+        ...
+
     def phone_paired(self, token: str | None) -> bool:
         """Whether ``token`` belongs to a paired phone."""
         ...

@@ -43,6 +43,14 @@ class Play:
     """Per player ``total_s``, ``average_s``, ``fastest_s``, ``slowest_s`` (when a turn timer ran)."""
     places: dict[str, int] = field(default_factory=dict)
     """The game's own ranking as filed (Bomb: the order the players went out), when it has one."""
+    date_source: str | None = None
+    """Where the play's date came from: ``"clock"`` (the table's synced clock), ``"phone"`` (a
+    paired phone's time, the table's clock never having synced) or ``None`` (not known)."""
+
+    @property
+    def dated(self) -> bool:
+        """Whether the play's date can be vouched for (a synced clock or a phone's)."""
+        return self.date_source is not None
 
     @property
     def highest_wins(self) -> bool:
@@ -78,7 +86,8 @@ class Play:
             "game": self.game,
             "title": self.title,
             "started": self.started,
-            "date": date_text(self.started, self.clock_synced),
+            "date": date_text(self.started, self.dated),
+            "date_source": self.date_source,
             "clock_synced": self.clock_synced,
             "duration_s": self.duration_s,
             "finished": self.finished,
@@ -96,9 +105,10 @@ class Play:
         }
 
 
-def date_text(started: float | None, synced: bool) -> str | None:
-    """``YYYY-MM-DD HH:MM:SS`` local time, or ``None`` when the table's clock was not set."""
-    if started is None or not synced:
+def date_text(started: float | None, dated: bool) -> str | None:
+    """``YYYY-MM-DD HH:MM:SS`` local time, or ``None`` when the date is not known (``dated``:
+    the table's clock was synced, or a phone gave the time)."""
+    if started is None or not dated:
         return None
     try:
         return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started))
@@ -144,6 +154,7 @@ def plays(history: list[dict[str, Any]]) -> list[Play]:
         scores = {str(k): n for k, v in raw_scores.items() if (n := _num(v)) is not None}
         players = _names(e.get("players")) or list(scores)
         ident = e.get("id") if isinstance(e.get("id"), str) and e.get("id") else f"n{i + 1}"
+        synced = e.get("clock_synced") is not False
         out.append(
             Play(
                 id=ident,
@@ -151,7 +162,7 @@ def plays(history: list[dict[str, Any]]) -> list[Play]:
                 title=TITLES.get(game, game),
                 started=_num(e.get("started")),
                 ended=_num(e.get("ended")),
-                clock_synced=e.get("clock_synced") is not False,
+                clock_synced=synced,
                 duration_s=_num(e.get("duration_s")),
                 players=players,
                 scores=scores,
@@ -159,6 +170,7 @@ def plays(history: list[dict[str, Any]]) -> list[Play]:
                 finished=e.get("reason") == "over",
                 turn_times=_times(e),
                 places=_places(e.get("places")),
+                date_source="phone" if e.get("date_source") == "phone" else "clock" if synced else None,
             )
         )
     return out
@@ -218,7 +230,7 @@ def to_csv(all_plays: list[Play]) -> str:
     writer.writerow(CSV_FIELDS)
     for play in all_plays:
         ranks = play.ranking()
-        date = date_text(play.started, play.clock_synced) or "unknown (clock not set)"
+        date = date_text(play.started, play.dated) or "unknown (clock not set)"
         for name in play.players:
             turn = play.turn_times.get(name, {}).get("average_s")
             cells = [

@@ -56,7 +56,8 @@ from firmware_host.core.validators import (
 )
 from firmware_host.web import bgstats, plays
 from firmware_host.web.door import TableDoor
-from firmware_host.web.ratelimit import RateLimit
+from firmware_host.web.gate import Gate, connection_budget, group
+from firmware_host.web.ratelimit import PAIR_BURST, PAIR_RATE, Budget, RateLimit
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,8 @@ MAX_FRAME = 1024
 """The largest WebSocket frame read from a client (the page sends none but pings)."""
 MAX_CLIENTS = 256
 """WebSocket clients served at once; one more gets a 503."""
+MAX_SCREENS_PER_GROUP = 8
+"""WebSocket clients one address (one IPv6 /64) may have at once; one more gets a 503."""
 SEND_TIMEOUT = 5.0
 """Seconds a client may take to take one frame before it is dropped."""
 HEARTBEAT = 30.0
@@ -76,7 +79,18 @@ FAN_OUT = 16
 """Screens handed a new state per loop turn."""
 BAD_FRAMES = 20
 """Malformed frames a client may send before it is closed."""
+FRAME_RATE = 2.0
+"""Frames a second a WebSocket client may send on average (its pings, WebSocket pings included:
+a scoreboard sends almost none); one over its budget is closed (1008)."""
+FRAME_BURST = 20
+"""Frames a client may send at once within its budget."""
 MAX_HELD = 256
+KEEPALIVE = 15.0
+"""Seconds an idle keep-alive connection is kept (a page's next request comes sooner)."""
+BODY_SECONDS = 10.0
+"""Seconds a request's body may take to arrive (8 KB at most)."""
+MAX_LINE = 4096
+"""The longest request line or header field read (aiohttp's default is 8190)."""
 """Requests held for their token at once (all addresses); one more over its rate is refused at once."""
 READ, PAIR, PAIRED = "read", "pair", "paired"
 PAGES = {"/": "board.html", "/history": "history.html", "/rules": "rules.html", "/phone": "phone.html"}
@@ -92,7 +106,9 @@ ERRORS = {
     403: "ForbiddenError",
     404: "NotFoundError",
     405: "MethodNotAllowedError",
+    408: "TimeoutError",
     413: "TooLargeError",
+    421: "MisdirectedError",
     415: "UnsupportedMediaError",
     429: "TooManyRequestsError",
     503: "BusyError",
@@ -147,8 +163,10 @@ class Route:
 class Client:
     """One WebSocket client and its queue of one (the newest snapshot)."""
 
-    def __init__(self, ws: web.WebSocketResponse) -> None:
+    def __init__(self, ws: web.WebSocketResponse, key: str = "") -> None:
         self.ws = ws
+        self.key = key
+        """The address (IPv6: the /64) it came from."""
         self.latest: dict[str, Any] | None = None
         self.sent: dict[str, Any] | None = None
         self.ready = asyncio.Event()
@@ -243,13 +261,68 @@ def lan_address(bind: str) -> str:
     return "127.0.0.1"
 
 
+def plain_address(text: str) -> str:
+    """An address as ``Host`` gives it: no zone, IPv4-mapped IPv6 as IPv4, compressed, lower case."""
+    text = text.split("%", 1)[0].lower()
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:
+        return text.rstrip(".")
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ip)
+
+
+def split_host(value: str) -> tuple[str | None, int | None]:
+    """``Host``'s name (see :func:`plain_address`) and port; ``(None, None)`` when it is not one."""
+    value = value.strip()
+    if value.startswith("["):
+        name, _, rest = value[1:].partition("]")
+        port = rest[1:] if rest.startswith(":") else None
+        if rest and port is None:
+            return None, None
+    else:
+        name, _, port = value.partition(":") if value.count(":") <= 1 else (value, "", "")
+        port = port or None
+    if not name or len(value) > 300 or (port is not None and not (port.isdigit() and len(port) <= 5)):
+        return None, None
+    return plain_address(name), int(port) if port is not None else None
+
+
+def own_names(bind: str) -> set[str]:
+    """The names of this device that need no look-up: ``localhost``, its host name and
+    ``NAME.local``, loopback, the bind and LAN addresses (the address each request came to is
+    added per request)."""
+    host = socket.gethostname().lower().rstrip(".")
+    names = {"localhost", "127.0.0.1", "::1", host, f"{host.split('.')[0]}.local", f"{host}.local"}
+    for address in (bind, lan_address(bind)):
+        if address not in ("0.0.0.0", "::"):
+            names.add(plain_address(address))
+    return names
+
+
 class Companion:
     """The page's server on the running loop: :meth:`start`, :meth:`url`, :meth:`close`."""
 
     def __init__(
-        self, door: TableDoor, bind: str = "0.0.0.0", port: int = 8080, limit: RateLimit | None = None
+        self,
+        door: TableDoor,
+        bind: str = "0.0.0.0",
+        port: int = 8080,
+        limit: RateLimit | None = None,
+        gate: Gate | None = None,
     ) -> None:
         self.door = door
+        self.pair_limit = RateLimit(PAIR_RATE, PAIR_BURST, max_wait=0.0)
+        """Each address's pairing tries (one address's guessing slows only itself)."""
+        self.budget = Budget()
+        """The page's answers a second, all addresses together (:class:`~firmware_host.web.ratelimit.Budget`)."""
+        self.gate = gate or Gate()
+        """The caps on connections and the deadline for a request's head (:mod:`firmware_host.web.gate`)."""
+        self._sock: socket.socket | None = None
+        self._names: set[str] = own_names(bind)
+        """The names ``Host`` may give (see :meth:`_own_host`)."""
+        self._stop_accepting: Callable[[], None] | None = None
         self.limit = limit or RateLimit()
         """Each address's rate (a flood is slowed on a timer; see :mod:`firmware_host.web.ratelimit`)."""
         self._held = 0
@@ -272,7 +345,9 @@ class Companion:
         """The snapshot since the last change shown (``None``: ask the device again)."""
         self._state_body: tuple[dict[str, Any], bytes] | None = None
         """``/api/state``'s body and the snapshot it was made of."""
-        self.app = web.Application(client_max_size=MAX_BODY, middlewares=[self._errors, self._limit, self._headers])
+        self.app = web.Application(
+            client_max_size=MAX_BODY, middlewares=[self._doorway, self._errors, self._limit, self._headers]
+        )
         for route in self.routes():
             self.app.router.add_route(route.method, route.path, self._guard(route))
 
@@ -301,6 +376,7 @@ class Companion:
             Route("POST", "/api/names", PAIRED, self.api_names),
             Route("POST", "/api/settings", PAIRED, self.api_settings),
             Route("POST", "/api/timers", PAIRED, self.api_timers),
+            Route("POST", "/api/clock", PAIRED, self.api_clock),
         ]
 
     def _guard(self, route: Route) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
@@ -318,12 +394,39 @@ class Companion:
         return guarded
 
     @staticmethod
-    def _check_origin(request: web.Request) -> None:
+    def _check_origin(request: web.Request, required: bool = True) -> None:
         origin, host = request.headers.get("Origin"), request.headers.get("Host")
+        if origin is None and not required:
+            return
         if not origin or not host or origin not in (f"http://{host}", f"https://{host}"):
             raise Refused(403, "a change must come from the table's own page (Origin does not match)")
 
     # -- middlewares ------------------------------------------------------------------------------------
+    @web.middleware
+    async def _doorway(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        """A request's head has come: its connection's header deadline stops until it is answered.
+        Only the device's own names are served (a page elsewhere whose name was pointed at the
+        device, DNS rebinding, gets 421 on every route)."""
+        self.gate.began(request.transport)
+        try:
+            if not self._own_host(request):
+                return envelope(421, ERRORS[421], "this is the table's page: ask for it by the table's name or address")
+            return await handler(request)
+        finally:
+            self.gate.answered(request.transport)
+
+    def _own_host(self, request: web.Request) -> bool:
+        """Whether ``Host`` names this device: the address the request came to, the page's own
+        address, ``localhost``, the host name or the host name with ``.local`` (any case, a
+        trailing dot allowed), with this page's port or none."""
+        name, port = split_host(request.headers.get("Host", ""))
+        if name is None or (port is not None and port != self.port):
+            return False
+        if name in self._names:
+            return True
+        sockname = request.transport.get_extra_info("sockname") if request.transport else None
+        return bool(sockname) and name == plain_address(str(sockname[0]))
+
     @web.middleware
     async def _errors(self, request: web.Request, handler: Any) -> web.StreamResponse:
         try:
@@ -345,22 +448,27 @@ class Companion:
 
     @web.middleware
     async def _limit(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        """Hold a request until its address's token is due (a timer: no work for the loop), or
-        refuse it (429) when it would wait longer than the limit's ``max_wait``."""
-        wait = self.limit.reserve(request.remote or "", asyncio.get_running_loop().time())
+        """Hold a request until its address's token is due (a timer: no work for the loop), then
+        until the page's budget has room for it (addresses served in turn); refuse it (429) when
+        it would wait longer than the limit's ``max_wait`` or its address has too many waiting."""
+        key = group(request.remote or "")
+        wait = self.limit.reserve(key, asyncio.get_running_loop().time())
         if wait is None or (wait > 0 and self._held >= MAX_HELD):
-            raise Refused(
-                429,
-                "too many requests from this address: the table answers them more slowly, try again",
-                headers={"Retry-After": str(max(1, math.ceil(self.limit.max_wait)))},
-            )
+            raise self._too_many("too many requests from this address: the table answers them more slowly, try again")
         if wait > 0:
             self._held += 1
             try:
                 await asyncio.sleep(wait)
             finally:
                 self._held -= 1
+        turn = self.budget.ask(key)
+        if turn is not True and (turn is None or not await turn):
+            raise self._too_many("the table is answering many requests: try again in a moment")
         return await handler(request)
+
+    def _too_many(self, message: str) -> Refused:
+        self.gate.tally.note("requests refused (429)")
+        return Refused(429, message, headers={"Retry-After": str(max(1, math.ceil(self.limit.max_wait)))})
 
     @web.middleware
     async def _headers(self, request: web.Request, handler: Any) -> web.StreamResponse:
@@ -381,9 +489,21 @@ class Companion:
         if sock is None:
             sock = listening_socket(self.bind, self.port)
         self.port = sock.getsockname()[1]
-        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
+        self._runner = web.AppRunner(
+            self.app,
+            access_log=None,
+            handle_signals=False,
+            shutdown_timeout=1.0,
+            keepalive_timeout=KEEPALIVE,
+            max_line_size=MAX_LINE,
+            max_field_size=MAX_LINE,
+            lingering_time=2.0,
+        )
         await self._runner.setup()
-        await web.SockSite(self._runner, sock).start()
+        assert self._runner.server is not None
+        self.gate.max_total = connection_budget(self.gate.max_total)
+        self._sock = sock
+        self._stop_accepting = self.gate.serve(sock, self._runner.server)
         self._unwatch = self.door.watch(self._changed)
 
     def url(self) -> str:
@@ -401,6 +521,12 @@ class Companion:
         for client in list(self.clients):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(client.ws.close(), 1.0)
+        if self._stop_accepting is not None:
+            self._stop_accepting()
+            self._stop_accepting = None
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -441,18 +567,35 @@ class Companion:
 
     async def websocket(self, request: web.Request) -> web.StreamResponse:
         """``/ws``: the live state, whole then changes; the client's frames are only pings."""
+        self._check_origin(request, required=False)  # a browser always sends it; another site's page is refused
         if len(self.clients) >= MAX_CLIENTS:
             raise Refused(503, f"already {MAX_CLIENTS} screens follow the table")
-        ws = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_FRAME, compress=False)
+        key = group(request.remote or "")
+        if sum(1 for c in self.clients if c.key == key) >= MAX_SCREENS_PER_GROUP:
+            raise Refused(503, f"already {MAX_SCREENS_PER_GROUP} screens at this address follow the table")
+        ws = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_FRAME, compress=False, autoping=False)
         await ws.prepare(request)
-        client = Client(ws)
+        client = Client(ws, key)
         self.clients.add(client)
         client.offer(self.snapshot())
         sender = asyncio.create_task(self._send(client), name="ws-send")
+        frames = RateLimit(FRAME_RATE, FRAME_BURST, max_wait=0.0, max_addresses=1)
+        loop = asyncio.get_running_loop()
         bad = 0
         try:
             async for msg in ws:
-                if msg.type != WSMsgType.TEXT or not self._frame_ok(msg.data):
+                if frames.reserve("", loop.time()) is None:
+                    self.gate.tally.note("WebSocket clients closed over their frame budget")
+                    self.gate.ban(key)
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(ws.close(code=1008, message=b"too many frames"), 1.0)
+                    break
+                if msg.type == WSMsgType.PING:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(ws.pong(msg.data), SEND_TIMEOUT)
+                elif msg.type == WSMsgType.PONG:
+                    continue
+                elif msg.type != WSMsgType.TEXT or not self._frame_ok(msg.data):
                     bad += 1
                     error = {
                         "event_type": "error",
@@ -494,7 +637,7 @@ class Companion:
                 async with asyncio.timeout(SEND_TIMEOUT):  # a timer, not a task per frame
                     await client.ws.send_str(message)
             except (TimeoutError, ConnectionError, RuntimeError):
-                log.info("a slow or gone screen was dropped")
+                self.gate.tally.note("slow or gone screens dropped")
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(client.ws.close(), 1.0)
                 return
@@ -640,11 +783,16 @@ class Companion:
         )
         svg = self._plots.get(key)
         if svg is None:
-            titles = {"scores": "Scores", "wins": "Wins", "turns": "Average turn (s)"}
+            titles = {"scores": "Scores", "wins": "Wins", "turns": "Average turn (s)", "places": "Places (all games)"}
             if request.query.get("lang") == "de":
-                titles = {"scores": "Punkte", "wins": "Siege", "turns": "Zug im Schnitt (s)"}
+                titles = {
+                    "scores": "Punkte",
+                    "wins": "Siege",
+                    "turns": "Zug im Schnitt (s)",
+                    "places": "Plätze (alle Spiele)",
+                }
             loop = asyncio.get_running_loop()
-            svg = await loop.run_in_executor(None, draw, kind, chosen, titles[kind])
+            svg = await loop.run_in_executor(None, draw, kind, chosen, titles[kind], titles["places"])
             if len(self._plots) > 64:
                 self._plots.clear()
             self._plots[key] = svg
@@ -677,14 +825,22 @@ class Companion:
     # -- writing ----------------------------------------------------------------------------------------
     @staticmethod
     async def _json(request: web.Request) -> Any:
-        raw = await request.read()
+        try:
+            async with asyncio.timeout(BODY_SECONDS):
+                raw = await request.read()
+        except TimeoutError:
+            raise Refused(408, f"the body did not arrive within {BODY_SECONDS:g} s") from None
         try:
             return parse_json(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
             raise ValidatorError("body: expected a JSON object") from None
 
     async def api_pair(self, request: web.Request) -> web.StreamResponse:
-        """Pair this phone with the code the table shows: sets the HttpOnly, SameSite=Strict cookie."""
+        """Pair this phone with the code the table shows: sets the HttpOnly, SameSite=Strict cookie.
+        A wrong code voids nothing (see :mod:`firmware_host.core.pairing`); an address sending
+        codes faster than a person types them is refused (429) on its own."""
+        if self.pair_limit.reserve(group(request.remote or ""), asyncio.get_running_loop().time()) is None:
+            raise self._too_many("too many pairing codes from this address: wait a second and type it again")
         body = await self._json(request)
         code = check_code(body.get("code") if isinstance(body, dict) else None)
         token = self.door.pair_phone(code)
@@ -721,6 +877,20 @@ class Companion:
         for key, value in changes.items():
             self.door.change_setting(key, value)
         return web.json_response({"ok": True, "result": changes})
+
+    async def api_clock(self, request: web.Request) -> web.StreamResponse:
+        """The phone's time, ``{"now_ms": Date.now()}``: a table whose clock never synced dates
+        this boot's games by it (kept as an offset to the monotonic clock; the system clock is
+        never set)."""
+        from firmware_host.core.phone_clock import LATEST
+        from firmware_host.core.wallclock import EARLIEST
+
+        body = await self._json(request)
+        now_ms = check_int(
+            body.get("now_ms") if isinstance(body, dict) else None, int(EARLIEST * 1000), int(LATEST * 1000), "now_ms"
+        )
+        self.door.set_phone_time(now_ms / 1000)
+        return web.json_response({"ok": True, "result": {"now_ms": now_ms}})
 
     async def api_timers(self, request: web.Request) -> web.StreamResponse:
         """A game's turn-timer preset, ``{"game": ..., "preset": {"mode": "turn", "seconds": 60}}``."""

@@ -19,20 +19,24 @@ function render() {
     for (const p of state.players) {
       const cls = ["player", p.turn ? "turn" : "", p.waiting ? "waiting" : "", (state.winners || []).includes(p.name) ? "winner" : ""].join(" ");
       cards.push(el("div", {class: cls, "data-name": p.name},
-        el("div", {}, el("div", {class: "name", text: p.name}), el("div", {class: "shown", text: p.shown || ""})),
+        el("div", {class: "who"}, el("div", {class: "name", text: p.name}), el("div", {class: "shown", text: p.shown || ""})),
         el("div", {class: "score", text: p.score == null ? "" : String(p.score)})));
     }
   } else if (fin) {
     for (const p of fin.players) {
       cards.push(el("div", {class: "player" + (p.winner ? " winner" : ""), "data-name": p.name},
-        el("div", {class: "name", text: p.name}), el("div", {class: "score", text: p.score == null ? "" : String(p.score)})));
+        el("div", {class: "who"}, el("div", {class: "name", text: p.name})),
+        el("div", {class: "score", text: p.score == null ? "" : String(p.score)})));
     }
   } else {
     cards.push(el("div", {class: "idle", text: w("noGame")}));
   }
   $("players").replaceChildren(...cards);
-  $("lines").replaceChildren(...(state.lines || []).map((t) => el("li", {text: t})));
-  const outcomes = (state.outcomes || []).slice(-5).reverse();
+  const said = new Set([state.message || ""]);  // the last move is said once: not again in the lists
+  const lines = (state.lines || []).filter((t) => !said.has(t));
+  lines.forEach((t) => said.add(t));
+  $("lines").replaceChildren(...lines.map((t) => el("li", {text: t})));
+  const outcomes = (state.outcomes || []).filter((t) => !said.has(t)).slice(-5).reverse();
   $("last-h").hidden = !outcomes.length;
   $("last-h").textContent = w("last");
   $("outcomes").replaceChildren(...outcomes.map((t) => el("li", {text: t})));

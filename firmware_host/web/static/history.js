@@ -18,7 +18,7 @@ function gameTable(games) {
       players.append(el("li", {text: `${p.winner ? "★ " : ""}${p.name}: ${p.score ?? "–"}${t}`}));
     }
     const link = el("a", {href: g.bgstats, target: "_blank", rel: "noopener", text: w("bgstats")});
-    return el("tr", {"data-id": g.id}, el("td", {text: g.date || w("unknownDate")}),
+    return el("tr", {"data-id": g.id}, el("td", {text: g.date ? (g.date_source === "phone" ? `${g.date} (${w("phoneDate")})` : g.date) : w("unknownDate")}),
       el("td", {text: g.title + (g.finished ? "" : ` (${w("ended")})`)}), el("td", {}, players),
       el("td", {text: clock(g.duration_s)}), el("td", {}, link));
   });

@@ -19,6 +19,9 @@ async function refresh() {
     ["l-beeps", "beeps"], ["b-settings", "save"], ["l-timers", "timers"], ["l-seconds", "seconds"], ["b-timers", "save"]]) {
     $(id).textContent = w(key);
   }
+  for (const option of document.querySelectorAll("#timer_sound option, #t-mode option")) {
+    option.textContent = w(`${option.parentElement.id === "t-mode" ? "mode" : "beeps"}_${option.value}`);
+  }
   const me = await fetch("/api/me", {cache: "no-store"}).then((r) => r.json());
   $("status").textContent = w(me.paired ? "paired" : "unpaired");
   $("pair").hidden = me.paired;
@@ -58,10 +61,11 @@ $("timers").addEventListener("submit", (e) => {
 });
 
 (async () => {
-  const fromQr = location.pathname.match(/^\/P\/(\d{6})$/);  // the QR code's link: /P/123456
+  const fromQr = location.pathname.match(/^\/P\/(\d{12})$/);  // the QR code's link: /P/123456789012
   const code = fromQr ? fromQr[1] : new URLSearchParams(location.search).get("code");
   if (code) {
     history.replaceState(null, "", "/phone");  // the code is one-time: keep it out of the history
+    await table();  // the table's language first: "Saved" is said in it
     await post("/api/pair", {code});
   }
   await refresh();

@@ -30,8 +30,10 @@ overwritten).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
+import logging
 import math
 import re
 import zlib
@@ -44,6 +46,8 @@ from typing import Any
 from firmware_host.core import fsio
 from firmware_host.core.fsio import fsync_dir, write_atomic
 from firmware_host.core.writer import Writer
+
+log = logging.getLogger(__name__)
 
 __all__ = ["Journal", "JournalError", "Snap", "Timeline", "check_header", "fsync_dir", "snap_body", "write_atomic"]
 
@@ -63,6 +67,8 @@ _SNAP_HEAD = re.compile(
     rb'^\{(?:"e":' + _NUMBER + rb',)?"snap":\{"d":[0-9]+,"g":"[a-z]+","k":"[0-9a-f]+","n":([0-9]+),'
 )
 """The start of a snapshot line as :func:`_encode` writes it (keys sorted): its times and point."""
+_SNAP_BODY = re.compile(rb'\],"os":[0-9]+,"s":\{"\$c":"games\.')
+"""What follows a snapshot's outcomes: how a snapshot line whose head is damaged is still known."""
 _SNAP_TAIL = re.compile(rb',"t":' + _NUMBER + rb"$")
 
 
@@ -109,6 +115,11 @@ def _snap(line: bytes) -> dict[str, Any] | None:
         record["e"] = float(head.group(1))
     record["t"] = float(tail.group(1))
     return record
+
+
+def _is_snapshot(line: bytes) -> bool:
+    """Whether a (damaged) line was a snapshot: its head, or else its body, says so."""
+    return _SNAP_HEAD.match(line) is not None or _SNAP_BODY.search(line) is not None
 
 
 def _decode(line: bytes) -> dict[str, Any] | None:
@@ -276,7 +287,7 @@ class Journal:
             if collecting:
                 gc.enable()
         for number, (line, record) in enumerate(zip(lines, records_read, strict=True), start=1):
-            if record is None and number < len(lines) and _SNAP_HEAD.match(line):
+            if record is None and number < len(lines) and _is_snapshot(line):
                 record = {"snap": {}}  # a damaged snapshot is only a lost shortcut: the actions replay
             if record is None:
                 if number == len(lines) and not tail:
@@ -290,28 +301,58 @@ class Journal:
         records = decoded[1:]
         return cls(path, decoded[0], records, torn, good, writer or Writer(), None, len(records), None, torn)
 
-    def submit(self, record: dict[str, Any]) -> Future:
-        """Hand one record to the writer; the future is done when it survives a power cut."""
+    def submit(self, record: dict[str, Any], optional: bool = False) -> Future:
+        """Hand one record to the writer; the future is done when it survives a power cut.
+
+        ``optional``: a record nothing depends on (a snapshot). Its failure breaks nothing: it
+        is logged once, left out of :attr:`records`, its torn bytes cut by the next write, and
+        its future says ``False`` instead of raising.
+        """
         data = _encode(record)
-        self.records.append(dict(record))
-        return self.writer.submit(lambda: self._write(data))
+        kept = dict(record)
+        self.records.append(kept)
+        if not optional:
+            return self.writer.submit(lambda: self._write(data))
+        return self.writer.submit(lambda: self._write_optional(data, kept))
 
     def append(self, record: dict[str, Any]) -> None:
         """Write one record and fsync it; when this returns, the record survives a power cut."""
         self.submit(record).result()
 
     def _write(self, data: bytes) -> None:
-        """On the writer: one write and one fsync, after cutting a torn or failed tail."""
+        """On the writer: one write and one fsync, after cutting a torn or failed tail.
+
+        A record whose write or fsync fails is cut off again at once, so that no reader (nor a
+        boot after a power cut) finds an action the table was told was not saved.
+        """
         if self._fd is None:
             self._fd = fsio.open_append(self.path)
         if self._cut:
             fsio.truncate(self._fd, self._size)
         self._cut = True  # until the record is whole on disk
-        fsio.write(self._fd, data, self._size)
-        fsio.fsync(self._fd)
+        try:
+            fsio.write(self._fd, data, self._size)
+            fsio.fsync(self._fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                fsio.truncate(self._fd, self._size)
+                self._cut = False
+                fsio.fsync(self._fd)
+            raise
         self._size += len(data)
         self._durable += 1
         self._cut = False
+
+    def _write_optional(self, data: bytes, kept: dict[str, Any]) -> bool:
+        """On the writer: :meth:`_write` of a record nothing depends on; ``False`` when it failed."""
+        try:
+            self._write(data)
+        except OSError as exc:
+            kept.clear()  # not on disk: no longer a record of the game (it keeps its place in the count)
+            self._durable += 1
+            log.warning("snapshot not saved (%s): the actions are, only a resume replays more", exc)
+            return False
+        return True
 
     def rollback(self) -> int:
         """After a failed write: forget the records that never reached the disk; how many."""

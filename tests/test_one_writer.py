@@ -91,3 +91,22 @@ def test_two_processes_replacing_one_document_never_share_a_temporary_file(tmp_p
     errors = [p.communicate(timeout=60)[1].decode() for p in procs]
     assert [p.returncode for p in procs] == [0, 0], errors
     assert sorted(os.listdir(tmp_path)) == [f"{name}.json"]
+
+
+def test_a_purge_does_not_remove_a_state_folder_another_process_writes(tmp_path):
+    from firmware_host.cli.install import Installer
+    from firmware_host.core.folder_lock import FolderBusy
+    from tests.test_install import FakeSystem, pi_root
+
+    root, system = pi_root(tmp_path), FakeSystem()
+    Installer(ROOT, root, system).install()
+    proc, state = _holding(tmp_path)
+    (root / "var/lib").mkdir(parents=True)
+    (root / "var/lib/tablemate").symlink_to(state, target_is_directory=True)
+    try:
+        with pytest.raises(FolderBusy, match=f"in use by process {proc.pid}"):
+            Installer(ROOT, root, system).uninstall(purge=True)
+        assert (state / "game.jsonl").exists()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0

@@ -451,7 +451,12 @@ def cmd_install(args: argparse.Namespace) -> int:
     # systemd/install.sh sets TABLEMATE_CODE_CHANGED=1 when pip changed the installed package
     code_changed = os.environ.get("TABLEMATE_CODE_CHANGED") == "1"
     installer = Installer(source.resolve(), root, dry_run=args.dry_run, code_changed=code_changed)
-    done = installer.uninstall(args.purge) if args.uninstall else installer.install()
+    from firmware_host.core.folder_lock import FolderBusy
+
+    try:
+        done = installer.uninstall(args.purge) if args.uninstall else installer.install()
+    except FolderBusy as exc:
+        raise Fail(str(exc)) from None
     for line in done:
         print(("would " if args.dry_run else "") + line)
     for line in installer.notes():

@@ -354,6 +354,7 @@ class Device:
         """A game rebuilt from a snapshot: replay its actions from the first, off the loop (on a
         thread of its own: undos and the page keep the default one) and compare. A snapshot is
         only a shortcut: where they differ the replay's state is kept, and a fresh snapshot saved."""
+        at = session.snapshot_used
         try:
             if getattr(self.loop, "inline_io", False):  # virtual time stays deterministic: inline
                 replay = session.replay_whole()
@@ -364,7 +365,6 @@ class Device:
                 await asyncio.sleep(0.05)
             if replay is None or session.unchecked is None or self.session is not session:
                 return
-            at = session.unchecked[1].n
             if not session.agrees(replay):
                 log.warning("the snapshot resumed at action %d is not what its actions lead to: replayed instead", at)
                 self.events = self._past_events(session)

@@ -9,7 +9,7 @@ import zlib
 import pytest
 
 from firmware_host.core import session as sessions
-from firmware_host.core.journal import Journal, snap_body
+from firmware_host.core.journal import Journal, JournalError, snap_body
 from firmware_host.core.replay import Script, run_actions
 from firmware_host.core.session import Session
 from firmware_host.core.snapshot import decode_state, encode_state, same_state
@@ -302,3 +302,30 @@ def test_a_damaged_byte_in_a_snapshot_head_is_ignored_like_one_in_its_body(tmp_p
     again = Session.resume(store)
     assert again is not None and store.problems == [] and path.exists()
     assert again.actions == session.actions and same_state(again.state, session.state)
+
+
+def test_a_long_journal_is_checked_line_by_line_only_after_its_last_snapshot(tmp_path, monkeypatch):
+    from firmware_host.core import journal as journals
+
+    monkeypatch.setattr(sessions, "SNAP_EVERY", 100)
+    session = _long(Store(tmp_path), 250)
+    session.journal.close()
+    checked = []
+    real = journals._sealed
+    monkeypatch.setattr(journals, "_sealed", lambda line: checked.append(line) or real(line))
+    again = Session.resume(Store(tmp_path))
+    assert again is not None and again.actions == session.actions and again.snapshot_used == 200
+    assert len(checked) <= 52  # the 50 actions after the snapshot at 200, and the snapshot itself
+
+
+def test_damage_before_the_last_snapshot_is_still_found_and_named(tmp_path, monkeypatch):
+    monkeypatch.setattr(sessions, "SNAP_EVERY", 10)
+    session = _long(Store(tmp_path), 25)
+    session.journal.close()
+    path = Store(tmp_path).game_path
+    lines = path.read_bytes().split(b"\n")
+    number = next(i for i, line in enumerate(lines) if line.startswith(b'{"a":')) + 5  # an action before the snapshots
+    lines[number - 1] = lines[number - 1].replace(b'"type"', b'"tYpe"', 1)
+    path.write_bytes(b"\n".join(lines))
+    with pytest.raises(JournalError, match=f"line {number} is damaged"):
+        Journal.open(path)

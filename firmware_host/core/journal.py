@@ -64,12 +64,17 @@ def _encode(record: dict[str, Any]) -> bytes:
 
 _NUMBER = rb"(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)"
 _SNAP_HEAD = re.compile(
-    rb'^\{(?:"e":' + _NUMBER + rb',)?"snap":\{"d":[0-9]+,"g":"[a-z]+","k":"[0-9a-f]+","n":([0-9]+),'
+    rb'^\{(?:"e":'
+    + _NUMBER
+    + rb',)?"snap":\{(?:"ac":([0-9]+),"at":([0-9]+),)?"d":[0-9]+,"g":"[a-z]+","k":"[0-9a-f]+","n":([0-9]+),'
 )
-"""The start of a snapshot line as :func:`_encode` writes it (keys sorted): its times and point."""
+"""The start of a snapshot line as :func:`_encode` writes it (keys sorted): its times, the
+checksum of every byte before it and where it starts (``ac``, ``at``), and its point."""
 _SNAP_BODY = re.compile(rb'\],"os":[0-9]+,"s":\{"\$c":"games\.')
 """What follows a snapshot's outcomes: how a snapshot line whose head is damaged is still known."""
 _SNAP_TAIL = re.compile(rb',"t":' + _NUMBER + rb"$")
+_SNAP_NEAR = 64
+"""A snapshot line names itself within its first bytes (``"snap":{`` after its time)."""
 
 
 class Snap(dict):  # type: ignore[type-arg]
@@ -107,10 +112,13 @@ def _sealed(line: bytes) -> int | None:
 def _snap(line: bytes) -> dict[str, Any] | None:
     """A sealed snapshot line as a record whose body is read later (:class:`Snap`), else ``None``."""
     head = _SNAP_HEAD.match(line)
-    tail = _SNAP_TAIL.search(line, 0, line.rfind(b',"c":')) if head else None
-    if head is None or tail is None:
+    if head is None:
         return None
-    record: dict[str, Any] = {"snap": Snap(int(head.group(2)), line)}
+    cut = line.rfind(b',"c":')
+    tail = _SNAP_TAIL.match(line, line.rfind(b',"t":', 0, cut), cut)
+    if tail is None:
+        return None
+    record: dict[str, Any] = {"snap": Snap(int(head.group(4)), line)}
     if head.group(1) is not None:
         record["e"] = float(head.group(1))
     record["t"] = float(tail.group(1))
@@ -182,6 +190,55 @@ def _decode_all(lines: list[bytes]) -> list[dict[str, Any] | None]:
     return out
 
 
+def _proven(raw: bytes, lines: list[bytes], end: int) -> tuple[int, int, int]:
+    """How many leading lines the journal's last snapshot proves intact, where they end, and
+    the checksum of those bytes: the snapshot names where its line starts and the CRC-32 of every
+    byte before it (``at``, ``ac``), checked in one pass instead of line by line. ``(0, 0, 0)``
+    when no snapshot near the end does (then every line is checked on its own)."""
+    pos, tried = end, 0
+    for k in range(len(lines) - 1, 0, -1):
+        line = lines[k]
+        pos -= len(line) + 1
+        if b'"snap":{"ac":' not in line[:_SNAP_NEAR]:
+            continue
+        head = _SNAP_HEAD.match(line)
+        tried += 1
+        if head is not None and head.group(3) is not None and int(head.group(3)) == pos and _sealed(line):
+            crc = zlib.crc32(memoryview(raw)[:pos])
+            if crc == int(head.group(2)):
+                return k, pos, crc
+        if tried == 2:
+            break
+    return 0, 0, 0
+
+
+def _decode_proven(lines: list[bytes]) -> list[dict[str, Any] | None]:
+    """The records of lines already proven intact (:func:`_proven`): parsed together, their
+    checksums not checked one by one, snapshots read only as far as their point."""
+    out: list[dict[str, Any] | None] = [None] * len(lines)
+    batch: list[int] = []
+    for i, line in enumerate(lines):
+        if b'"snap":{' in line[:_SNAP_NEAR] and (record := _snap(line)) is not None:
+            out[i] = record
+        else:
+            batch.append(i)
+    for at in range(0, len(batch), PARSE_LINES):
+        part = batch[at : at + PARSE_LINES]
+        try:
+            parsed = json.loads(b"[" + b",".join(lines[i] for i in part) + b"]")
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            parsed = None
+        if not isinstance(parsed, list) or len(parsed) != len(part):
+            parsed = [None] * len(part)
+        for i, record in zip(part, parsed, strict=True):
+            if isinstance(record, dict) and "c" in record:
+                del record["c"]
+                out[i] = record
+            else:
+                out[i] = _decode(lines[i])
+    return out
+
+
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -239,6 +296,8 @@ class Journal:
     _fd: int | None = None
     _cut: bool = False
     """Whether the file may hold bytes past ``_size`` (a torn tail, a failed write) to cut first."""
+    _crc: int = 0
+    """The CRC-32 of the file's first ``_size`` bytes (a snapshot names it: see :func:`_proven`)."""
 
     @classmethod
     def create(
@@ -263,7 +322,7 @@ class Journal:
             if prepare is not None:
                 prepare()
             fsio.write_atomic(path, data)
-            journal._size, journal._durable = len(data), len(records)
+            journal._size, journal._durable, journal._crc = len(data), len(records), zlib.crc32(data)
 
         journal.created = journal.writer.submit(make)
         if type(journal.writer) is Writer:
@@ -279,10 +338,11 @@ class Journal:
         decoded: list[dict[str, Any]] = []
         good = 0
         torn = bool(tail)
+        known, known_end, known_crc = _proven(raw, lines, len(raw) - len(tail))
         collecting = gc.isenabled()
         gc.disable()  # thousands of fresh records, none garbage: no collection passes over them meanwhile
         try:
-            records_read = _decode_all(lines)
+            records_read = _decode_proven(lines[:known]) + _decode_all(lines[known:])
         finally:
             if collecting:
                 gc.enable()
@@ -299,7 +359,9 @@ class Journal:
         if not decoded:
             raise JournalError(f"{path.name}: no header")
         records = decoded[1:]
-        return cls(path, decoded[0], records, torn, good, writer or Writer(), None, len(records), None, torn)
+        journal = cls(path, decoded[0], records, torn, good, writer or Writer(), None, len(records), None, torn)
+        journal._crc = zlib.crc32(memoryview(raw)[known_end:good], known_crc)
+        return journal
 
     def submit(self, record: dict[str, Any], optional: bool = False) -> Future:
         """Hand one record to the writer; the future is done when it survives a power cut.
@@ -308,12 +370,12 @@ class Journal:
         is logged once, left out of :attr:`records`, its torn bytes cut by the next write, and
         its future says ``False`` instead of raising.
         """
-        data = _encode(record)
         kept = dict(record)
         self.records.append(kept)
         if not optional:
+            data = _encode(record)
             return self.writer.submit(lambda: self._write(data))
-        return self.writer.submit(lambda: self._write_optional(data, kept))
+        return self.writer.submit(lambda: self._write_optional(record, kept))
 
     def append(self, record: dict[str, Any]) -> None:
         """Write one record and fsync it; when this returns, the record survives a power cut."""
@@ -340,13 +402,20 @@ class Journal:
                 fsio.fsync(self._fd)
             raise
         self._size += len(data)
+        self._crc = zlib.crc32(data, self._crc)
         self._durable += 1
         self._cut = False
 
-    def _write_optional(self, data: bytes, kept: dict[str, Any]) -> bool:
-        """On the writer: :meth:`_write` of a record nothing depends on; ``False`` when it failed."""
+    def _write_optional(self, record: dict[str, Any], kept: dict[str, Any]) -> bool:
+        """On the writer: :meth:`_write` of a record nothing depends on; ``False`` when it failed.
+
+        A snapshot is encoded here, naming where its line starts and the checksum of every byte
+        before it, so that a read can trust all of them in one pass (:func:`_proven`)."""
+        if isinstance(record.get("snap"), dict):
+            at = self._size  # where it goes: a torn tail past it is cut first
+            record = {**record, "snap": {**record["snap"], "ac": self._crc, "at": at}}
         try:
-            self._write(data)
+            self._write(_encode(record))
         except OSError as exc:
             kept.clear()  # not on disk: no longer a record of the game (it keeps its place in the count)
             self._durable += 1

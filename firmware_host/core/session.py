@@ -134,6 +134,8 @@ class Session:
         self.undone_said: tuple[str, ...] = ()
         """What the move the last undo took back had said."""
         line = journal.timeline()
+        self._journaled = len(line.actions)
+        """Actions in effect by the journal when the session was made (a replay may keep fewer)."""
         self._snaps = line.snaps
         """The journal's snapshots of points of the line in play (used when undo goes back to them)."""
         self._rebuild(line.actions, line.joined)
@@ -242,7 +244,7 @@ class Session:
                 return None
             # Actions the engine now refuses were dropped from play: take them back in the journal
             # too, so new actions follow what is in play and undo takes back what the table sees.
-            dropped = len(journal.actions()) - len(session.actions)
+            dropped = session._journaled - len(session.actions)
             if dropped:
                 session._write({"undo": 1, "k": dropped, **session._stamp()})
             elif session.replayed > SNAP_EVERY:  # no snapshot near the end (an older journal): one now

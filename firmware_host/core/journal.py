@@ -158,17 +158,20 @@ PARSE_LINES = 200
 """Lines parsed in one go: few enough that a journal read off the loop lets the loop run between."""
 
 
-def _decode_all(lines: list[bytes]) -> list[dict[str, Any] | None]:
-    """:func:`_decode` of every line; the sealed ones parsed together (one parse, not thousands)."""
+def _decode_all(lines: list[bytes], proven: bool = False) -> list[dict[str, Any] | None]:
+    """:func:`_decode` of every line; the sealed ones parsed together (one parse, not thousands).
+
+    ``proven``: the lines are known intact (:func:`_proven`), their checksums not checked one by one.
+    """
     out: list[dict[str, Any] | None] = [None] * len(lines)
     batch: list[int] = []
-    crcs: list[int] = []
+    crcs: list[int | None] = []
     for i, line in enumerate(lines):
-        crc = _sealed(line)
-        if crc is None:
+        crc = None if proven else _sealed(line)
+        if crc is None and not proven:
             out[i] = _decode(line)
             continue
-        record = _snap(line)
+        record = _snap(line) if b'"snap":{' in line[:_SNAP_NEAR] else None
         if record is not None:
             out[i] = record
         else:
@@ -183,7 +186,8 @@ def _decode_all(lines: list[bytes]) -> list[dict[str, Any] | None]:
         if not isinstance(parsed, list) or len(parsed) != len(part):
             parsed = [None] * len(part)
         for i, crc, record in zip(part, sums, parsed, strict=True):
-            if isinstance(record, dict) and record.pop("c", None) == crc:
+            if isinstance(record, dict) and "c" in record and (crc is None or record["c"] == crc):
+                del record["c"]
                 out[i] = record
             else:
                 out[i] = _decode(lines[i])
@@ -210,33 +214,6 @@ def _proven(raw: bytes, lines: list[bytes], end: int) -> tuple[int, int, int]:
         if tried == 2:
             break
     return 0, 0, 0
-
-
-def _decode_proven(lines: list[bytes]) -> list[dict[str, Any] | None]:
-    """The records of lines already proven intact (:func:`_proven`): parsed together, their
-    checksums not checked one by one, snapshots read only as far as their point."""
-    out: list[dict[str, Any] | None] = [None] * len(lines)
-    batch: list[int] = []
-    for i, line in enumerate(lines):
-        if b'"snap":{' in line[:_SNAP_NEAR] and (record := _snap(line)) is not None:
-            out[i] = record
-        else:
-            batch.append(i)
-    for at in range(0, len(batch), PARSE_LINES):
-        part = batch[at : at + PARSE_LINES]
-        try:
-            parsed = json.loads(b"[" + b",".join(lines[i] for i in part) + b"]")
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            parsed = None
-        if not isinstance(parsed, list) or len(parsed) != len(part):
-            parsed = [None] * len(part)
-        for i, record in zip(part, parsed, strict=True):
-            if isinstance(record, dict) and "c" in record:
-                del record["c"]
-                out[i] = record
-            else:
-                out[i] = _decode(lines[i])
-    return out
 
 
 def _number(value: Any) -> bool:
@@ -342,7 +319,7 @@ class Journal:
         collecting = gc.isenabled()
         gc.disable()  # thousands of fresh records, none garbage: no collection passes over them meanwhile
         try:
-            records_read = _decode_proven(lines[:known]) + _decode_all(lines[known:])
+            records_read = _decode_all(lines[:known], proven=True) + _decode_all(lines[known:])
         finally:
             if collecting:
                 gc.enable()

@@ -9,7 +9,9 @@ import contextlib
 import errno
 import json
 import os
+import shutil
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from firmware_host.core.session import Session
 from firmware_host.core.snapshot import same_state
 from firmware_host.core.store import Store
 from games.workloads import LONG_GAMES, PLAIN, long_session
+from tests.conftest import ROOT
 from tests.crashkit import clock
 from tests.devicekit import run_device
 
@@ -214,3 +217,36 @@ def test_sim_script_exits_2_with_one_line_when_filing_at_the_stop_fails(tmp_path
     monkeypatch.undo()
     assert Session.resume(Store(state)) is None  # nothing lost: the next boot files it
     assert [e["reason"] for e in Store(state).history()] == ["over"]
+
+
+def _traced_sim(tmp_path: Path, name: str, *strace: str) -> tuple[subprocess.CompletedProcess, Path]:
+    """`tablemate sim` of 101 Trottel actions (a snapshot after the 100th) run under strace."""
+    script = tmp_path / "long.sim"
+    script.write_text(
+        f"start trottel {' '.join(PLAYERS)}\n" + "".join(f"action {json.dumps(a)}\n" for a in ACTIONS[:101])
+    )
+    state = tmp_path / name
+    command = [sys.executable, "-m", "firmware_host", "sim", "--script", str(script), "--state-dir", str(state)]
+    done = subprocess.run(
+        ["strace", "-f", "-qq", "-e", "signal=none", *strace, *command, "--seed", "1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return done, state
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
+@pytest.mark.parametrize("call", ["pwrite64", "fsync"])
+def test_a_real_process_whose_snapshot_write_fails_refuses_nothing_and_exits_0(tmp_path, call):
+    log = tmp_path / "trace"
+    first, _ = _traced_sim(tmp_path, "seen", "-e", "trace=pwrite64,fsync", "-s", "24", "-o", str(log))
+    assert first.returncode == 0, first.stderr
+    seen = log.read_text().splitlines()
+    snap = next(i for i, line in enumerate(seen) if '\\"snap\\"' in line)
+    when = 1 + sum(1 for line in seen[:snap] if f"{call}(" in line)  # the snapshot's write, or the fsync after it
+    done, state = _traced_sim(tmp_path, "failed", "-o", "/dev/null", "-e", f"inject={call}:error=ENOSPC:when={when}")
+    assert done.returncode == 0, done.stderr  # nothing refused: the snapshot is only a shortcut
+    on_disk = _journal_actions(state)
+    assert on_disk == list(ACTIONS[:101])  # each action once

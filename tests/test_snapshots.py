@@ -3,6 +3,7 @@ from them, a damaged or mismatching one is ignored, and crashes across them lose
 
 from __future__ import annotations
 
+import asyncio
 import json
 import zlib
 
@@ -329,3 +330,21 @@ def test_damage_before_the_last_snapshot_is_still_found_and_named(tmp_path, monk
     path.write_bytes(b"\n".join(lines))
     with pytest.raises(JournalError, match=f"line {number} is damaged"):
         Journal.open(path)
+
+
+def test_once_the_resume_is_checked_an_undo_past_its_snapshot_replays_at_most_a_checkpoint_span(tmp_path, monkeypatch):
+    monkeypatch.setattr(sessions, "SNAP_EVERY", 100)
+    session = _long(Store(tmp_path), 210)
+    session.journal.close()
+
+    async def body(dev):
+        await dev.checked.wait()
+        costs = []
+        for _ in range(15):  # back past the snapshot at 200
+            costs.append(dev.session.undo_cost())
+            dev.undo()
+            await asyncio.sleep(0.1)
+        return costs, dev.session.actions
+
+    costs, actions = run_device(tmp_path, body)
+    assert actions == session.actions[:-15] and max(costs) <= sessions.KEEP_EVERY

@@ -294,7 +294,11 @@ class Session:
         self, actions: list[Action], start: _Point, snapshot: int | None, stop: Callable[[], bool] | None = None
     ) -> Replay:
         """The game after ``actions``, replayed from ``start`` (the journal's snapshot ``snapshot``,
-        if one). ``stop``: asked now and then; when it says so the replay ends where it is."""
+        if one). ``stop``: asked now and then; when it says so the replay ends where it is (a
+        replay of the whole line, off the loop: it keeps only every :data:`KEEP_EVERY`-th point
+        and the last few, not thousands of states)."""
+        sparse = stop is not None
+        last = len(actions) - KEEP_EVERY
         result = Replay(actions, start)
         result.snapshot = snapshot
         if snapshot is not None:
@@ -311,7 +315,8 @@ class Session:
                 result.refused = (i, str(exc))
                 break
             point = point.then(state, effects)
-            result.keep.append(point)
+            if not sparse or point.n % KEEP_EVERY == 0 or point.n > last:
+                result.keep.append(point)
         result.end = point
         return result
 
@@ -394,13 +399,18 @@ class Session:
         (:meth:`replay_whole`); when not, the replay's states are taken, the game in play is
         rebuilt from them and the journal gets a fresh snapshot. On the loop."""
         assert self.unchecked is not None
-        _, end = self.unchecked
+        actions, end = self.unchecked
         self.unchecked = None
         if replay.refused is None and same_state(replay.end.state, end.state) and replay.end.said == end.said:
+            # the replay's checkpoints just below the snapshot are true: an undo past it needs no other
+            same = len(actions) <= len(self.actions) and self.actions[: len(actions)] == actions
+            for point in replay.keep if same else []:
+                if point.n >= end.n - 2 * SNAP_EVERY and point.n not in self._points:
+                    self._points[point.n] = point
             return True
         self._snaps.clear()
         self._points = {0: self._points[0]}
-        for point in replay.keep[: replay.end.n]:
+        for point in replay.keep:
             self._keep(point)
         self._tasks_done += 1  # the prompt is asked afresh
         self._rebuild(self.actions, self.joined)

@@ -357,7 +357,7 @@ class Device:
         at = session.snapshot_used
         try:
             if getattr(self.loop, "inline_io", False):  # virtual time stays deterministic: inline
-                replay = session.replay_whole()
+                replay = session.replay_whole(lambda: False)
             else:
                 with ThreadPoolExecutor(1, thread_name_prefix="resume-check") as pool:
                     replay = await self.loop.run_in_executor(pool, session.replay_whole, self._stopped.is_set)

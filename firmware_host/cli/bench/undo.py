@@ -37,7 +37,7 @@ from games.workloads import LONG_GAMES, long_session
 SIZES = (1000, 10000)
 UNDOS = 30
 """Undos in a row (at 10,000 actions they reach back past a snapshot)."""
-TARGET_MS = 100.0
+TARGET_MS = 50.0
 LOOP_TARGET_MS = 20.0
 
 

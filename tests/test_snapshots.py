@@ -3,19 +3,21 @@ from them, a damaged or mismatching one is ignored, and crashes across them lose
 
 from __future__ import annotations
 
+import asyncio
 import json
 import zlib
 
 import pytest
 
 from firmware_host.core import session as sessions
-from firmware_host.core.journal import Journal, snap_body
+from firmware_host.core.journal import Journal, JournalError, snap_body
 from firmware_host.core.replay import Script, run_actions
 from firmware_host.core.session import Session
 from firmware_host.core.snapshot import decode_state, encode_state, same_state
 from firmware_host.core.store import Store
 from games.workloads import LONG_GAMES, long_session
 from tests.crashkit import GAMES, Run, clock, fresh, kill_points, play, snapshot_cuts, whole_game
+from tests.devicekit import run_device
 
 
 @pytest.fixture
@@ -188,3 +190,161 @@ def test_a_game_over_found_on_resume_is_filed_from_its_snapshot(tmp_path, often)
     session.apply(steps[-1][1])
     assert Session.resume(Store(root)) is None
     assert [e["reason"] for e in Store(root).history()][-1] == "over"
+
+
+@pytest.mark.parametrize("game", sorted(LONG_GAMES))
+def test_every_snapshot_of_a_long_session_is_its_replay_order_included(tmp_path, often, game):
+    players, fallback = LONG_GAMES[game]
+    store = Store(tmp_path / "all")
+    session = Session.start(store, game, list(players), {}, 1, clock())
+    for action in long_session(game, players, 300, 1, fallback).actions:
+        session.apply(action)
+    session.journal.close()
+    script = session.script()
+    lines = store.game_path.read_bytes().split(b"\n")[:-1]
+    actions: list = []
+    checked = 0
+    for number, line in enumerate(lines[1:], start=2):
+        record = json.loads(line)
+        if "a" in record:
+            actions.append(record["a"])
+            continue
+        if "snap" not in record:
+            continue
+        body = record["snap"]
+        assert same_state(decode_state(body["s"]), _replayed(script, actions)), f"snapshot at {body['n']}"
+        # what `tablemate state` says of the journal up to two actions on is what `tablemate replay` says
+        cut = next((i for i in range(number, len(lines)) if b'"a":' in lines[i] and b'"snap":' not in lines[i]), None)
+        if cut is not None and cut + 1 < len(lines):
+            folder = tmp_path / f"at{body['n']}"
+            folder.mkdir()
+            (folder / "game.jsonl").write_bytes(b"\n".join(lines[: cut + 2]) + b"\n")
+            resumed = Session(Store(folder), Journal.open(folder / "game.jsonl"))
+            assert resumed.snapshot_used == body["n"]
+            shown = Script.from_json(resumed.script().to_json())
+            engine, state = shown.start()
+            state, index, _ = run_actions(engine, state, shown.actions)
+            assert index is None and resumed.summary == engine.summary(state), f"restored at {body['n']}"
+        checked += 1
+    assert checked >= 90
+
+
+def _lying(tmp_path, change) -> tuple[Session, Store]:
+    session = _long(Store(tmp_path), 25)
+    session.journal.close()
+    _reseal(Store(tmp_path).game_path, lambda s: change(s["s"]["f"]) if s["n"] == 20 else None)
+    return session, Store(tmp_path)
+
+
+LIES = {
+    "current past the last player": lambda f: f.update(current=len(f["players"])),
+    "current + 1": lambda f: f.update(current=(f["current"] + 1) % len(f["players"])),
+    "current of the wrong type": lambda f: f.update(current="Ann"),
+    "no players": lambda f: f.update(players=[]),
+    "a drink more": lambda f: f["stehtisch"].update(beer=f["stehtisch"]["beer"] + 1),
+    "drinks in another order": lambda f: f.update(drinks={"$m": [[k, v] for k, v in reversed(f["drinks"].items())]}),
+    "a position off the board": lambda f: f["positions"].update(Ann=10_000),
+    "the board cut short": lambda f: f.update(board=f["board"][:3]),
+    "a field missing": lambda f: f.pop("away"),
+}
+
+
+@pytest.mark.parametrize("lie", sorted(LIES))
+def test_a_crafted_snapshot_never_breaks_the_folder_and_the_device_keeps_the_replay(tmp_path, monkeypatch, cli, lie):
+    monkeypatch.setattr(sessions, "SNAP_EVERY", 10)
+    session, _ = _lying(tmp_path, LIES[lie])
+    truth = _replayed(session.script(), session.actions)
+    shown = cli("state", "--state-dir", tmp_path)
+    assert shown.status == 0 and "Traceback" not in shown.err and shown.json()["summary"] is not None
+
+    async def body(dev):
+        await dev.checked.wait()
+        return dev.session.state, len(dev.session.actions)
+
+    state, count = run_device(tmp_path, body)
+    assert count == 25 and same_state(state, truth)
+    again = Session.resume(Store(tmp_path))  # the folder is not stuck, and what it resumes is the truth
+    assert again is not None and same_state(again.state, truth)
+    Session.start(Store(tmp_path), "arschbombe", ["Ann", "Ben"], seed=1)  # a new game starts (settles this one)
+
+
+def test_after_a_resume_from_a_lying_snapshot_the_device_keeps_the_replay_and_saves_a_fresh_one(
+    tmp_path, monkeypatch, caplog
+):
+    monkeypatch.setattr(sessions, "SNAP_EVERY", 10)
+    session, store = _lying(tmp_path, LIES["a drink more"])
+    truth = _replayed(session.script(), session.actions)
+    assert Session.resume(Store(tmp_path)).snapshot_used == 20  # the lie passes every check on its own
+
+    async def body(dev):
+        await dev.checked.wait()
+        return dev.session.state, dev.session.summary
+
+    with caplog.at_level("WARNING"):
+        state, summary = run_device(tmp_path, body)
+    assert same_state(state, truth) and summary == Session(store, Journal.open(store.game_path)).summary
+    said = [r.getMessage() for r in caplog.records if "snapshot" in r.getMessage()]
+    assert len(said) == 1 and "resumed at action 20" in said[0]
+    snaps = Journal.open(store.game_path).timeline().snaps
+    assert snaps[-1]["n"] == 25
+
+
+@pytest.mark.parametrize("at", range(80))
+def test_a_damaged_byte_in_a_snapshot_head_is_ignored_like_one_in_its_body(tmp_path, monkeypatch, at):
+    monkeypatch.setattr(sessions, "SNAP_EVERY", 10)
+    session = _long(Store(tmp_path), 25)
+    session.journal.close()
+    path = Store(tmp_path).game_path
+    raw = bytearray(path.read_bytes())
+    start = raw.rindex(b"\n", 0, raw.index(b'"snap":{')) + 1  # the first snapshot line
+    raw[start + at] ^= 0x01
+    path.write_bytes(bytes(raw))
+    store = Store(tmp_path)
+    again = Session.resume(store)
+    assert again is not None and store.problems == [] and path.exists()
+    assert again.actions == session.actions and same_state(again.state, session.state)
+
+
+def test_a_long_journal_is_checked_line_by_line_only_after_its_last_snapshot(tmp_path, monkeypatch):
+    from firmware_host.core import journal as journals
+
+    monkeypatch.setattr(sessions, "SNAP_EVERY", 100)
+    session = _long(Store(tmp_path), 250)
+    session.journal.close()
+    checked = []
+    real = journals._sealed
+    monkeypatch.setattr(journals, "_sealed", lambda line: checked.append(line) or real(line))
+    again = Session.resume(Store(tmp_path))
+    assert again is not None and again.actions == session.actions and again.snapshot_used == 200
+    assert len(checked) <= 52  # the 50 actions after the snapshot at 200, and the snapshot itself
+
+
+def test_damage_before_the_last_snapshot_is_still_found_and_named(tmp_path, monkeypatch):
+    monkeypatch.setattr(sessions, "SNAP_EVERY", 10)
+    session = _long(Store(tmp_path), 25)
+    session.journal.close()
+    path = Store(tmp_path).game_path
+    lines = path.read_bytes().split(b"\n")
+    number = next(i for i, line in enumerate(lines) if line.startswith(b'{"a":')) + 5  # an action before the snapshots
+    lines[number - 1] = lines[number - 1].replace(b'"type"', b'"tYpe"', 1)
+    path.write_bytes(b"\n".join(lines))
+    with pytest.raises(JournalError, match=f"line {number} is damaged"):
+        Journal.open(path)
+
+
+def test_once_the_resume_is_checked_an_undo_past_its_snapshot_replays_at_most_a_checkpoint_span(tmp_path, monkeypatch):
+    monkeypatch.setattr(sessions, "SNAP_EVERY", 100)
+    session = _long(Store(tmp_path), 210)
+    session.journal.close()
+
+    async def body(dev):
+        await dev.checked.wait()
+        costs = []
+        for _ in range(15):  # back past the snapshot at 200
+            costs.append(dev.session.undo_cost())
+            dev.undo()
+            await asyncio.sleep(0.1)
+        return costs, dev.session.actions
+
+    costs, actions = run_device(tmp_path, body)
+    assert actions == session.actions[:-15] and max(costs) <= sessions.KEEP_EVERY

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_host.core import boot_config, fsio
+from firmware_host.core.folder_lock import writing
 from firmware_host.core.pi_layout import (
     BOOT_CONFIGS,
     DEBIAN_REBOOT_MARKER,
@@ -416,7 +417,10 @@ class Installer:
             for relative in (CONFIG, STATE, VENV):
                 target = self.path(relative)
                 if target.exists() and self.step(f"remove /{relative}"):
-                    if target.is_dir():
+                    if relative == STATE and target.is_dir():  # one writer: not while a sim writes it
+                        with writing(target):
+                            shutil.rmtree(target)
+                    elif target.is_dir():
                         shutil.rmtree(target)
                     else:
                         target.unlink()

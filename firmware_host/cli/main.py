@@ -64,6 +64,20 @@ def _store(args: argparse.Namespace, create: bool = True) -> Store:
         raise Fail(str(exc)) from None
 
 
+@contextlib.contextmanager
+def _held_store(args: argparse.Namespace) -> Iterator[Store]:
+    """The state folder, held for writing while inside: one writer per folder, a second one is
+    refused with one line naming the holder (see :mod:`firmware_host.core.folder_lock`)."""
+    from firmware_host.core.folder_lock import FolderBusy, writing
+
+    store = _store(args)
+    try:
+        with writing(store.root):
+            yield store
+    except FolderBusy as exc:
+        raise Fail(str(exc)) from None
+
+
 def _state_root(args: argparse.Namespace) -> Path:
     """The state folder named by ``--state-dir``, else the default one."""
     from firmware_host.core.store import default_state_dir
@@ -248,8 +262,6 @@ def _history(args: argparse.Namespace) -> list[dict[str, Any]]:
 # -- the device ------------------------------------------------------------------------------------
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the device: real hardware, or simulated with ``--sim``."""
-    import asyncio
-
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         config = _config(args)
@@ -261,7 +273,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise
     if args.sim:
         config = config.with_sim()
-    store = _store(args)
+    with _held_store(args) as store:
+        return _serve(config, store)
+
+
+def _serve(config: configuration.Config, store: Store) -> int:
+    """Run the device on ``store`` until it stops; exit 2 with one line when a save failed."""
+    import asyncio
+
     from firmware_host.runtime.device import Device
 
     device = Device(config, store, signals_on=True)
@@ -298,6 +317,14 @@ def cmd_run(args: argparse.Namespace) -> int:
                 await page.close()
 
     asyncio.run(serve())
+    return _saves_said(device, store)
+
+
+def _saves_said(device: Any, store: Store) -> int:
+    """The exit status of a device that stopped: 2 (raised, one line) when any save failed,
+    the filing at the stop included."""
+    if device.storage_faults:
+        raise Fail(f"{device.last_storage_fault} ({device.storage_faults} failed saves, state folder {store.root})")
     return EXIT_OK
 
 
@@ -307,25 +334,23 @@ def cmd_sim(args: argparse.Namespace) -> int:
     if args.script is None:
         from firmware_host.sim.terminal import run_terminal
 
-        store = _store(args)
-        return run_terminal(config, store, args.seed)
+        with _held_store(args) as store:
+            return run_terminal(config, store, args.seed)
     from firmware_host.sim.script import SimScriptError, load, run_script
 
     try:
         commands = load(Path(args.script))
     except SimScriptError as exc:
         raise Fail(str(exc)) from None
-    store = _store(args)
-    try:
-        frames = Path(args.frames) if args.frames else None
-        device = run_script(config, store, commands, frames, args.seed, args.realtime)
-    except OSError as exc:
-        from firmware_host.core.fsio import storage_message
+    with _held_store(args) as store:
+        try:
+            frames = Path(args.frames) if args.frames else None
+            device = run_script(config, store, commands, frames, args.seed, args.realtime)
+        except OSError as exc:
+            from firmware_host.core.fsio import storage_message
 
-        raise Fail(f"{storage_message(exc)} ({getattr(exc, 'filename', None) or store.root})") from None
-    if device.storage_faults:
-        raise Fail(f"{device.last_storage_fault} ({device.storage_faults} failed saves, state folder {store.root})")
-    return EXIT_OK
+            raise Fail(f"{storage_message(exc)} ({getattr(exc, 'filename', None) or store.root})") from None
+        return _saves_said(device, store)
 
 
 def cmd_bench_idle(args: argparse.Namespace) -> int:
@@ -434,7 +459,12 @@ def cmd_install(args: argparse.Namespace) -> int:
     # systemd/install.sh sets TABLEMATE_CODE_CHANGED=1 when pip changed the installed package
     code_changed = os.environ.get("TABLEMATE_CODE_CHANGED") == "1"
     installer = Installer(source.resolve(), root, dry_run=args.dry_run, code_changed=code_changed)
-    done = installer.uninstall(args.purge) if args.uninstall else installer.install()
+    from firmware_host.core.folder_lock import FolderBusy
+
+    try:
+        done = installer.uninstall(args.purge) if args.uninstall else installer.install()
+    except FolderBusy as exc:
+        raise Fail(str(exc)) from None
     for line in done:
         print(("would " if args.dry_run else "") + line)
     for line in installer.notes():
@@ -466,11 +496,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from firmware_host.scale.calibration import CalibrationError
 
     config = _config(args)
-    store = _store(args)
-    try:
-        calibrate(config, store, args.weight, args.sim)
-    except (Cancelled, CalibrationError) as exc:
-        raise Fail(str(exc)) from None
+    with _held_store(args) as store:
+        try:
+            calibrate(config, store, args.weight, args.sim)
+        except (Cancelled, CalibrationError) as exc:
+            raise Fail(str(exc)) from None
     return EXIT_OK
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import os
 import time
 from pathlib import Path
@@ -84,6 +85,10 @@ def write_new(path: Path, data: bytes, mode: int | None = None) -> None:
         os.close(fd)
 
 
+_TEMPS = itertools.count(1)
+"""Numbers temporary files: with the PID, a name no other writer (a second boot) shares."""
+
+
 def write_atomic(path: Path, data: bytes, mode: int | None = None, folder_sync: bool = True) -> None:
     """Replace ``path`` with ``data`` durably: temp file, fsync, rename, fsync the folder.
 
@@ -94,7 +99,7 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None, folder_sync: 
     """
     if mode is None and path.exists():
         mode = path.stat().st_mode & 0o7777
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{next(_TEMPS)}")
     try:
         write_new(tmp, data, mode)
         rename(tmp, path)

@@ -30,8 +30,10 @@ overwritten).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
+import logging
 import math
 import re
 import zlib
@@ -44,6 +46,8 @@ from typing import Any
 from firmware_host.core import fsio
 from firmware_host.core.fsio import fsync_dir, write_atomic
 from firmware_host.core.writer import Writer
+
+log = logging.getLogger(__name__)
 
 __all__ = ["Journal", "JournalError", "Snap", "Timeline", "check_header", "fsync_dir", "snap_body", "write_atomic"]
 
@@ -60,10 +64,17 @@ def _encode(record: dict[str, Any]) -> bytes:
 
 _NUMBER = rb"(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)"
 _SNAP_HEAD = re.compile(
-    rb'^\{(?:"e":' + _NUMBER + rb',)?"snap":\{"d":[0-9]+,"g":"[a-z]+","k":"[0-9a-f]+","n":([0-9]+),'
+    rb'^\{(?:"e":'
+    + _NUMBER
+    + rb',)?"snap":\{(?:"ac":([0-9]+),"at":([0-9]+),)?"d":[0-9]+,"g":"[a-z]+","k":"[0-9a-f]+","n":([0-9]+),'
 )
-"""The start of a snapshot line as :func:`_encode` writes it (keys sorted): its times and point."""
+"""The start of a snapshot line as :func:`_encode` writes it (keys sorted): its times, the
+checksum of every byte before it and where it starts (``ac``, ``at``), and its point."""
+_SNAP_BODY = re.compile(rb'\],"os":[0-9]+,"s":\{"\$c":"games\.')
+"""What follows a snapshot's outcomes: how a snapshot line whose head is damaged is still known."""
 _SNAP_TAIL = re.compile(rb',"t":' + _NUMBER + rb"$")
+_SNAP_NEAR = 64
+"""A snapshot line names itself within its first bytes (``"snap":{`` after its time)."""
 
 
 class Snap(dict):  # type: ignore[type-arg]
@@ -101,14 +112,22 @@ def _sealed(line: bytes) -> int | None:
 def _snap(line: bytes) -> dict[str, Any] | None:
     """A sealed snapshot line as a record whose body is read later (:class:`Snap`), else ``None``."""
     head = _SNAP_HEAD.match(line)
-    tail = _SNAP_TAIL.search(line, 0, line.rfind(b',"c":')) if head else None
-    if head is None or tail is None:
+    if head is None:
         return None
-    record: dict[str, Any] = {"snap": Snap(int(head.group(2)), line)}
+    cut = line.rfind(b',"c":')
+    tail = _SNAP_TAIL.match(line, line.rfind(b',"t":', 0, cut), cut)
+    if tail is None:
+        return None
+    record: dict[str, Any] = {"snap": Snap(int(head.group(4)), line)}
     if head.group(1) is not None:
         record["e"] = float(head.group(1))
     record["t"] = float(tail.group(1))
     return record
+
+
+def _is_snapshot(line: bytes) -> bool:
+    """Whether a (damaged) line was a snapshot: its head, or else its body, says so."""
+    return _SNAP_HEAD.match(line) is not None or _SNAP_BODY.search(line) is not None
 
 
 def _decode(line: bytes) -> dict[str, Any] | None:
@@ -139,17 +158,20 @@ PARSE_LINES = 200
 """Lines parsed in one go: few enough that a journal read off the loop lets the loop run between."""
 
 
-def _decode_all(lines: list[bytes]) -> list[dict[str, Any] | None]:
-    """:func:`_decode` of every line; the sealed ones parsed together (one parse, not thousands)."""
+def _decode_all(lines: list[bytes], proven: bool = False) -> list[dict[str, Any] | None]:
+    """:func:`_decode` of every line; the sealed ones parsed together (one parse, not thousands).
+
+    ``proven``: the lines are known intact (:func:`_proven`), their checksums not checked one by one.
+    """
     out: list[dict[str, Any] | None] = [None] * len(lines)
     batch: list[int] = []
-    crcs: list[int] = []
+    crcs: list[int | None] = []
     for i, line in enumerate(lines):
-        crc = _sealed(line)
-        if crc is None:
+        crc = None if proven else _sealed(line)
+        if crc is None and not proven:
             out[i] = _decode(line)
             continue
-        record = _snap(line)
+        record = _snap(line) if b'"snap":{' in line[:_SNAP_NEAR] else None
         if record is not None:
             out[i] = record
         else:
@@ -164,11 +186,34 @@ def _decode_all(lines: list[bytes]) -> list[dict[str, Any] | None]:
         if not isinstance(parsed, list) or len(parsed) != len(part):
             parsed = [None] * len(part)
         for i, crc, record in zip(part, sums, parsed, strict=True):
-            if isinstance(record, dict) and record.pop("c", None) == crc:
+            if isinstance(record, dict) and "c" in record and (crc is None or record["c"] == crc):
+                del record["c"]
                 out[i] = record
             else:
                 out[i] = _decode(lines[i])
     return out
+
+
+def _proven(raw: bytes, lines: list[bytes], end: int) -> tuple[int, int, int]:
+    """How many leading lines the journal's last snapshot proves intact, where they end, and
+    the checksum of those bytes: the snapshot names where its line starts and the CRC-32 of every
+    byte before it (``at``, ``ac``), checked in one pass instead of line by line. ``(0, 0, 0)``
+    when no snapshot near the end does (then every line is checked on its own)."""
+    pos, tried = end, 0
+    for k in range(len(lines) - 1, 0, -1):
+        line = lines[k]
+        pos -= len(line) + 1
+        if b'"snap":{"ac":' not in line[:_SNAP_NEAR]:
+            continue
+        head = _SNAP_HEAD.match(line)
+        tried += 1
+        if head is not None and head.group(3) is not None and int(head.group(3)) == pos and _sealed(line):
+            crc = zlib.crc32(memoryview(raw)[:pos])
+            if crc == int(head.group(2)):
+                return k, pos, crc
+        if tried == 2:
+            break
+    return 0, 0, 0
 
 
 def _number(value: Any) -> bool:
@@ -228,6 +273,8 @@ class Journal:
     _fd: int | None = None
     _cut: bool = False
     """Whether the file may hold bytes past ``_size`` (a torn tail, a failed write) to cut first."""
+    _crc: int = 0
+    """The CRC-32 of the file's first ``_size`` bytes (a snapshot names it: see :func:`_proven`)."""
 
     @classmethod
     def create(
@@ -252,7 +299,7 @@ class Journal:
             if prepare is not None:
                 prepare()
             fsio.write_atomic(path, data)
-            journal._size, journal._durable = len(data), len(records)
+            journal._size, journal._durable, journal._crc = len(data), len(records), zlib.crc32(data)
 
         journal.created = journal.writer.submit(make)
         if type(journal.writer) is Writer:
@@ -268,15 +315,16 @@ class Journal:
         decoded: list[dict[str, Any]] = []
         good = 0
         torn = bool(tail)
+        known, known_end, known_crc = _proven(raw, lines, len(raw) - len(tail))
         collecting = gc.isenabled()
         gc.disable()  # thousands of fresh records, none garbage: no collection passes over them meanwhile
         try:
-            records_read = _decode_all(lines)
+            records_read = _decode_all(lines[:known], proven=True) + _decode_all(lines[known:])
         finally:
             if collecting:
                 gc.enable()
         for number, (line, record) in enumerate(zip(lines, records_read, strict=True), start=1):
-            if record is None and number < len(lines) and _SNAP_HEAD.match(line):
+            if record is None and number < len(lines) and _is_snapshot(line):
                 record = {"snap": {}}  # a damaged snapshot is only a lost shortcut: the actions replay
             if record is None:
                 if number == len(lines) and not tail:
@@ -288,30 +336,69 @@ class Journal:
         if not decoded:
             raise JournalError(f"{path.name}: no header")
         records = decoded[1:]
-        return cls(path, decoded[0], records, torn, good, writer or Writer(), None, len(records), None, torn)
+        journal = cls(path, decoded[0], records, torn, good, writer or Writer(), None, len(records), None, torn)
+        journal._crc = zlib.crc32(memoryview(raw)[known_end:good], known_crc)
+        return journal
 
-    def submit(self, record: dict[str, Any]) -> Future:
-        """Hand one record to the writer; the future is done when it survives a power cut."""
-        data = _encode(record)
-        self.records.append(dict(record))
-        return self.writer.submit(lambda: self._write(data))
+    def submit(self, record: dict[str, Any], optional: bool = False) -> Future:
+        """Hand one record to the writer; the future is done when it survives a power cut.
+
+        ``optional``: a record nothing depends on (a snapshot). Its failure breaks nothing: it
+        is logged once, left out of :attr:`records`, its torn bytes cut by the next write, and
+        its future says ``False`` instead of raising.
+        """
+        kept = dict(record)
+        self.records.append(kept)
+        if not optional:
+            data = _encode(record)
+            return self.writer.submit(lambda: self._write(data))
+        return self.writer.submit(lambda: self._write_optional(record, kept))
 
     def append(self, record: dict[str, Any]) -> None:
         """Write one record and fsync it; when this returns, the record survives a power cut."""
         self.submit(record).result()
 
     def _write(self, data: bytes) -> None:
-        """On the writer: one write and one fsync, after cutting a torn or failed tail."""
+        """On the writer: one write and one fsync, after cutting a torn or failed tail.
+
+        A record whose write or fsync fails is cut off again at once, so that no reader (nor a
+        boot after a power cut) finds an action the table was told was not saved.
+        """
         if self._fd is None:
             self._fd = fsio.open_append(self.path)
         if self._cut:
             fsio.truncate(self._fd, self._size)
         self._cut = True  # until the record is whole on disk
-        fsio.write(self._fd, data, self._size)
-        fsio.fsync(self._fd)
+        try:
+            fsio.write(self._fd, data, self._size)
+            fsio.fsync(self._fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                fsio.truncate(self._fd, self._size)
+                self._cut = False
+                fsio.fsync(self._fd)
+            raise
         self._size += len(data)
+        self._crc = zlib.crc32(data, self._crc)
         self._durable += 1
         self._cut = False
+
+    def _write_optional(self, record: dict[str, Any], kept: dict[str, Any]) -> bool:
+        """On the writer: :meth:`_write` of a record nothing depends on; ``False`` when it failed.
+
+        A snapshot is encoded here, naming where its line starts and the checksum of every byte
+        before it, so that a read can trust all of them in one pass (:func:`_proven`)."""
+        if isinstance(record.get("snap"), dict):
+            at = self._size  # where it goes: a torn tail past it is cut first
+            record = {**record, "snap": {**record["snap"], "ac": self._crc, "at": at}}
+        try:
+            self._write(_encode(record))
+        except OSError as exc:
+            kept.clear()  # not on disk: no longer a record of the game (it keeps its place in the count)
+            self._durable += 1
+            log.warning("snapshot not saved (%s): the actions are, only a resume replays more", exc)
+            return False
+        return True
 
     def rollback(self) -> int:
         """After a failed write: forget the records that never reached the disk; how many."""

@@ -26,7 +26,7 @@ from typing import Any
 from firmware_host.core import fsio
 from firmware_host.core.journal import Journal, snap_body
 from firmware_host.core.replay import Script, ScriptError
-from firmware_host.core.snapshot import SnapshotError, decode_state, encode_state, fingerprint
+from firmware_host.core.snapshot import SnapshotError, decode_state, encode_state, fingerprint, same_state
 from firmware_host.core.store import Store, StoreError
 from firmware_host.core.wallclock import clock_synced
 from games.core import Action, Effect, Engine, Prompt, Refused, T, Task, View
@@ -134,9 +134,16 @@ class Session:
         self.undone_said: tuple[str, ...] = ()
         """What the move the last undo took back had said."""
         line = journal.timeline()
+        self._journaled = len(line.actions)
+        """Actions in effect by the journal when the session was made (a replay may keep fewer)."""
         self._snaps = line.snaps
         """The journal's snapshots of points of the line in play (used when undo goes back to them)."""
         self._rebuild(line.actions, line.joined)
+        self.unchecked: tuple[list[Action], _Point] | None = None
+        """The line rebuilt from a journal snapshot and where it led, until :meth:`agrees` has
+        compared it with the replay of its actions from the first."""
+        if self.snapshot_used is not None:
+            self.unchecked = (list(self.actions), self._point)
 
     # -- making one ---------------------------------------------------------------------------
     @classmethod
@@ -237,7 +244,7 @@ class Session:
                 return None
             # Actions the engine now refuses were dropped from play: take them back in the journal
             # too, so new actions follow what is in play and undo takes back what the table sees.
-            dropped = len(journal.actions()) - len(session.actions)
+            dropped = session._journaled - len(session.actions)
             if dropped:
                 session._write({"undo": 1, "k": dropped, **session._stamp()})
             elif session.replayed > SNAP_EVERY:  # no snapshot near the end (an older journal): one now
@@ -257,32 +264,59 @@ class Session:
         """Make ``actions`` the line in play, from the nearest checkpoint or snapshot before its end."""
         self._commit(self._replay(actions), joined)
 
-    def _replay(self, actions: list[Action]) -> Replay:
+    def _replay(self, actions: list[Action], trust: bool = True) -> Replay:
         """The game after ``actions``, from the nearest checkpoint or snapshot before its end.
 
         Changes nothing (so it may run off the loop while the session waits): checkpoints in
         memory are of the line in play (or of a longer one ``actions`` begins); the journal's
-        snapshots are checked before use (see :meth:`_from_snapshot`).
+        snapshots are checked before use (see :meth:`_from_snapshot`). A replay from a snapshot
+        that the engine then refuses or fails on is made again from the first action (the
+        snapshot lied); ``trust=False`` does that from the start.
         """
         n = len(actions)
+        if not trust:
+            return self._replay_from(actions, self._points[0], None)
         snaps = [snap for snap in self._snaps if snap.get("n", 0) <= n]
         start = self._points[max(k for k in self._points if k <= n)]
-        result = Replay(actions, start)
         if snaps and start.n < n:
             snapped = self._from_snapshot(actions, snaps, start.n)
             if snapped is not None:
-                result.start = start = snapped
-                result.snapshot = snapped.n
-                result.keep.append(snapped)
+                try:
+                    result = self._replay_from(actions, snapped, snapped.n)
+                except Exception:  # a state no replay leads to: the actions decide
+                    result = None
+                if result is not None and result.refused is None:
+                    return result
+                return self._replay_from(actions, self._points[0], None)
+        return self._replay_from(actions, start, None)
+
+    def _replay_from(
+        self, actions: list[Action], start: _Point, snapshot: int | None, stop: Callable[[], bool] | None = None
+    ) -> Replay:
+        """The game after ``actions``, replayed from ``start`` (the journal's snapshot ``snapshot``,
+        if one). ``stop``: asked now and then; when it says so the replay ends where it is (a
+        replay of the whole line, off the loop: it keeps only every :data:`KEEP_EVERY`-th point
+        and the last few, not thousands of states)."""
+        sparse = stop is not None
+        last = len(actions) - KEEP_EVERY
+        result = Replay(actions, start)
+        result.snapshot = snapshot
+        if snapshot is not None:
+            result.keep.append(start)
         point = start
-        for i in range(start.n, n):
+        for i in range(start.n, len(actions)):
+            if stop is not None and i % 50 == 0:
+                time.sleep(0)  # off the loop: let the loop's thread have the interpreter
+                if stop():
+                    break
             try:
                 state, effects = self.engine.apply(point.state, actions[i])
             except Refused as exc:
                 result.refused = (i, str(exc))
                 break
             point = point.then(state, effects)
-            result.keep.append(point)
+            if not sparse or point.n % KEEP_EVERY == 0 or point.n > last:
+                result.keep.append(point)
         result.end = point
         return result
 
@@ -315,24 +349,76 @@ class Session:
         """
         code = fingerprint(type(self.engine))
         for snap in reversed(snaps):
-            n = snap.get("n")
-            if type(n) is not int or not after < n <= len(actions):
-                continue
-            snap = snap_body(snap)
-            if snap.get("n") != n or snap.get("g") != self.base.game or snap.get("k") != code:
-                continue
-            if snap.get("d") != _digest(actions[n - 1]):
-                continue
             try:
-                state = decode_state(snap.get("s"))
-                said = decode_state(snap.get("o", []))
-            except SnapshotError:
-                continue
-            saids = snap.get("os")
-            if type(state) is not type(self._start) or type(said) is not list or type(saids) is not int:
-                continue
-            return _Point(n, state, tuple(said)[-OUTCOMES_KEPT:], saids)
+                point = self._snapshot_point(snap, actions, after, code)
+            except Exception:  # whatever a snapshot holds, a bad one is only ignored
+                point = None
+            if point is not None:
+                return point
         return None
+
+    def _snapshot_point(self, snap: dict[str, Any], actions: list[Action], after: int, code: str) -> _Point | None:
+        """The point one journal snapshot describes, when it passes every check; else ``None``."""
+        n = snap.get("n")
+        if type(n) is not int or not after < n <= len(actions):
+            return None
+        snap = snap_body(snap)
+        if snap.get("n") != n or snap.get("g") != self.base.game or snap.get("k") != code:
+            return None
+        if snap.get("d") != _digest(actions[n - 1]):
+            return None
+        try:
+            state = decode_state(snap.get("s"))
+            said = decode_state(snap.get("o", []))
+        except SnapshotError:
+            return None
+        saids = snap.get("os")
+        if type(state) is not type(self._start) or type(said) is not list or type(saids) is not int:
+            return None
+        if not all(isinstance(line, str) for line in said):
+            return None
+        # the questions every screen asks of a state must have answers (else it is no state of play)
+        self.engine.summary(state), self.engine.prompt(state), self.engine.view(state)
+        return _Point(n, state, tuple(said)[-OUTCOMES_KEPT:], saids)
+
+    def replay_whole(self, stop: Callable[[], bool] | None = None) -> Replay | None:
+        """The line this session was rebuilt with from a snapshot, replayed from its first action
+        (every snapshot ignored); ``None`` when there is none to check or ``stop`` said so.
+
+        Changes nothing: it runs off the loop, while the game goes on, and :meth:`agrees` then
+        compares.
+        """
+        if self.unchecked is None:
+            return None
+        actions, end = self.unchecked
+        result = self._replay_from(actions, self._points[0], None, stop)
+        return result if result.end.n == end.n or result.refused is not None else None
+
+    def agrees(self, replay: Replay) -> bool:
+        """Whether the snapshot the session was rebuilt from led where the actions lead
+        (:meth:`replay_whole`); when not, the replay's states are taken, the game in play is
+        rebuilt from them and the journal gets a fresh snapshot. On the loop."""
+        assert self.unchecked is not None
+        actions, end = self.unchecked
+        self.unchecked = None
+        if replay.refused is None and same_state(replay.end.state, end.state) and replay.end.said == end.said:
+            # the replay's checkpoints just below the snapshot are true: an undo past it needs no other
+            same = len(actions) <= len(self.actions) and self.actions[: len(actions)] == actions
+            for point in replay.keep if same else []:
+                if point.n >= end.n - 2 * SNAP_EVERY and point.n not in self._points:
+                    self._points[point.n] = point
+            return True
+        self._snaps.clear()
+        self._points = {0: self._points[0]}
+        for point in replay.keep:
+            self._keep(point)
+        self._tasks_done += 1  # the prompt is asked afresh
+        self._rebuild(self.actions, self.joined)
+        dropped = len(self.journal.actions()) - len(self.actions)
+        if dropped:
+            self._write({"undo": 1, "k": dropped, **self._stamp()})
+        self._snapshot()
+        return False
 
     def _keep(self, point: _Point) -> None:
         """Keep ``point`` as a checkpoint: every :data:`KEEP_EVERY`-th for good, others a while."""
@@ -357,7 +443,7 @@ class Session:
             }
         except SnapshotError:
             return  # a state the encoding does not know: the actions alone will do
-        self._write({"snap": body, **self._stamp()})
+        self._track(self.journal.submit({"snap": body, **self._stamp()}, optional=True))
 
     def outcomes(self) -> list[str]:
         """The last outcomes of the game in play, oldest first (what "What happened" lists)."""

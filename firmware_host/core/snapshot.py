@@ -46,8 +46,11 @@ def encode_state(value: Any) -> Any:
     if kind is list:
         return [encode_state(v) for v in value]
     if kind is dict:
-        if all(type(k) is str and not k.startswith("$") for k in value):
+        keys = list(value)
+        if all(type(k) is str and not k.startswith("$") for k in keys) and keys == sorted(keys):
             return {k: encode_state(v) for k, v in value.items()}
+        # keys that are not text, or not in sorted order: the journal sorts an object's keys, and
+        # the order a dict was filled in can decide what an engine does (Antartik's bets)
         return {"$m": [[encode_state(k), encode_state(v)] for k, v in value.items()]}
     if kind is tuple:
         return {"$t": [encode_state(v) for v in value]}
@@ -131,8 +134,14 @@ def _dataclass(name: Any, fields: Any) -> Any:
 
 
 def same_state(a: Any, b: Any) -> bool:
-    """Whether two states are the same (compared as snapshots: the generator by its value)."""
-    return json.dumps(encode_state(a), sort_keys=True) == json.dumps(encode_state(b), sort_keys=True)
+    """Whether two states are the same as an engine sees them: every value, type and order (the
+    order of a dict's keys, of a dataclass's fields), the generator by its value."""
+    return type(a) is type(b) and json.dumps(encode_state(a)) == json.dumps(encode_state(b))
+
+
+FORMAT = b"snapshot 2"
+"""The encoding's own version, in every fingerprint: a snapshot of an older encoding (version 1
+lost the order of a dict's keys) is not used."""
 
 
 @cache
@@ -141,7 +150,7 @@ def fingerprint(engine_class: type) -> str:
 
     A snapshot made by other code (the software was updated since) is not used.
     """
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(FORMAT)
     folders = {Path(sys.modules[engine_class.__module__].__file__ or "").parent}
     folders.add(Path(sys.modules[Rng.__module__].__file__ or "").parent)
     for folder in sorted(folders):

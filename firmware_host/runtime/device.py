@@ -21,7 +21,7 @@ import signal as signals
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
@@ -157,6 +157,9 @@ class Device:
         self._dim_handle: asyncio.TimerHandle | None = None
         self._tasks: list[asyncio.Task] = []
         self.ready = asyncio.Event()
+        self.checked = asyncio.Event()
+        """Set once a game resumed from a snapshot has been checked against its replay (at once
+        when there is none to check)."""
         self.storage_fault: str | None = None
         """Why the last save failed ("Cannot save: disk full"…), until one succeeds again."""
         self.storage_faults = 0
@@ -313,6 +316,8 @@ class Device:
                 writer.close()
             else:
                 log.error("stopping with journal writes still in flight (the storage does not answer)")
+        if writer.failed is not None:  # a save of the stop (the filing) failed: the exit status says so
+            self._count_fault(writer.failed)
         self.store.writer = Writer()
 
     async def _feed_watchdog(self, interval: float) -> None:
@@ -345,6 +350,34 @@ class Device:
             self._enter(session)
             if session.skipped:
                 self.toast(session.skipped)
+            if session.unchecked is not None:
+                self._tasks.append(asyncio.create_task(self._check_resume(session), name="resume-check"))
+                return
+        self.checked.set()
+
+    async def _check_resume(self, session: Session) -> None:
+        """A game rebuilt from a snapshot: replay its actions from the first, off the loop (on a
+        thread of its own: undos and the page keep the default one) and compare. A snapshot is
+        only a shortcut: where they differ the replay's state is kept, and a fresh snapshot saved."""
+        at = session.snapshot_used
+        try:
+            if getattr(self.loop, "inline_io", False):  # virtual time stays deterministic: inline
+                replay = session.replay_whole(lambda: False)
+            else:
+                with ThreadPoolExecutor(1, thread_name_prefix="resume-check") as pool:
+                    replay = await self.loop.run_in_executor(pool, session.replay_whole, self._stopped.is_set)
+            while self._busy is not None:  # an undo is being worked out: it must not see the game change
+                await asyncio.sleep(0.05)
+            if replay is None or session.unchecked is None or self.session is not session:
+                return
+            if not session.agrees(replay):
+                log.warning("the snapshot resumed at action %d is not what its actions lead to: replayed instead", at)
+                self.events = self._past_events(session)
+                self._after_change()
+        except Exception:  # the check is a safeguard: it never stops the table
+            log.exception("checking the resumed game failed")
+        finally:
+            self.checked.set()
 
     def _show_problems(self) -> None:
         """Damaged files found and kept aside (or settings not used): one message to read."""
@@ -374,7 +407,7 @@ class Device:
         error = future.exception()
         if error is not None:
             self._save_failed(error)
-        elif self.storage_fault is not None and not self.store.writer.failed:
+        elif self.storage_fault is not None and not self.store.writer.failed and future.result() is not False:
             self.storage_fault = None
             self.toast(T("Saving again"))
         if any(p not in self._shown_problems for p in self.store.problems):  # a file kept aside meanwhile
@@ -401,16 +434,21 @@ class Device:
         else:
             self.toast(message, now=True)
 
+    def _count_fault(self, error: BaseException) -> str:
+        """Log and count one failed save (``sim --script`` and ``run`` exit 2 when any did); its message."""
+        cause = error.cause if isinstance(error, Broken) else error
+        message = storage_message(cause)
+        log.error("save failed: %s", cause)
+        self.last_storage_fault = message
+        self.storage_faults += 1
+        return message
+
     def _save_failed(self, error: BaseException) -> None:
         """A write failed: back to what is on disk, say why, pause the turn timer, refuse play
         until saving works (the next action tries again)."""
         if self.store.writer.failed is None:
             return  # a write given before the failure was handled: nothing new
-        cause = error.cause if isinstance(error, Broken) else error
-        message = storage_message(cause)
-        log.error("save failed: %s", cause)
-        self.storage_fault = self.last_storage_fault = message
-        self.storage_faults += 1
+        message = self.storage_fault = self._count_fault(error)
         self._when_saved.clear()
         self._held.clear()
         session = self.session

@@ -1,0 +1,58 @@
+"""One writer per state folder: an exclusive ``flock`` on ``lock`` in the folder, held while a
+command that writes the folder runs (the service, ``sim``, ``calibrate``).
+
+Two writers on one folder would each append at their own idea of the journal's end and overwrite
+each other's actions, or one would file the game the other goes on writing. The lock is taken
+before anything is read or written and released only when the process ends (or the command
+returns, for the tests that run commands in-process); the kernel drops it with the process, so a
+``kill -9`` or a power cut leaves no stale lock. The file holds the holder's PID, so a second
+writer can say who has the folder. Commands that only read (``state``, ``history``, ``doctor``)
+take no lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+LOCK_NAME = "lock"
+
+
+class FolderBusy(Exception):
+    """Another process writes the state folder: names it."""
+
+
+def _holder(fd: int) -> str:
+    try:
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        text = ""
+    return f"process {text}" if text.isdigit() else "another process"
+
+
+@contextlib.contextmanager
+def writing(root: Path) -> Iterator[None]:
+    """Hold the state folder ``root`` for writing while inside; FolderBusy when another process does.
+
+    A folder where the lock file cannot be made (read-only) is used without it: nobody can write
+    there, and the writer says so when it tries.
+    """
+    try:
+        fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError:
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise FolderBusy(f"state folder {root} is in use by {_holder(fd)}") from None
+        with contextlib.suppress(OSError):  # (a full disk: the lock holds all the same)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        yield
+    finally:
+        os.close(fd)  # the lock goes with the descriptor

@@ -415,7 +415,7 @@ def cmd_install(args: argparse.Namespace) -> int:
     """Install (or remove) the systemd service on a Raspberry Pi."""
     import os
 
-    from firmware_host.cli.install import Installer, find_source
+    from firmware_host.cli.install import CommandFailed, Installer, find_source
 
     source = Path(args.source) if args.source else find_source(Path.cwd())
     if source is None or not (source / "systemd" / "tablemate.service").is_file():
@@ -426,7 +426,12 @@ def cmd_install(args: argparse.Namespace) -> int:
     # systemd/install.sh sets TABLEMATE_CODE_CHANGED=1 when pip changed the installed package
     code_changed = os.environ.get("TABLEMATE_CODE_CHANGED") == "1"
     installer = Installer(source.resolve(), root, dry_run=args.dry_run, code_changed=code_changed)
-    done = installer.uninstall(args.purge) if args.uninstall else installer.install()
+    try:
+        done = installer.uninstall(args.purge) if args.uninstall else installer.install()
+    except CommandFailed as exc:  # what was done before it is shown, then the one failing command
+        for line in installer.done[:-1]:
+            print(line)
+        raise Fail(f"{installer.done[-1]}: {exc}" if installer.done else str(exc), status=1) from None
     for line in done:
         print(("would " if args.dry_run else "") + line)
     for line in installer.notes():

@@ -349,26 +349,32 @@ def derive_calls(folder: Path) -> set[str]:
     return calls
 
 
-def service_syscalls_module(calls: set[str]) -> str:
-    """The source of :mod:`firmware_host.runtime.service_syscalls` for ``calls``."""
-    version = f"Python {platform.python_version()} on {platform.machine()} (Linux {platform.release()})"
-    lines = [
-        '"""The system calls the service makes inside its unit\'s filter, as ``strace -f`` saw them.',
+def service_syscalls_module(calls: set[str], machine: str | None = None, recorded_on: str | None = None) -> str:
+    """The source of :mod:`firmware_host.runtime.service_syscalls` with ``calls`` as ``machine``'s
+    list (default: this one's), the other machines' lists kept as they are."""
+    from firmware_host.runtime import service_syscalls
+
+    machine = machine or platform.machine()
+    version = recorded_on or f"Python {platform.python_version()} on {machine} (Linux {platform.release()})"
+    lists = {**service_syscalls.CALLS_BY_MACHINE, machine: frozenset(calls)}
+    where = {**service_syscalls.RECORDED_ON, machine: version}
+    source = (ROOT / "firmware_host" / "runtime" / "service_syscalls.py").read_text(encoding="utf-8")
+    head = source[: source.index("RECORDED_ON = {")]
+    tail = source[source.index('"""Each machine\'s calls') :]
+    lines = [head.rstrip("\n"), "", "RECORDED_ON = {"]
+    lines += [f'    "{m}": "{where[m]}",' for m in sorted(lists)]
+    lines += [
+        "}",
+        '"""Where each machine\'s list was recorded."""',
         "",
-        "The doctor checks the installed unit's ``SystemCallFilter=`` against them. Written by",
-        "``python -m tests.sandboxkit derive``: the paths of the sandbox test (``tablemate run --sim`` to",
-        "the watchdog and SIGTERM, a whole game of each game with the clock synced and not, a stop and",
-        "its resume, ``state`` and ``history``) run inside the filter under ``strace -f``, with",
-        f"{version}. The hardware's own paths (libgpiod, I2C, serial, lgpio) are not among",
-        "them: by their sources they add ioctl, poll and thread calls, all in ``@system-service``.",
-        '"""',
-        "",
-        "CALLS = frozenset(",
-        "    (",
+        "CALLS_BY_MACHINE: dict[str, frozenset[str]] = {",
     ]
-    lines += [f'        "{c}",' for c in sorted(calls)]
-    lines += ["    )", ")", '"""Each call\'s name, as systemd\'s sets name it."""', ""]
-    return "\n".join(lines)
+    for m in sorted(lists):
+        lines += [f'    "{m}": frozenset(', "        ("]
+        lines += [f'            "{c}",' for c in sorted(lists[m])]
+        lines += ["        )", "    ),"]
+    lines += ["}"]
+    return "\n".join(lines) + "\n" + tail
 
 
 def main(argv: list[str]) -> int:
@@ -381,7 +387,12 @@ def main(argv: list[str]) -> int:
     target = ROOT / "firmware_host" / "runtime" / "service_syscalls.py"
     target.write_text(service_syscalls_module(calls), encoding="utf-8")
     refused = unit_filter().refused(calls)
-    print(f"{len(calls)} calls written to {target.relative_to(ROOT)}; refused by the unit: {refused or 'none'}")
+    machine = platform.machine()
+    print(
+        f"{len(calls)} calls of {machine} written to {target.relative_to(ROOT)}; "
+        f"refused by the unit: {refused or 'none'}"
+    )
+    print(f"calls {machine}: {' '.join(sorted(calls))}")
     return 0
 
 

@@ -120,17 +120,6 @@ def chroot_script(overlays: list[str]) -> str:
     )
 
 
-def in_chroot(stage: Path, script: str) -> None:
-    """Run ``script`` in ``stage`` with /proc and /dev, in a mount namespace of its own (gone with
-    it: nothing stays mounted) and a network namespace with no network."""
-    outer = (
-        f'mount -t proc proc "{stage}/proc" && mount --rbind /dev "{stage}/dev" && '
-        f'mount -t tmpfs tmpfs "{stage}/run" && mount -t tmpfs tmpfs "{stage}/tmp" && '
-        f'exec chroot "{stage}" /bin/sh -c "$0"'
-    )
-    run(["unshare", "--mount", "--net", "--propagation", "private", "sh", "-c", outer, script])
-
-
 def clamp_times(stage: Path, epoch: int) -> None:
     """Every file's time stamp at most ``epoch`` (reproducible file systems)."""
     run(
@@ -218,7 +207,7 @@ def build(out_dir: Path, snapshot: bool | None) -> Path:
     dated = "a dated snapshot" if "snapshot" in spec.mirrors[0] else "as it is today"
     say(f"packages from {spec.mirrors[0].split()[1]} ({dated})")
     t = time.monotonic()
-    root = rootfs.build(spec, say)
+    root = rootfs.with_extra(rootfs.build(spec, say), spec, log=say)
     say(f"root filesystem ready ({time.monotonic() - t:.0f} s)")
 
     t = time.monotonic()
@@ -242,7 +231,7 @@ def build(out_dir: Path, snapshot: bool | None) -> Path:
     configure(stage, overlays)
     say(f"root copied and configured ({time.monotonic() - t:.0f} s)")
     t = time.monotonic()
-    in_chroot(stage, chroot_script(overlays))
+    rootfs.in_chroot(stage, chroot_script(overlays))
     say(f"tablemate installed offline in the image ({time.monotonic() - t:.0f} s)")
 
     firmware = work / "firmware"

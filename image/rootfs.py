@@ -50,11 +50,15 @@ PACKAGES = (
     "openssh-server",
     "fdisk",
     "e2fsprogs",
+)
+EXTRA = (
     # The network's basics: `ip`, and the clock from the network (a Pi has no clock of its own:
     # the service dates its games only once timesyncd says the clock is synced).
     "iproute2",
     "systemd-timesyncd",
 )
+"""Packages added on top of the cached root by apt in a chroot, cached as a layer of their own
+(a change here costs a few minutes, not a new root)."""
 MMDEBSTRAP_VERSION_CMD = ("mmdebstrap", "--version")
 PACKAGE_LIST = 'chroot "$1" dpkg-query -W -f \'${Package} ${Version} ${Architecture}\\n\' > "$1/.packages.txt"'
 """The customize hook recording every package's version (``packages.txt`` beside the image)."""
@@ -172,5 +176,54 @@ def build(root: RootSpec, log: Callable[[str], None] = print) -> Path:
     return done
 
 
+def in_chroot(root: Path, script: str, network: bool = False, env: dict[str, str] | None = None) -> None:
+    """Run ``script`` (sh) chrooted in ``root`` with /proc, /dev, and a fresh /run and /tmp, in a
+    mount namespace of its own (the mounts go with it: nothing stays mounted) and, unless
+    ``network``, a network namespace with no network at all."""
+    outer = (
+        f'mount -t proc proc "{root}/proc" && mount --rbind /dev "{root}/dev" && '
+        f'mount -t tmpfs tmpfs "{root}/run" && mount -t tmpfs tmpfs "{root}/tmp" && '
+        f'exec chroot "{root}" /bin/sh -c "$0"'
+    )
+    namespaces = ["--mount", "--propagation", "private"] + ([] if network else ["--net"])
+    done = subprocess.run(["unshare", *namespaces, "sh", "-c", outer, script], env={**os.environ, **(env or {})})
+    if done.returncode != 0:
+        raise SystemExit(f"image: the script in the chroot {root} failed with exit status {done.returncode}")
+
+
+def with_extra(base: Path, root: RootSpec, extra: tuple[str, ...] = EXTRA, log: Callable[[str], None] = print) -> Path:
+    """``base`` with ``extra`` installed by apt in a chroot (the mirrors of ``root``), cached by
+    both; returns the layer's root directory."""
+    if not extra:
+        return base
+    key = hashlib.sha256(json.dumps([root.key(), list(extra)]).encode()).hexdigest()[:16]
+    folder = cache_root() / f"rootfs-{key}"
+    done = folder / "root"
+    if done.is_dir():
+        log(f"root with {', '.join(extra)} from the cache ({folder})")
+        return done
+    partial = folder / "root.partial"
+    if partial.exists():
+        shutil.rmtree(partial)
+    folder.mkdir(parents=True, exist_ok=True)
+    log(f"adding {', '.join(extra)} to the root (apt in a chroot) into {folder}")
+    subprocess.run(["cp", "-a", "--reflink=auto", f"{base}/.", str(partial)], check=True)
+    (partial / "etc/apt/sources.list").write_text("".join(line + "\n" for line in root.mirrors))
+    script = (
+        "set -e; export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8; "
+        "apt-get -qq -o Acquire::Check-Valid-Until=false update; "
+        f"apt-get -qq -y --no-install-recommends install {' '.join(extra)}; "
+        "dpkg-query -W -f '${Package} ${Version} ${Architecture}\\n' > /.packages.txt; "
+        "apt-get clean; rm -rf /var/lib/apt/lists/*"
+    )
+    resolv = partial / "etc/resolv.conf"
+    resolv.unlink(missing_ok=True)
+    shutil.copy("/etc/resolv.conf", resolv)  # apt's names, for this step only
+    in_chroot(partial, script, network=True, env={"SOURCE_DATE_EPOCH": str(root.source_date_epoch)})
+    resolv.unlink()
+    partial.rename(done)
+    return done
+
+
 if __name__ == "__main__":
-    print(build(spec()))
+    print(with_extra(build(spec()), spec()))

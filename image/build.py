@@ -110,7 +110,7 @@ def chroot_script(overlays: list[str]) -> str:
     return "\n".join(
         [
             "set -eu",
-            "export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+            "export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 PATH=/usr/sbin:/usr/bin:/sbin:/bin SOURCE_DATE_EPOCH",
             # raspi-firmware's hook: kernel, initrd, device trees, config.txt and cmdline.txt
             "DEB_MAINT_PARAMS=configure sh /etc/kernel/postinst.d/z50-raspi-firmware",
             "PYTHON=python3 sh /opt/tablemate/source/systemd/install.sh --wheelhouse /opt/tablemate/wheelhouse",
@@ -231,7 +231,10 @@ def build(out_dir: Path, snapshot: bool | None) -> Path:
     configure(stage, overlays)
     say(f"root copied and configured ({time.monotonic() - t:.0f} s)")
     t = time.monotonic()
-    rootfs.in_chroot(stage, chroot_script(overlays))
+    # SOURCE_DATE_EPOCH makes pip's byte-code hash-checked (py_compile's default then): it stays
+    # valid when the time stamps are clamped below; a time-stamped .pyc would go stale, and the
+    # service (ProtectSystem=strict) would compile every module from source at every start
+    rootfs.in_chroot(stage, chroot_script(overlays), env={"SOURCE_DATE_EPOCH": str(epoch)})
     say(f"tablemate installed offline in the image ({time.monotonic() - t:.0f} s)")
 
     firmware = work / "firmware"

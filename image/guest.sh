@@ -67,6 +67,10 @@ if [ "$PHASE" = 1 ]; then
         fail ready "not active after 600 s: $(journalctl -u tablemate -n 5 --no-pager | tr '\n' ' ')"
     fi
     say "@@ timing ready=$(ready_seconds) import=$(bare_import)"
+    # where start -> READY goes: the unit's log with monotonic stamps, the slowest imports
+    journalctl -u tablemate -b -o short-monotonic --no-pager | tail -n 25 | sed 's/^/@@ journal /' > "$PORT"
+    $VENV/bin/python -X importtime -c "import firmware_host.cli.main, firmware_host.runtime.device" 2>&1 |
+        awk -F'|' '{c=$2; gsub(/ /, "", c); print c, $3}' | sort -n | tail -n 25 | sed 's/^/@@ importtime /' > "$PORT"
     pid=$(prop tablemate MainPID)
     seccomp=$(awk '/^Seccomp:/ {print $2}' /proc/$pid/status)
     [ "$seccomp" = 2 ] && ok seccomp "mode 2 (filter) on pid $pid" || fail seccomp "Seccomp: $seccomp"

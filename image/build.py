@@ -32,7 +32,7 @@ import time
 import uuid
 from pathlib import Path
 
-from image import bootfiles, disk, rootfs
+from image import bootfiles, disk, rootfs, shell
 
 ROOT = Path(__file__).resolve().parent.parent
 FAT_BYTES = 256 * 1024 * 1024
@@ -44,16 +44,13 @@ NAMESPACE = uuid.UUID("5d1c0d2e-7a3b-4c4e-9a51-7ab1e0de0026")
 
 
 def say(text: str) -> None:
-    """One progress line on stderr (stdout's last line is the image's path)."""
-    print(f"image: {text}", file=sys.stderr, flush=True)
+    """A progress line on stderr."""
+    shell.say("image", text)
 
 
-def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
-    """Run ``cmd``, failing loudly with the command named."""
-    done = subprocess.run(cmd, check=False, **kwargs)
-    if done.returncode != 0:
-        raise SystemExit(f"image: `{' '.join(map(str, cmd))[:200]}` failed with exit status {done.returncode}")
-    return done
+def run(cmd: list, **kwargs) -> subprocess.CompletedProcess:
+    """Run ``cmd``; fail loudly naming it."""
+    return shell.run("image", cmd, **kwargs)
 
 
 def source_epoch() -> int:
@@ -221,9 +218,7 @@ def build(out_dir: Path, snapshot: bool | None) -> Path:
     work.mkdir(parents=True, exist_ok=True)
     t = time.monotonic()
     run(["cp", "-a", "--reflink=auto", f"{root}/.", str(stage)])
-    (stage / "opt/tablemate/source").mkdir(parents=True)
-    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=ROOT, capture_output=True, check=True)
-    run(["tar", "-x", "-C", str(stage / "opt/tablemate/source")], input=archive.stdout)
+    shell.checkout_tree(stage / "opt/tablemate/source")
     shutil.copytree(house, stage / "opt/tablemate/wheelhouse")
     from firmware_host.cli.install import scale_boot_lines
 

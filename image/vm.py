@@ -29,7 +29,7 @@ import threading
 import time
 from pathlib import Path
 
-from image import checks, disk, rootfs
+from image import checks, disk, rootfs, shell
 
 ROOT = Path(__file__).resolve().parent.parent
 PHASE_TIMEOUT = 45 * 60
@@ -40,15 +40,12 @@ GUEST_DEBS = ("strace",)
 
 def say(text: str) -> None:
     """A progress line on stderr."""
-    print(f"vm: {text}", file=sys.stderr, flush=True)
+    shell.say("vm", text)
 
 
-def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
+def run(cmd: list, **kwargs) -> subprocess.CompletedProcess:
     """Run ``cmd``; fail loudly naming it."""
-    done = subprocess.run(cmd, check=False, **kwargs)
-    if done.returncode != 0:
-        raise SystemExit(f"vm: `{' '.join(map(str, cmd))[:200]}` failed with exit status {done.returncode}")
-    return done
+    return shell.run("vm", cmd, **kwargs)
 
 
 def newest_image() -> Path:
@@ -153,9 +150,7 @@ def check_disk(cache: Path, out: Path) -> Path:
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     shutil.copy(ROOT / "image" / "guest.sh", folder / "guest.sh")
-    (folder / "source").mkdir()
-    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=ROOT, capture_output=True, check=True)
-    run(["tar", "-x", "-C", str(folder / "source")], input=archive.stdout)
+    shell.checkout_tree(folder / "source")
     shutil.copytree(rootfs.cache_root() / "wheelhouse", folder / "wheelhouse")
     for sub, fill in (("testwheels", test_wheels), ("debs", guest_debs)):
         kept = cache / sub

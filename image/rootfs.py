@@ -186,7 +186,9 @@ def in_chroot(root: Path, script: str, network: bool = False, env: dict[str, str
         f'exec chroot "{root}" /bin/sh -c "$0"'
     )
     namespaces = ["--mount", "--propagation", "private"] + ([] if network else ["--net"])
-    done = subprocess.run(["unshare", *namespaces, "sh", "-c", outer, script], env={**os.environ, **(env or {})})
+    # this machine's pip settings (an index, a folder of wheels) are not the image's
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    done = subprocess.run(["unshare", *namespaces, "sh", "-c", outer, script], env={**clean, **(env or {})})
     if done.returncode != 0:
         raise SystemExit(f"image: the script in the chroot {root} failed with exit status {done.returncode}")
 

@@ -11,6 +11,15 @@ VENV=/opt/tablemate/venv
 TM=$VENV/bin/tablemate
 CUT=/var/lib/tablemate
 export LC_ALL=C.UTF-8 PYTHONDONTWRITEBYTECODE=1
+# systemd.run= starts this early (after sysinit): wait for the port's device node
+modprobe virtio_console 2>/dev/null
+i=0
+while [ ! -e "$PORT" ] && [ "$i" -lt 600 ]; do
+    for dev in /sys/class/virtio-ports/*; do
+        [ "$(cat "$dev/name" 2>/dev/null)" = results ] && [ -e "/dev/${dev##*/}" ] && PORT=/dev/${dev##*/}
+    done
+    i=$((i + 1)); sleep 1
+done
 say() { printf '%s\n' "$*" > "$PORT"; }
 ok() { n=$1; shift; say "ok $n $*"; }
 fail() { n=$1; shift; say "FAIL $n $*"; }

@@ -45,7 +45,7 @@ def fstab() -> str:
     """``/etc/fstab``: both partitions by label (a card from any reader, in any slot)."""
     return (
         f"LABEL={ROOT_LABEL}\t/\text4\trw,noatime,errors=remount-ro\t0\t1\n"
-        f"LABEL={FIRMWARE_LABEL}\t/boot/firmware\tvfat\trw,noatime,nofail\t0\t2\n"
+        f"LABEL={FIRMWARE_LABEL}\t/boot/firmware\tvfat\trw,noatime,nofail,x-systemd.device-timeout=5min\t0\t2\n"
     )
 
 

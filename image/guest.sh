@@ -151,21 +151,6 @@ print(f'{name} on {path} ({chip.get_info().label}): lines {mine} requested by ta
     $TM doctor --config /var/tmp/config-pl061.toml > /tmp/doctor2.out 2>&1
     grep '^pins' /tmp/doctor2.out | sed 's/^/@@ doctor with [gpio] revision: /' > "$PORT"
 
-    # -- the unit's seccomp filter with the kill action, on this kernel --------------------------------
-    python3 -m venv --system-site-packages /var/tmp/tv >/dev/null
-    /var/tmp/tv/bin/pip install -q --no-index --find-links /mnt/wheelhouse --find-links /mnt/testwheels --no-deps \
-        -r /mnt/wheelhouse/requirements-cp311-aarch64.txt pytest pluggy iniconfig pyseccomp >/tmp/pip.out 2>&1
-    (cd /var/tmp/src && /var/tmp/tv/bin/python -m pytest -q -p no:cacheprovider tests/test_sandbox.py) >/tmp/sandbox.out 2>&1
-    res=$?; summary=$(tail -n 1 /tmp/sandbox.out)
-    [ "$res" = 0 ] && ok sandbox-test "tests/test_sandbox.py with the kill action: $summary" ||
-        fail sandbox-test "$(grep -E 'FAILED|Error' /tmp/sandbox.out | head -n 3 | tr '\n' ' ') $summary"
-    if grep -q 'tablemate.derive=1' /proc/cmdline; then
-        dpkg -i /mnt/debs/*.deb >/dev/null 2>&1
-        (cd /var/tmp/src && /var/tmp/tv/bin/python -m tests.sandboxkit derive) >/tmp/derive.out 2>&1
-        grep '^calls ' /tmp/derive.out | sed 's/^/@@ /' > "$PORT"
-        check syscalls-aarch64 "derive failed" sh -c "grep '^calls aarch64' /tmp/derive.out >/dev/null && grep 'calls of' /tmp/derive.out"
-    fi
-
     # -- the watchdog: 3 minutes after READY, fed, never restarted -------------------------------------
     up=$(prop tablemate ActiveEnterTimestampMonotonic)
     while [ $(( $(mono_us) - up )) -lt 180000000 ]; do sleep 5; done
@@ -223,6 +208,21 @@ print('ended as the uninterrupted game:', cut['reason'], cut['scores'])"
     else
         fail offline-install "$(tail -n 3 /tmp/install.out | tr '\n' ' ')"
     fi
+    # -- the unit's seccomp filter with the kill action, on this kernel --------------------------------
+    python3 -m venv --system-site-packages /var/tmp/tv >/dev/null
+    /var/tmp/tv/bin/pip install -q --no-index --find-links /mnt/wheelhouse --find-links /mnt/testwheels --no-deps \
+        -r /mnt/wheelhouse/requirements-cp311-aarch64.txt pytest pluggy iniconfig pyseccomp >/tmp/pip.out 2>&1
+    (cd /var/tmp/src && /var/tmp/tv/bin/python -m pytest -q -p no:cacheprovider tests/test_sandbox.py) >/tmp/sandbox.out 2>&1
+    res=$?; summary=$(tail -n 1 /tmp/sandbox.out)
+    [ "$res" = 0 ] && ok sandbox-test "tests/test_sandbox.py with the kill action: $summary" ||
+        fail sandbox-test "$(grep -E 'FAILED|Error' /tmp/sandbox.out | head -n 3 | tr '\n' ' ') $summary"
+    if grep -q 'tablemate.derive=1' /proc/cmdline; then
+        dpkg -i /mnt/debs/*.deb >/dev/null 2>&1
+        (cd /var/tmp/src && /var/tmp/tv/bin/python -m tests.sandboxkit derive) >/tmp/derive.out 2>&1
+        grep '^calls ' /tmp/derive.out | sed 's/^/@@ /' > "$PORT"
+        check syscalls-aarch64 "derive failed" sh -c "grep '^calls aarch64' /tmp/derive.out >/dev/null && grep 'calls of' /tmp/derive.out"
+    fi
+
     say "@@ timing ready2=$(ready_seconds)"
     say "@@ done"
     systemctl poweroff

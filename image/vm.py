@@ -172,7 +172,8 @@ class Guest:
         command = "/bin/sh -c 'mount -o ro /dev/vdb /mnt && exec sh /mnt/guest.sh'"
         append = (
             f"root=LABEL=RASPIROOT rw rootwait console=ttyAMA0 tablemate.vmcheck={phase} "
-            f'systemd.run="{command}"' + (" tablemate.derive=1" if derive else "")
+            f'systemd.run="{command}" systemd.run_success_action=none systemd.run_failure_action=none'
+            + (" tablemate.derive=1" if derive else "")
         )
         self.argv = [
             "qemu-system-aarch64",

@@ -5,7 +5,7 @@ qemu-user-static and binfmt_misc, in one apt run, and honours ``SOURCE_DATE_EPOC
 mirror state and the same package list give the same files. The result is cached as a directory
 under ``~/.cache/tablemate-image`` (``TABLEMATE_IMAGE_CACHE``), keyed on every input
 (:func:`cache_key`): a changed package list or snapshot makes a new one, an unchanged one is
-reused (a cold build takes ~10 min on 2 cores, mostly dpkg under emulation).
+reused (a cold build took 49 min here, on 2 cores shared with other work, mostly dpkg and mkinitramfs under emulation).
 
 The mirror: ``snapshot.debian.org`` at :data:`SNAPSHOT` when it answers (the exact archive of
 that date: reproducible), else ``deb.debian.org`` as it is today (Bookworm's point release moves,
@@ -170,7 +170,7 @@ def build(root: RootSpec, log: Callable[[str], None] = print) -> Path:
     if partial.exists():
         shutil.rmtree(partial)
     env = dict(os.environ, SOURCE_DATE_EPOCH=str(root.source_date_epoch), LC_ALL="C.UTF-8")
-    log(f"building the Debian {root.suite} {root.arch} root (cold: ~15 min on 2 cores) into {folder}")
+    log(f"building the Debian {root.suite} {root.arch} root (cold: 49 min measured on 2 shared cores) into {folder}")
     subprocess.run(mmdebstrap_command(root, partial), check=True, env=env)
     partial.rename(done)
     return done

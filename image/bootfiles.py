@@ -75,6 +75,8 @@ ConditionPathExists=|/boot/firmware/tablemate-firstboot.toml
 Type=oneshot
 ExecStart=/usr/bin/python3 /usr/local/lib/tablemate/firstboot.py
 RemainAfterExit=yes
+# tablemate starts after it: never wait for ever (a oneshot has no start time-out of its own)
+TimeoutStartSec=15min
 
 [Install]
 WantedBy=multi-user.target

@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 NAME = "tablemate-firstboot.toml"
+STEP_SECONDS = 300
+"""The longest any one first-boot command may take (an RSA host key on a Zero 2 W takes seconds)."""
 HOSTNAME = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
 KEY = re.compile(
     r"^(ssh-(ed25519|rsa|dss)|ecdsa-sha2-nistp\d+|sk-(ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)"
@@ -206,19 +208,31 @@ def apply(fb: FirstBoot, root: Path = Path("/")) -> list[str]:
 
 
 def grow_root(run=subprocess.run) -> None:
-    """Grow the root partition (the card's second) to the end of the card, and its file system."""
-    source = run(["findmnt", "-n", "-o", "SOURCE", "/"], capture_output=True, text=True).stdout.strip()
-    disk = run(["lsblk", "-n", "-d", "-o", "PKNAME", source], capture_output=True, text=True).stdout.strip()
+    """Grow the root partition (the card's second) to the end of the card, and its file system;
+    each step bounded in time (a first boot must never hang the device on its way to the menu)."""
+
+    def step(cmd: list[str], **kwargs) -> str:
+        try:
+            return run(cmd, capture_output=True, text=True, timeout=STEP_SECONDS, **kwargs).stdout.strip()
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            print(f"first boot: {' '.join(cmd)}: {exc}", file=sys.stderr)
+            return ""
+
+    source = step(["findmnt", "-n", "-o", "SOURCE", "/"])
+    disk = step(["lsblk", "-n", "-d", "-o", "PKNAME", source]) if source else ""
     if not source or not disk:
         return
-    run(["sh", "-c", f"echo ', +' | sfdisk --no-reread --no-tell-kernel -N 2 /dev/{disk}"], check=False)
-    run(["partx", "-u", f"/dev/{disk}"], check=False)
-    run(["resize2fs", source], check=False)
+    step(["sh", "-c", f"echo ', +' | sfdisk --no-reread --no-tell-kernel -N 2 /dev/{disk}"])
+    step(["partx", "-u", f"/dev/{disk}"])
+    step(["resize2fs", source])
 
 
 def main(boot: Path = Path("/boot/firmware")) -> int:
     """The first boot's work; 0 even when the file has a mistake (the card still boots)."""
-    subprocess.run(["ssh-keygen", "-A"], check=False)  # this card's own host keys
+    try:  # this card's own host keys
+        subprocess.run(["ssh-keygen", "-A"], check=False, timeout=STEP_SECONDS)
+    except subprocess.TimeoutExpired:
+        print("first boot: ssh-keygen -A took too long", file=sys.stderr)
     grow_root()
     path = boot / NAME
     if not path.exists():

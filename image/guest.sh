@@ -91,7 +91,8 @@ if [ "$PHASE" = 1 ]; then
     nnp=$(awk '/^NoNewPrivs:/ {print $2}' /proc/$pid/status); user=$(ps -o user= -p "$pid")
     [ "$caps" = 0000000000000000 ] && [ "$bnd" = 0000000000000000 ] && [ "$nnp" = 1 ] &&
         ok capabilities "CapEff and CapBnd 0, NoNewPrivs 1, user $user" || fail capabilities "CapEff $caps CapBnd $bnd NoNewPrivs $nnp"
-    check port80 "no answer on port 80" sh -c "python3 /var/tmp/get.py http://127.0.0.1/ 'http://[::1]/' | tr '\n' ' ' && echo from $(prop tablemate.socket Listen | tr '\n' ' ')"
+    listen=$(prop tablemate.socket Listen | tr '\n' ' ')
+    check port80 "no answer on port 80" sh -c "python3 /var/tmp/get.py http://127.0.0.1/ 'http://[::1]/' | tr '\n' ' ' && echo from $listen"
     # IPAddressDeny=any with only local ranges allowed: a connection from a public address is dropped by the kernel
     ip link add tmcheck0 type dummy && ip addr add 203.0.113.9/32 dev tmcheck0 && ip link set tmcheck0 up
     check ipaddressdeny "a public source got through" python3 -c "

@@ -3,10 +3,12 @@
 
     python3 dev.py sim      # set up, then play in the terminal simulator
     python3 dev.py test     # set up, then run the linter and the test suite
+    python3 dev.py image    # build the SD-card image for 64-bit Pis (image/build.py; needs root)
+    python3 dev.py vm       # boot that image on an emulated arm64 board and check it (image/vm.py)
 
 Setting up makes ``.venv`` beside this file and installs the project into it (with the test
 tools); it is skipped when ``pyproject.toml`` has not changed since the last time. Anything after
-the command goes to ``tablemate sim`` or ``pytest``.
+the command goes to ``tablemate sim``, ``pytest``, ``image/build.py`` or ``image/vm.py``.
 """
 
 from __future__ import annotations
@@ -38,15 +40,21 @@ def setup() -> None:
     STAMP.write_text(want)
 
 
+COMMANDS = {"sim": None, "test": None, "image": "image.build", "vm": "image.vm"}
+"""Each command, and the module of the longer ones (neither is part of the test suite)."""
+
+
 def main() -> int:
-    """Run ``sim`` or ``test``."""
+    """Run ``sim``, ``test``, ``image`` or ``vm``."""
     if sys.version_info < (3, 11):  # noqa: UP036 - a friendly message on an old Python
         sys.exit("tablemate needs Python 3.11 or newer")
-    if len(sys.argv) < 2 or sys.argv[1] not in ("sim", "test"):
+    if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
         print(__doc__.strip())
         return 2
     command, rest = sys.argv[1], sys.argv[2:]
     setup()
+    if COMMANDS[command]:
+        return subprocess.call([str(BIN / "python"), "-m", COMMANDS[command], *rest], cwd=ROOT)
     if command == "sim":
         return subprocess.call([str(BIN / "tablemate"), "sim", *rest], cwd=ROOT)
     lint = subprocess.call([str(BIN / "ruff"), "check", "."], cwd=ROOT)

@@ -6,9 +6,10 @@
 #     sudo systemd/install.sh --uninstall          # stop and remove the service (keeps config and history)
 #     sudo systemd/install.sh --uninstall --purge  # remove everything, history included
 #
-# Makes /opt/tablemate/venv (seeing the system's python3-lgpio), installs the package with its
-# `pi` extra into it -- gpiod (libgpiod v2, Blinka's pins: the HX711), Adafruit-Blinka, lgpio
-# (gpiozero's back end) -- then `tablemate install` does the rest: user, groups, udev rule, config,
+# Makes /opt/tablemate/venv (seeing the system's python3-spidev), installs the package with its
+# `pi` extra into it -- gpiod (libgpiod v2: the buttons' pin factory, Blinka's pins: the HX711),
+# Adafruit-Blinka, lgpio (rpi-lgpio's back end: an SPI panel's DC and RES lines; gpiozero's
+# fallback where gpiod is missing) -- then `tablemate install` does the rest: user, groups, udev rule, config,
 # I2C at 400 kHz, SPI for a panel on SPI, SPI1's overlay for the HX711 on SPI, unit, service; it
 # says when the Pi must reboot.
 # `tablemate doctor` then checks every part as the service sees it.
@@ -16,8 +17,10 @@
 # With no network: on any machine with network, `tablemate wheelhouse DIR` fills DIR with the
 # project's wheel and a binary wheel of every dependency for the Pi (and a requirements file per
 # Python); carry DIR over (a USB stick) and pass --wheelhouse DIR. pip then runs with --no-index:
-# it reads nothing but DIR, upgrades nothing of its own and builds nothing. lgpio always comes from
-# apt (python3-lgpio): PyPI has no aarch64 wheel of it for Python 3.11 or 3.13, and pip would build it.
+# it reads nothing but DIR, upgrades nothing of its own and builds nothing. lgpio comes from the
+# wheelhouse where PyPI has a wheel of it (CPython 3.11 on aarch64: Bookworm, Raspberry Pi OS's or
+# plain Debian's, which has no python3-lgpio), else from apt's python3-lgpio (Raspberry Pi OS's
+# archive: CPython 3.13, 32-bit Pis); pip never builds it.
 #
 # --root DIR installs under DIR instead of / (tests: no apt, the system's commands as found on PATH).
 set -eu
@@ -57,34 +60,6 @@ esac
 
 on_pi() { case "$(uname -m)" in aarch64 | armv7l | armv6l) return 0 ;; esac; return 1; }
 
-if [ -z "$ROOT" ] && command -v apt-get >/dev/null 2>&1; then
-    # python3-lgpio: gpiozero's back end, from the Raspberry Pi OS archive, never built by pip.
-    # From the network only, gcc and python3-dev build gpiod where no wheel exists (armv6l/armv7l).
-    want="python3-venv i2c-tools python3-lgpio python3-spidev"
-    [ -n "$WHEELHOUSE" ] || want="$want python3-dev gcc"
-    missing=""
-    for pkg in $want; do
-        dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
-    done
-    if [ -n "$missing" ]; then
-        if [ -n "$WHEELHOUSE" ]; then
-            apt-get install -y $missing || {
-                echo "install.sh: apt cannot install$missing with no network; on Raspberry Pi OS they are" >&2
-                echo "  in its archive: put their .deb files on the stick and run: sudo apt-get install ./*.deb" >&2
-                exit 1
-            }
-        else
-            apt-get update
-            apt-get install -y $missing
-        fi
-    fi
-fi
-if on_pi && ! "$PYTHON" -c "import lgpio" 2>/dev/null; then
-    echo "install.sh: the system's python3-lgpio is missing (sudo apt-get install python3-lgpio);" >&2
-    echo "  pip's lgpio has no wheel for this Python and would have to be built from source" >&2
-    exit 1
-fi
-
 if [ -n "$WHEELHOUSE" ]; then
     # The wheelhouse's lock for this Python and machine, and the project's wheel.
     tag=$("$PYTHON" -c 'import platform, sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}-{platform.machine()}")')
@@ -100,8 +75,53 @@ if [ -n "$WHEELHOUSE" ]; then
         exit 1
     fi
 fi
+# lgpio from apt only where no wheel brings it: the wheelhouse's lock names no lgpio but rpi-lgpio
+# (which needs it), or from the network on a Pi with no wheel of it on PyPI (32-bit, CPython 3.13).
+lgpio_from_apt() {
+    if [ -n "$WHEELHOUSE" ]; then
+        grep -qi '^rpi-lgpio==' "$lock" && ! grep -qi '^lgpio==' "$lock"
+    else
+        on_pi && [ "$(uname -m)-$("$PYTHON" -c 'import sys; print(sys.version_info[:2])')" != "aarch64-(3, 11)" ]
+    fi
+}
 
-# --system-site-packages: the venv sees apt's lgpio. venv brings its own pip (ensurepip, no network),
+if [ -z "$ROOT" ] && command -v apt-get >/dev/null 2>&1; then
+    # From the network only, gcc and python3-dev build gpiod where no wheel exists (armv6l/armv7l).
+    want="python3-venv i2c-tools python3-spidev"
+    if lgpio_from_apt && ! "$PYTHON" -c "import lgpio" 2>/dev/null; then want="$want python3-lgpio"; fi
+    [ -n "$WHEELHOUSE" ] || want="$want python3-dev gcc"
+    missing=""
+    unknown=""
+    for pkg in $want; do
+        dpkg -s "$pkg" >/dev/null 2>&1 && continue
+        # A package this system's apt has never heard of is not a network problem: say which archive has it.
+        if apt-cache show "$pkg" >/dev/null 2>&1; then missing="$missing $pkg"; else unknown="$unknown $pkg"; fi
+    done
+    if [ -n "$unknown" ]; then
+        echo "install.sh: this system's apt archives have no$unknown (python3-lgpio is in Raspberry Pi OS's" >&2
+        echo "  archive only; on plain Debian make the wheelhouse with lgpio's wheel: tablemate wheelhouse DIR)" >&2
+        exit 1
+    fi
+    if [ -n "$missing" ]; then
+        if [ -n "$WHEELHOUSE" ]; then
+            apt-get install -y --no-download $missing || {
+                echo "install.sh: apt has$missing in its archive but not on this machine, and there is no network:" >&2
+                echo "  put their .deb files on the stick and run: sudo apt-get install ./*.deb" >&2
+                exit 1
+            }
+        else
+            apt-get update
+            apt-get install -y $missing
+        fi
+    fi
+fi
+if lgpio_from_apt && ! "$PYTHON" -c "import lgpio" 2>/dev/null; then
+    echo "install.sh: lgpio is missing: no wheel of it ${WHEELHOUSE:+in $WHEELHOUSE }for this Python and machine," >&2
+    echo "  and the system's python3-lgpio is not installed (sudo apt-get install python3-lgpio on Raspberry Pi OS)" >&2
+    exit 1
+fi
+
+# --system-site-packages: the venv sees apt's spidev (and lgpio where it is apt's). venv brings its own pip (ensurepip, no network),
 # which is never upgraded here: an update of pip is not what a table needs, and offline it cannot be.
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv --system-site-packages "$VENV"
 export PIP_DISABLE_PIP_VERSION_CHECK=1

@@ -51,6 +51,29 @@ GAMES = {  # each game's whole-game script and the seed its header names
 }
 EXIT_SETUP = 125
 """:data:`tests.seccomp_jail.EXIT_SETUP`: the filter could not be loaded."""
+SLOWNESS_ENV = "TABLEMATE_TEST_SLOWNESS"
+"""A factor for every wait of the harness (``4``: an emulated arm64 board); unset, it is measured."""
+REFERENCE_START = 0.6
+"""Seconds a fresh interpreter takes to import the command line here on a development machine:
+the measure of :func:`slowness` (an emulated Cortex-A72 takes ~15 times as long)."""
+
+
+@functools.cache
+def slowness() -> float:
+    """How much slower than a development machine this one runs the service: ``TABLEMATE_TEST_SLOWNESS``
+    when set, else the time a fresh interpreter takes to import the command line over
+    :data:`REFERENCE_START` (never under 1). Every wait below is scaled by it, so a slow machine
+    (emulated, loaded) waits longer instead of failing, and a fast one is not slowed down."""
+    if os.environ.get(SLOWNESS_ENV):
+        return max(1.0, float(os.environ[SLOWNESS_ENV]))
+    t0 = time.monotonic()
+    subprocess.run([sys.executable, "-c", "import firmware_host.cli.main"], cwd=ROOT, capture_output=True, check=False)
+    return max(1.0, (time.monotonic() - t0) / REFERENCE_START)
+
+
+def scaled(seconds: float) -> float:
+    """``seconds`` of waiting on a development machine, on this one (:func:`slowness`)."""
+    return seconds * slowness()
 
 
 class SandboxViolation(AssertionError):
@@ -72,7 +95,7 @@ def unavailable() -> str | None:
     if "Seccomp:" not in status:
         return "this kernel has no seccomp"
     probe = "from tests.seccomp_jail import binding as b; s = b(); s.SyscallFilter(s.ALLOW).load()"
-    loaded = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    loaded = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=scaled(60))
     if loaded.returncode != 0:  # a container that refuses seccomp() itself
         return f"a seccomp filter cannot be loaded here: {loaded.stderr.strip().splitlines()[-1:]}"
     return None
@@ -170,7 +193,9 @@ class Sandbox:
         return self._run(self.jailed(argv), tuple(map(str, argv)), timeout, None)
 
     def _run(self, jailed: list[str], shown: tuple[str, ...], timeout: float, env: dict[str, str] | None) -> Ran:
-        done = subprocess.run(jailed, cwd=ROOT, env=child_env(env), capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(
+            jailed, cwd=ROOT, env=child_env(env), capture_output=True, text=True, timeout=scaled(timeout)
+        )
         ran = self.ran(shown, done.returncode, done.stdout, done.stderr)
         if ran.killed_by_filter:  # name the call: run it again under strace, which sees it made
             seen = traced_calls(jailed, env, timeout)
@@ -209,7 +234,7 @@ def journal_actions(state: Path) -> int:
 
 def wait_for(condition, timeout: float = 30.0, proc: subprocess.Popen | None = None) -> None:
     """Poll ``condition`` until it holds; fail on timeout or when ``proc`` ended first."""
-    end = time.monotonic() + timeout
+    end = time.monotonic() + scaled(timeout)
     while not condition():
         if proc is not None and proc.poll() is not None:
             raise AssertionError(f"the process ended first, with status {proc.returncode}")
@@ -224,7 +249,7 @@ class NotifySocket:
         self.path = path
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.sock.bind(str(path))
-        self.sock.settimeout(30)
+        self.sock.settimeout(scaled(30))
         self.messages: list[str] = []
 
     def env(self, watchdog_usec: int = 200_000) -> dict[str, str]:
@@ -232,8 +257,8 @@ class NotifySocket:
         return {"NOTIFY_SOCKET": str(self.path), "WATCHDOG_USEC": str(watchdog_usec)}
 
     def wait_for(self, word: str, timeout: float = 30) -> None:
-        """Receive until a message holds ``word``."""
-        self.sock.settimeout(timeout)
+        """Receive until a message holds ``word`` (``timeout`` scaled: :func:`scaled`)."""
+        self.sock.settimeout(scaled(timeout))
         while not any(word in m for m in self.messages):
             self.messages.append(self.sock.recv(4096).decode())
 
@@ -274,7 +299,7 @@ def traced_calls(argv: Sequence[str], env: dict[str, str] | None = None, timeout
             cwd=ROOT,
             env=child_env(env),
             capture_output=True,
-            timeout=timeout,
+            timeout=scaled(timeout),
         )
         return strace_calls(log.read_text()) if log.exists() else None
 
@@ -301,7 +326,7 @@ def derive_calls(folder: Path) -> set[str]:
             notify.wait_for("WATCHDOG=1")
             child = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
             os.kill(int(child[0]), signal.SIGTERM)
-        proc.wait(120)
+        proc.wait(scaled(120))
         calls.update(strace_calls(log.read_text()))
 
     for game in GAMES:
@@ -324,26 +349,32 @@ def derive_calls(folder: Path) -> set[str]:
     return calls
 
 
-def service_syscalls_module(calls: set[str]) -> str:
-    """The source of :mod:`firmware_host.runtime.service_syscalls` for ``calls``."""
-    version = f"Python {platform.python_version()} on {platform.machine()} (Linux {platform.release()})"
-    lines = [
-        '"""The system calls the service makes inside its unit\'s filter, as ``strace -f`` saw them.',
+def service_syscalls_module(calls: set[str], machine: str | None = None, recorded_on: str | None = None) -> str:
+    """The source of :mod:`firmware_host.runtime.service_syscalls` with ``calls`` as ``machine``'s
+    list (default: this one's), the other machines' lists kept as they are."""
+    from firmware_host.runtime import service_syscalls
+
+    machine = machine or platform.machine()
+    version = recorded_on or f"Python {platform.python_version()} on {machine} (Linux {platform.release()})"
+    lists = {**service_syscalls.CALLS_BY_MACHINE, machine: frozenset(calls)}
+    where = {**service_syscalls.RECORDED_ON, machine: version}
+    source = (ROOT / "firmware_host" / "runtime" / "service_syscalls.py").read_text(encoding="utf-8")
+    head = source[: source.index("RECORDED_ON = {")]
+    tail = source[source.index('"""Each machine\'s calls') :]
+    lines = [head.rstrip("\n"), "", "RECORDED_ON = {"]
+    lines += [f'    "{m}": "{where[m]}",' for m in sorted(lists)]
+    lines += [
+        "}",
+        '"""Where each machine\'s list was recorded."""',
         "",
-        "The doctor checks the installed unit's ``SystemCallFilter=`` against them. Written by",
-        "``python -m tests.sandboxkit derive``: the paths of the sandbox test (``tablemate run --sim`` to",
-        "the watchdog and SIGTERM, a whole game of each game with the clock synced and not, a stop and",
-        "its resume, ``state`` and ``history``) run inside the filter under ``strace -f``, with",
-        f"{version}. The hardware's own paths (libgpiod, I2C, serial, lgpio) are not among",
-        "them: by their sources they add ioctl, poll and thread calls, all in ``@system-service``.",
-        '"""',
-        "",
-        "CALLS = frozenset(",
-        "    (",
+        "CALLS_BY_MACHINE: dict[str, frozenset[str]] = {",
     ]
-    lines += [f'        "{c}",' for c in sorted(calls)]
-    lines += ["    )", ")", '"""Each call\'s name, as systemd\'s sets name it."""', ""]
-    return "\n".join(lines)
+    for m in sorted(lists):
+        lines += [f'    "{m}": frozenset(', "        ("]
+        lines += [f'            "{c}",' for c in sorted(lists[m])]
+        lines += ["        )", "    ),"]
+    lines += ["}"]
+    return "\n".join(lines) + "\n" + tail
 
 
 def main(argv: list[str]) -> int:
@@ -356,7 +387,12 @@ def main(argv: list[str]) -> int:
     target = ROOT / "firmware_host" / "runtime" / "service_syscalls.py"
     target.write_text(service_syscalls_module(calls), encoding="utf-8")
     refused = unit_filter().refused(calls)
-    print(f"{len(calls)} calls written to {target.relative_to(ROOT)}; refused by the unit: {refused or 'none'}")
+    machine = platform.machine()
+    print(
+        f"{len(calls)} calls of {machine} written to {target.relative_to(ROOT)}; "
+        f"refused by the unit: {refused or 'none'}"
+    )
+    print(f"calls {machine}: {' '.join(sorted(calls))}")
     return 0
 
 

@@ -53,7 +53,7 @@ def fake_pi(tmp_path: Path, *, hz: int = 400_000, dout: str = "low") -> System:
         ),
         gpiozero_factory=lambda: "LGPIOFactory",
         blinka_pins=lambda: "RASPBERRY_PI_4B via adafruit_blinka.microcontroller.generic_linux.raspberry_pi_pin",
-        request_lines=lambda lines, debounce: {},
+        request_lines=lambda lines, debounce, revision="auto": {},
         open_spi=lambda config: None,
         fsync_ms=lambda folder: 4.0,
         disk_free=lambda folder: 8_000_000_000,
@@ -165,8 +165,15 @@ def test_doctor_runs_here_and_names_every_missing_part_with_its_fix(cli, tmp_pat
         assert result.status == 1 and lines[-1].endswith("to fix")
 
 
-def test_the_self_test_shows_the_doctors_checks_on_its_second_page(tmp_path):
+def test_the_self_test_shows_the_doctors_checks_on_its_second_page(tmp_path, monkeypatch):
     import asyncio
+    import pwd
+
+    def no_such_user(name):
+        raise KeyError(name)
+
+    # the same on every machine: one where tablemate is installed (a Pi) has the user
+    monkeypatch.setattr(pwd, "getpwnam", no_such_user)
 
     from firmware_host.ui.menus import SelfTest
     from tests.devicekit import presses, run_device, screen

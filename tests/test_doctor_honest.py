@@ -49,8 +49,8 @@ def on_chip(chip):
     """The doctor's line requests, made on the libgpiod pin factory over ``chip``."""
     from drivers.gpio.gpiod_pins import GpiodFactory
 
-    def request(lines, debounce):
-        factory = GpiodFactory(chip, revision=PI_4B)
+    def request(lines, debounce, revision="auto"):
+        factory = GpiodFactory(chip, revision=PI_4B if revision == "auto" else int(revision, 16))
         try:
             return request_with(factory, lines, debounce)
         finally:

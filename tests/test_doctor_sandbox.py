@@ -11,7 +11,7 @@ from firmware_host.core.pi_layout import UNIT
 from firmware_host.runtime import syscall_filter
 from firmware_host.runtime.doctor import CHECKS, REINSTALL, System, check_sandbox, run_checks
 from firmware_host.runtime.doctor_sandbox import clock_note, sandbox_verdict
-from firmware_host.runtime.service_syscalls import CALLS
+from firmware_host.runtime.service_syscalls import calls
 from tests import sandboxkit
 from tests.conftest import ROOT
 
@@ -19,6 +19,8 @@ REPO_UNIT = (ROOT / "systemd" / "tablemate.service").read_text()
 OLD_UNIT = REPO_UNIT.replace("SystemCallErrorNumber=EPERM\n", "")
 """The unit as the first release installed it: the filter, and a kill for any call outside it."""
 KEPT = syscall_filter.kept_sets()
+CALLS = calls("x86_64")
+"""The list the tests check against: the same on every machine."""
 
 
 def installed(tmp_path: Path, unit: str | None, **drop_ins: str) -> Path:
@@ -35,14 +37,14 @@ def installed(tmp_path: Path, unit: str | None, **drop_ins: str) -> Path:
 
 @pytest.mark.parametrize("sets", [KEPT, None], ids=["systemd-252-kept", "this-machine"])
 def test_the_current_unit_lets_every_call_of_the_service_through_and_refuses_the_rest_with_eperm(tmp_path, sets):
-    result = sandbox_verdict(installed(tmp_path, REPO_UNIT), REINSTALL, sets)
+    result = sandbox_verdict(installed(tmp_path, REPO_UNIT), REINSTALL, sets, "x86_64")
     assert result.status == "ok", result.line()
-    assert f"all {len(CALLS)} calls" in result.found and "@system-service" in result.found
+    assert f"all {len(CALLS)} calls the service makes on x86_64" in result.found and "@system-service" in result.found
     assert "EPERM" in result.found
 
 
 def test_the_unit_the_first_release_installed_fails_it_would_kill_the_device(tmp_path):
-    result = sandbox_verdict(installed(tmp_path, OLD_UNIT), REINSTALL, KEPT)
+    result = sandbox_verdict(installed(tmp_path, OLD_UNIT), REINSTALL, KEPT, "x86_64")
     assert result.status == "FAIL" and "kills the service (SIGSYS)" in result.found
     assert REINSTALL in result.fix
 
@@ -51,14 +53,14 @@ def test_a_drop_in_that_takes_calls_away_is_named_with_the_calls(tmp_path):
     root = installed(
         tmp_path, REPO_UNIT, spi="[Service]\nSupplementaryGroups=spi\n", tight="[Service]\nSystemCallFilter=~@sync\n"
     )
-    result = sandbox_verdict(root, REINSTALL, KEPT)
+    result = sandbox_verdict(root, REINSTALL, KEPT, "x86_64")
     assert result.status == "FAIL" and "refuses 1 call(s) the service makes: fsync" in result.found
     assert "SystemCallFilter=fsync" in result.fix
 
 
 def test_a_narrow_filter_names_the_first_refused_calls_and_counts_the_rest(tmp_path):
     unit = "[Service]\nExecStart=/bin/true\nSystemCallFilter=@basic-io\nSystemCallErrorNumber=EPERM\n"
-    result = sandbox_verdict(installed(tmp_path, unit), REINSTALL, KEPT)
+    result = sandbox_verdict(installed(tmp_path, unit), REINSTALL, KEPT, "x86_64")
     refused = syscall_filter.unit_filter([unit], KEPT).refused(CALLS)
     assert result.status == "FAIL" and f"refuses {len(refused)} call(s)" in result.found
     assert ", ".join(refused[:6]) in result.found and f"and {len(refused) - 6} more" in result.found
@@ -66,7 +68,8 @@ def test_a_narrow_filter_names_the_first_refused_calls_and_counts_the_rest(tmp_p
 
 def test_no_filter_passes_every_call_and_no_unit_is_left_to_the_service_line(tmp_path):
     assert (
-        sandbox_verdict(installed(tmp_path / "a", "[Service]\nExecStart=/bin/true\n"), REINSTALL, KEPT).status == "ok"
+        sandbox_verdict(installed(tmp_path / "a", "[Service]\nExecStart=/bin/true\n"), REINSTALL, KEPT, "x86_64").status
+        == "ok"
     )
     assert sandbox_verdict(installed(tmp_path / "b", None), REINSTALL, KEPT).status == "skip"
 
@@ -108,3 +111,17 @@ def test_a_clock_synced_by_other_than_timesyncd_is_noted_the_sandboxed_service_c
     flag.parent.mkdir(parents=True)
     flag.touch()
     assert clock_note(root, lambda: True) == ""
+
+
+def test_the_doctor_checks_the_list_of_the_machine_it_runs_on_and_says_when_there_is_none(tmp_path, monkeypatch):
+    from firmware_host.runtime import service_syscalls
+
+    arm = frozenset({"openat", "faccessat", "mkdirat", "epoll_pwait", "fsync"})
+    monkeypatch.setitem(service_syscalls.CALLS_BY_MACHINE, "aarch64", arm)
+    on_pi = sandbox_verdict(installed(tmp_path / "a", REPO_UNIT), REINSTALL, KEPT, "aarch64")
+    assert on_pi.status == "ok" and f"all {len(arm)} calls the service makes on aarch64" in on_pi.found
+    tight = "[Service]\nSystemCallFilter=~mkdirat\n"
+    refused = sandbox_verdict(installed(tmp_path / "b", REPO_UNIT, tight=tight), REINSTALL, KEPT, "aarch64")
+    assert refused.status == "FAIL" and "mkdirat" in refused.found  # aarch64's name, not x86-64's mkdir
+    none = sandbox_verdict(installed(tmp_path / "c", REPO_UNIT), REINSTALL, KEPT, "riscv64")
+    assert none.status == "skip" and "no list of the service's calls was recorded on riscv64" in none.found

@@ -189,3 +189,58 @@ def test_install_writes_and_enables_the_pages_socket_and_uninstall_removes_it(tm
     Installer(ROOT, root, system).uninstall()
     assert not (root / "etc/systemd/system/tablemate.socket").exists()
     assert "systemctl disable --now tablemate.socket" in system.log
+
+
+# -- a command that fails stops the install, loudly; a chroot is said to be one ----------------------
+def test_a_failing_start_stops_the_install_and_names_the_command(tmp_path):
+    from firmware_host.cli import install
+
+    system = FakeSystem()
+
+    def start_fails(cmd):
+        return 1 if list(cmd) == ["systemctl", "start", "tablemate"] else system(cmd)
+
+    root = pi_root(tmp_path)
+    with pytest.raises(install.CommandFailed) as err:
+        Installer(ROOT, root, start_fails).install()
+    assert "`systemctl start tablemate` failed with exit status 1" in str(err.value)
+
+
+def test_the_cli_exits_non_zero_naming_the_command_that_failed(cli, tmp_path, monkeypatch):
+    from firmware_host.cli import install
+
+    system = FakeSystem()
+    real_init = install.Installer.__init__
+
+    def with_a_failing_udevadm(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        self.run = lambda cmd: 1 if cmd[0] == "udevadm" else system(cmd)
+
+    monkeypatch.setattr(install.Installer, "__init__", with_a_failing_udevadm)
+    result = cli("install", "--root", pi_root(tmp_path), "--source", ROOT)
+    assert result.status == 1
+    (line,) = result.err.strip().splitlines()
+    assert line == (
+        "tablemate install: write /etc/udev/rules.d/60-tablemate.rules: "
+        "`udevadm control --reload` failed with exit status 1"
+    )
+    assert "start tablemate" not in result.out
+
+
+def test_in_a_chroot_nothing_is_started_the_units_are_enabled_and_the_notes_say_so(tmp_path):
+    root, system = pi_root(tmp_path), FakeSystem()
+    installer = Installer(ROOT, root, system, booted=False)
+    done = installer.install()
+    assert "enable tablemate.socket" in done and system.enabled  # (one flag for both units here)
+    assert "start tablemate" not in done and not system.active
+    ran = {line.split()[0] + " " + line.split()[1] for line in system.log}
+    assert not ran & {"udevadm control", "modprobe i2c-dev", "systemctl start", "systemctl daemon-reload"}
+    assert any("systemd is not running here" in note and "next boot" in note for note in installer.notes())
+
+
+def test_asking_whether_the_user_exists_prints_nothing(capfd):
+    from firmware_host.cli.install import run_command
+
+    assert run_command(["id", "-u", "no-such-user-tablemate-test"]) != 0
+    out, err = capfd.readouterr()
+    assert out == err == ""

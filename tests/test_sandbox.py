@@ -18,7 +18,7 @@ import sys
 import pytest
 
 from tests import sandboxkit
-from tests.sandboxkit import GAMES, NotifySocket, Sandbox, SandboxViolation, journal_actions, wait_for
+from tests.sandboxkit import GAMES, NotifySocket, Sandbox, SandboxViolation, journal_actions, scaled, wait_for
 
 pytestmark = pytest.mark.skipif(sandboxkit.unavailable() is not None, reason=str(sandboxkit.unavailable()))
 
@@ -58,12 +58,12 @@ def test_run_sim_comes_up_feeds_the_watchdog_and_stops_on_sigterm_inside_the_fil
         notify.wait_for("READY=1")
         notify.wait_for("WATCHDOG=1")
         proc.send_signal(signal.SIGTERM)
-        status = proc.wait(30)
+        status = proc.wait(scaled(30))
         notify.wait_for("STOPPING=1", timeout=1)
     finally:
         if proc.poll() is None:
             proc.kill()
-            proc.wait(10)
+            proc.wait(scaled(10))
         notify.close()
     ran = box.ran(("tablemate", "run", "--sim"), status, "", proc.stderr.read()).check()
     assert ran.returncode == 0 and "Traceback" not in ran.stderr
@@ -87,7 +87,7 @@ def test_a_game_killed_9_inside_the_filter_resumes_inside_it_and_ends_as_if_neve
         wait_for(lambda: journal_actions(state) == 2, proc=proc)
     finally:
         proc.send_signal(signal.SIGKILL)
-        status = proc.wait(10)
+        status = proc.wait(scaled(10))
     box.ran(("tablemate", "sim", "--realtime"), status, "", proc.stderr.read()).check()
     assert status == -signal.SIGKILL
 

@@ -11,6 +11,7 @@ backend, no index).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -57,15 +58,30 @@ exit 0
 """
 
 
+OFF_PI = {"platform_machine": "x86_64"}
+"""The test's wheelhouse is this venv's own distributions, the ``pi`` extra's judged as off a Pi:
+the same house on every machine (on an aarch64 one the extra's markers are true, and Debian's
+python3-spidev there has no ``WHEEL`` file to pack a wheel from)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ThisPython(Target):
+    """This interpreter's tags, with the markers of a machine that is not a Pi."""
+
+    def environment(self) -> dict[str, str]:
+        """This machine's marker values, ``platform_machine`` a PC's."""
+        return {**super().environment(), **OFF_PI}
+
+
 @pytest.fixture(scope="module")
 def house(tmp_path_factory) -> Path:
     """A wheelhouse for this machine's Python, made with no network."""
     dest = tmp_path_factory.mktemp("wheelhouse")
-    for dist in closure(["tablemate[pi]"]):
+    for dist in closure(["tablemate[pi]"], OFF_PI):
         if dist.metadata["Name"] != "tablemate":
             repack(dist, dest)
     wheel = project_wheel(ROOT, dest)
-    written = wheelhouse.write_lock(dest, Target.this(), project_requirements(wheel, ["pi"]))
+    written = wheelhouse.write_lock(dest, ThisPython.this(), project_requirements(wheel, ["pi"]))
     assert written.missing == []
     return dest
 
@@ -162,7 +178,7 @@ def test_install_sh_never_upgrades_pip_and_reads_no_index_with_a_wheelhouse():
 def test_the_lock_walks_the_dependencies_with_the_pis_markers_and_tags(house):
     (wheel,) = house.glob("tablemate-*.whl")
     roots = project_requirements(wheel, ["pi"])
-    here = lock(house, Target.this(), roots)
+    here = lock(house, ThisPython.this(), roots)
     assert here.missing == [] and "gpiod" not in here.pins  # the pi extra is for a Pi only
     pi = lock(house, BOOKWORM, roots)
     assert pi.from_apt == {"python3-lgpio", "python3-spidev"}  # apt's, never a wheel, never built
@@ -190,3 +206,19 @@ def test_the_download_asks_pip_for_binary_wheels_of_the_pi_only(monkeypatch, tmp
     (command,) = commands
     assert "--only-binary=:all:" in command and "--platform=manylinux_2_17_aarch64" in command
     assert "--python-version=3.13" in command and "--abi=cp313" in command and command[-1] == "gpiod>=2.2,<3"
+
+
+def test_lgpios_wheel_is_locked_where_the_pi_has_one_and_apt_is_left_for_spidev(house, tmp_path):
+    # plain Debian has no python3-lgpio: Bookworm's Python on a 64-bit Pi takes PyPI's wheel
+    with_lgpio = tmp_path / "house"
+    shutil.copytree(house, with_lgpio)
+    name = "lgpio-0.2.2.0"
+    with zipfile.ZipFile(with_lgpio / f"{name}-cp311-cp311-manylinux_2_34_aarch64.whl", "w") as wheel:
+        wheel.writestr(f"{name}.dist-info/METADATA", "Metadata-Version: 2.1\nName: lgpio\nVersion: 0.2.2.0\n")
+    (wheel,) = house.glob("tablemate-*.whl")
+    roots = project_requirements(wheel, ["pi"])
+    bookworm = lock(with_lgpio, BOOKWORM, roots)
+    assert bookworm.pins["lgpio"][0] == "0.2.2.0" and bookworm.from_apt == {"python3-spidev"}
+    trixie = lock(with_lgpio, TRIXIE, roots)  # no cp313 wheel of it: Raspberry Pi OS's python3-lgpio
+    assert "lgpio" not in trixie.pins and trixie.from_apt == {"python3-lgpio", "python3-spidev"}
+    assert "lgpio" not in lock(with_lgpio, TRIXIE, roots, apt_fallback=False).from_apt  # a download is tried first

@@ -52,8 +52,9 @@ def repack(dist: metadata.Distribution, dest: Path) -> Path:
     return path
 
 
-def closure(roots: list[str]) -> list[metadata.Distribution]:
-    """The installed distributions ``roots`` need here (this machine's markers), roots included."""
+def closure(roots: list[str], env: dict[str, str] | None = None) -> list[metadata.Distribution]:
+    """The installed distributions ``roots`` need here (this machine's markers, with ``env``'s
+    values over them), roots included."""
     env_extras: dict[str, set[str]] = {}
     queue = [Requirement(r) for r in roots]
     found: dict[str, metadata.Distribution] = {}
@@ -68,7 +69,9 @@ def closure(roots: list[str]) -> list[metadata.Distribution]:
         found[name] = dist
         for text in dist.requires or ():
             dep = Requirement(text)
-            if dep.marker is None or any(dep.marker.evaluate({"extra": e}) for e in (*env_extras[name], "")):
+            if dep.marker is None or any(
+                dep.marker.evaluate({**(env or {}), "extra": e}) for e in (*env_extras[name], "")
+            ):
                 queue.append(dep)
     return list(found.values())
 

@@ -6,6 +6,11 @@ stamps, edges read from the request's descriptor, no polling) where the ``gpiod`
 ``/dev/gpiochip*`` are present; gpiozero's lgpio factory where ``gpiod`` is missing (its alert
 thread wakes every half millisecond); else gpiozero's default. The simulator and the tests use
 gpiozero's ``MockFactory`` instead and never come here.
+
+gpiozero maps BCM numbers to a header by the Pi's board revision, read from the device tree. A
+board that is not a Pi (QEMU's virt board and its PL061 chip, another single-board computer) has
+none: ``[gpio] revision`` names the Pi revision whose header its chip's lines follow (line
+offset = BCM number), and :func:`pin_factory` hands it to the libgpiod factory.
 """
 
 from __future__ import annotations
@@ -18,9 +23,15 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 
-def pin_factory(loop: Any = None) -> tuple[Any, str]:
+def board_revision(text: str) -> int | None:
+    """``[gpio] revision`` as gpiozero takes it: ``None`` for ``"auto"`` (read the Pi's own)."""
+    return None if text == "auto" else int(text, 16)
+
+
+def pin_factory(loop: Any = None, revision: str = "auto") -> tuple[Any, str]:
     """The pin factory for real pins and its name; ``None`` lets gpiozero choose. With ``loop``,
-    the libgpiod factory reads edges on that asyncio loop (no thread)."""
+    the libgpiod factory reads edges on that asyncio loop (no thread); ``revision`` is
+    ``[gpio] revision`` (``"auto"``: the Pi's own)."""
     if os.environ.get("GPIOZERO_PIN_FACTORY"):
         return None, f"{os.environ['GPIOZERO_PIN_FACTORY']} (GPIOZERO_PIN_FACTORY)"
     if not glob.glob("/dev/gpiochip*"):
@@ -28,7 +39,8 @@ def pin_factory(loop: Any = None) -> tuple[Any, str]:
     try:
         from drivers.gpio.gpiod_pins import GpiodFactory
 
-        return GpiodFactory(loop=loop), "gpiod"
+        factory = GpiodFactory(loop=loop, revision=board_revision(revision))
+        return factory, "gpiod" if revision == "auto" else f"gpiod (revision {revision})"
     except ImportError:
         log.info("gpiod (libgpiod v2) not installed: trying lgpio")
     except Exception as exc:  # a chip we cannot open, a Pi revision unknown…

@@ -72,10 +72,35 @@ VENV = "opt/tablemate"
 
 Runner = Callable[[Sequence[str]], int]
 
+QUERIES = ("id", "getent", "sh")
+"""Commands the installer runs only to ask (is there such a user, group, membership?): their
+answer is the exit status and what they print is noise (``id: 'tablemate': no such user``)."""
+
+
+def is_query(cmd: Sequence[str]) -> bool:
+    """Whether ``cmd`` only asks (:data:`QUERIES`, ``systemctl is-enabled``/``is-active``)."""
+    return cmd[0] in QUERIES or (cmd[0] == "systemctl" and len(cmd) > 1 and cmd[1].startswith("is-"))
+
 
 def run_command(cmd: Sequence[str]) -> int:
-    """Run a system command, returning its exit status."""
-    return subprocess.run(list(cmd), check=False).returncode
+    """Run a system command, returning its exit status; a query's output is not shown."""
+    quiet = subprocess.DEVNULL if is_query(cmd) else None
+    return subprocess.run(list(cmd), check=False, stdout=quiet, stderr=quiet).returncode
+
+
+class CommandFailed(RuntimeError):
+    """A command the installer runs to change the system failed: the install stops there."""
+
+    def __init__(self, cmd: Sequence[str], status: int) -> None:
+        super().__init__(f"`{' '.join(cmd)}` failed with exit status {status}")
+        self.cmd, self.status = list(cmd), status
+
+
+def systemd_running(root: Path) -> bool:
+    """Whether systemd runs the system being installed (``/run/systemd/system``, as
+    ``sd_booted`` asks): not in a chroot, an image being built or a container without it. Only
+    the running system's ``/`` is asked; another ``--root`` is taken as running (tests)."""
+    return str(root) != "/" or Path("/run/systemd/system").is_dir()
 
 
 def find_source(start: Path) -> Path | None:
@@ -236,9 +261,23 @@ class Installer:
     code_changed: bool = False
     """The package in the venv changed in this run (``systemd/install.sh`` says so): a running
     service keeps the old code until it is restarted."""
+    booted: bool | None = None
+    """systemd runs the target (:func:`systemd_running`; ``None``: asked). When not (a chroot,
+    an image build), nothing is started, reloaded or loaded now: the units are enabled and start
+    at the next boot, and the notes say so."""
     done: list[str] = field(default_factory=list)
     reboot: list[str] = field(default_factory=list)
     """Why the Pi must reboot before the change works (the boot config changed in this run)."""
+
+    def __post_init__(self) -> None:
+        if self.booted is None:
+            self.booted = systemd_running(self.root)
+
+    def must(self, cmd: Sequence[str]) -> None:
+        """Run a command that changes the system; raise :class:`CommandFailed` when it fails."""
+        status = self.run(cmd)
+        if status != 0:
+            raise CommandFailed(cmd, status)
 
     def path(self, relative: str) -> Path:
         """A path under the install root."""
@@ -268,14 +307,14 @@ class Installer:
         user joined a group (a running service gets its groups only when restarted)."""
         joined = False
         if self.run(["id", "-u", SERVICE_USER]) != 0 and self.step(f"create system user {SERVICE_USER}"):
-            self.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", SERVICE_USER])
+            self.must(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", SERVICE_USER])
         for group in groups:
             if self.run(["getent", "group", group]) != 0 and self.step(f"create group {group}"):
-                self.run(["groupadd", "--system", group])
+                self.must(["groupadd", "--system", group])
             if self.run(["sh", "-c", f"id -nG {SERVICE_USER} | grep -qw {group}"]) != 0 and self.step(
                 f"add {SERVICE_USER} to {group}"
             ):
-                self.run(["usermod", "-aG", group, SERVICE_USER])
+                self.must(["usermod", "-aG", group, SERVICE_USER])
                 joined = True
         return joined
 
@@ -291,16 +330,25 @@ class Installer:
             return
         if self.step(f"write /{UDEV_RULES}"):
             write_atomic(rules, want, 0o644)
-            self.run(["udevadm", "control", "--reload"])
-            matches = ("tty", "gpio", "*gpiomem*", "i2c-dev", "spidev")
-            self.run(["udevadm", "trigger", *(f"--subsystem-match={m}" for m in matches)])
+            if self.booted:  # else udev reads the rule when it starts, at the next boot
+                self.must(["udevadm", "control", "--reload"])
+                matches = ("tty", "gpio", "*gpiomem*", "i2c-dev", "spidev")
+                self.must(["udevadm", "trigger", *(f"--subsystem-match={m}" for m in matches)])
 
     def notes(self) -> list[str]:
         """What to tell after the steps: the reboot the boot config's change needs."""
-        if not self.reboot:
-            return []
-        would = "would need" if self.dry_run else "needs"
-        return [f"the Pi {would} a reboot for the boot config's change to work ({'; '.join(self.reboot)}): sudo reboot"]
+        notes = []
+        if not self.booted:
+            notes.append(
+                "systemd is not running here (a chroot or an image being built): nothing was started; "
+                "tablemate.socket and tablemate start at the next boot"
+            )
+        if self.reboot:
+            would = "would need" if self.dry_run else "needs"
+            notes.append(
+                f"the Pi {would} a reboot for the boot config's change to work ({'; '.join(self.reboot)}): sudo reboot"
+            )
+        return notes
 
     def ensure_config(self) -> None:
         """The default configuration, unless one is there."""
@@ -348,7 +396,8 @@ class Installer:
             "load i2c-dev at boot"
         ):
             write_atomic(modules, b"i2c-dev\n")
-            self.run(["modprobe", "i2c-dev"])  # and now: with I2C already on, no reboot is needed for it
+            if self.booted:  # and now: with I2C already on, no reboot is needed for it
+                self.must(["modprobe", "i2c-dev"])
 
     def mark_reboot(self, reasons: list[str]) -> None:
         """Leave word on /run that the Pi must reboot (``tablemate doctor`` reads it): the reboot
@@ -376,18 +425,23 @@ class Installer:
         """systemd knows the unit, starts it at boot, and runs it now; a running service is
         restarted when its unit changed or ``restart`` (new code, new groups). The page's socket
         is listening before the service starts, so the service is handed it."""
-        if unit_changed and self.step("systemctl daemon-reload"):
-            self.run(["systemctl", "daemon-reload"])
         socket = "tablemate.socket"
+        if not self.booted:  # systemctl enables offline (symlinks); it cannot start anything
+            for unit in (socket, "tablemate"):
+                if self.run(["systemctl", "is-enabled", "--quiet", unit]) != 0 and self.step(f"enable {unit}"):
+                    self.must(["systemctl", "enable", unit])
+            return
+        if unit_changed and self.step("systemctl daemon-reload"):
+            self.must(["systemctl", "daemon-reload"])
         if self.run(["systemctl", "is-enabled", "--quiet", socket]) != 0 and self.step(f"enable {socket}"):
-            self.run(["systemctl", "enable", "--now", socket])
+            self.must(["systemctl", "enable", "--now", socket])
         if self.run(["systemctl", "is-enabled", "--quiet", "tablemate"]) != 0 and self.step("enable tablemate"):
-            self.run(["systemctl", "enable", "tablemate"])
+            self.must(["systemctl", "enable", "tablemate"])
         active = self.run(["systemctl", "is-active", "--quiet", "tablemate"]) == 0
         if not active and self.step("start tablemate"):
-            self.run(["systemctl", "start", "tablemate"])
+            self.must(["systemctl", "start", "tablemate"])
         elif active and (unit_changed or restart) and self.step("restart tablemate"):
-            self.run(["systemctl", "restart", "tablemate"])
+            self.must(["systemctl", "restart", "tablemate"])
 
     # -- uninstall --------------------------------------------------------------------------------
     def uninstall(self, purge: bool = False) -> list[str]:
@@ -401,15 +455,16 @@ class Installer:
         socket = self.path(SOCKET)
         if socket.exists():
             if self.step("stop and disable tablemate.socket"):
-                self.run(["systemctl", "disable", "--now", "tablemate.socket"])
+                self.must(["systemctl", "disable", "--now", "tablemate.socket"])
             if self.step(f"remove /{SOCKET}"):
                 socket.unlink()
         if unit.exists():
             if self.step("stop and disable tablemate"):
-                self.run(["systemctl", "disable", "--now", "tablemate"])
+                self.must(["systemctl", "disable", "--now", "tablemate"])
             if self.step(f"remove /{UNIT}"):
                 unit.unlink()
-                self.run(["systemctl", "daemon-reload"])
+                if self.booted:
+                    self.must(["systemctl", "daemon-reload"])
         for relative in (MODULES, UDEV_RULES):
             if self.path(relative).exists() and self.step(f"remove /{relative}"):
                 self.path(relative).unlink()
@@ -425,5 +480,5 @@ class Installer:
                     else:
                         target.unlink()
             if self.run(["id", "-u", SERVICE_USER]) == 0 and self.step(f"remove user {SERVICE_USER}"):
-                self.run(["userdel", SERVICE_USER])
+                self.must(["userdel", SERVICE_USER])
         return self.done

@@ -448,7 +448,7 @@ def cmd_install(args: argparse.Namespace) -> int:
     """Install (or remove) the systemd service on a Raspberry Pi."""
     import os
 
-    from firmware_host.cli.install import Installer, find_source
+    from firmware_host.cli.install import CommandFailed, Installer, find_source
 
     source = Path(args.source) if args.source else find_source(Path.cwd())
     if source is None or not (source / "systemd" / "tablemate.service").is_file():
@@ -465,6 +465,10 @@ def cmd_install(args: argparse.Namespace) -> int:
         done = installer.uninstall(args.purge) if args.uninstall else installer.install()
     except FolderBusy as exc:
         raise Fail(str(exc)) from None
+    except CommandFailed as exc:  # what was done before it is shown, then the one failing command
+        for line in installer.done[:-1]:
+            print(line)
+        raise Fail(f"{installer.done[-1]}: {exc}" if installer.done else str(exc), status=1) from None
     for line in done:
         print(("would " if args.dry_run else "") + line)
     for line in installer.notes():

@@ -17,9 +17,13 @@ pip evaluates the environment markers of dependencies against the machine it run
 dependency tree is walked here once more with the target's markers (:func:`lock`), and whatever
 pip left out is downloaded in a further round; a requirement no wheel satisfies fails loudly.
 
-Some packages come from apt instead (:data:`FROM_APT`): ``lgpio`` has no aarch64 wheel for
-CPython 3.11 or 3.13 on PyPI, and pip would build it from source. ``install.sh`` takes Raspberry Pi
-OS's ``python3-lgpio`` through the venv's ``--system-site-packages``; they are left out here.
+Some packages come from apt instead (:data:`FROM_APT`): ``spidev`` has no wheel at all, and
+``install.sh`` takes Debian's ``python3-spidev`` through the venv's ``--system-site-packages``.
+``lgpio`` (:data:`APT_WHEN_NO_WHEEL`) is taken from its wheel where PyPI has one for the target
+(``lgpio-0.2.2.0-cp311-cp311-manylinux_2_34_aarch64.whl``: Bookworm's Python on a 64-bit Pi), so
+plain Debian, which has no ``python3-lgpio`` (only Raspberry Pi OS's archive has it), installs
+offline too; only where no wheel exists (CPython 3.13, 32-bit Pis) is it left to apt's
+``python3-lgpio``. pip would build it from source, so it is never asked to.
 """
 
 from __future__ import annotations
@@ -36,8 +40,10 @@ from pathlib import Path
 from typing import Any
 
 PROJECT = "tablemate"
-FROM_APT = {"lgpio": "python3-lgpio", "spidev": "python3-spidev"}
-"""Packages the Pi takes from apt (Raspberry Pi OS's archive), never from a wheel or a build."""
+FROM_APT = {"spidev": "python3-spidev"}
+"""Packages the Pi takes from apt, never from a wheel or a build (none exists)."""
+APT_WHEN_NO_WHEEL = {"lgpio": "python3-lgpio"}
+"""Packages taken from their wheel where the target has one, else from apt (Raspberry Pi OS's)."""
 SOURCES = ("pyproject.toml", "README.md", "firmware_host", "drivers", "games")
 """What the project's wheel is built from (copied aside, so the checkout gets no build/ folder)."""
 
@@ -156,9 +162,11 @@ def _applies(requirement: Any, env: dict[str, str], extras: Iterable[str]) -> bo
     return any(requirement.marker.evaluate({**env, "extra": extra}) for extra in (*extras, ""))
 
 
-def lock(folder: Path, target: Target, roots: Sequence[str]) -> Lock:
+def lock(folder: Path, target: Target, roots: Sequence[str], apt_fallback: bool = True) -> Lock:
     """Walk ``roots`` (requirement strings) and their dependencies through the wheels in
-    ``folder`` with ``target``'s markers: the newest wheel satisfying each requirement is pinned."""
+    ``folder`` with ``target``'s markers: the newest wheel satisfying each requirement is pinned.
+    A package of :data:`APT_WHEN_NO_WHEEL` with no wheel is apt's (``apt_fallback``) or missing
+    (not: a download of it is still to be tried)."""
     from packaging.requirements import Requirement
     from packaging.utils import canonicalize_name
 
@@ -178,6 +186,9 @@ def lock(folder: Path, target: Target, roots: Sequence[str]) -> Lock:
             result.from_apt.add(FROM_APT[name])
             continue
         fitting = [(v, p) for v, p in wheels.get(name, []) if requirement.specifier.contains(v, prereleases=True)]
+        if name in APT_WHEN_NO_WHEEL and not fitting and name not in result.pins and apt_fallback:
+            result.from_apt.add(APT_WHEN_NO_WHEEL[name])
+            continue
         bare = f"{requirement.name}{'[' + ','.join(sorted(requirement.extras)) + ']' if requirement.extras else ''}"
         bare += str(requirement.specifier)
         if name in result.pins:
@@ -222,14 +233,24 @@ def build_project(source: Path, dest: Path, python: str = sys.executable) -> Pat
     return wheel
 
 
-def download(dest: Path, target: Target, requirements: Sequence[str], python: str = sys.executable) -> None:
-    """``pip download`` binary wheels of ``requirements`` (and what pip finds they need) for ``target``."""
+def _name(requirement: str) -> str:
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    return canonicalize_name(Requirement(requirement).name)
+
+
+def download(
+    dest: Path, target: Target, requirements: Sequence[str], python: str = sys.executable, check: bool = True
+) -> None:
+    """``pip download`` binary wheels of ``requirements`` (and what pip finds they need) for
+    ``target``; ``check=False``: a requirement with no wheel is let pass (it is apt's)."""
     abi = f"cp{target.python[0]}{target.python[1]}"
     command = [python, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--dest", str(dest)]
     command += [f"--platform={p}" for p in target.platforms()]
     command += [f"--python-version={target.python[0]}.{target.python[1]}", "--implementation=cp"]
     command += [f"--abi={abi}", "--abi=abi3", "--abi=none", *requirements]
-    subprocess.run(command, check=True)
+    subprocess.run(command, check=check, **({} if check else {"stderr": subprocess.DEVNULL}))
 
 
 def write_lock(dest: Path, target: Target, roots: Sequence[str]) -> Lock:
@@ -252,12 +273,18 @@ def make(
     roots = project_requirements(wheel, extras)
     lines = [f"{wheel.name}: built from {source}"]
     for target in targets:
-        result = lock(dest, target, roots)
+        result = lock(dest, target, roots, apt_fallback=False)
         for _ in range(rounds):
             if not result.missing:
                 break
-            download(dest, target, result.missing)
-            result = lock(dest, target, roots)
+            wheel_or_apt = [m for m in result.missing if _name(m) in APT_WHEN_NO_WHEEL]
+            if len(wheel_or_apt) < len(result.missing):
+                download(dest, target, [m for m in result.missing if m not in wheel_or_apt])
+            for requirement in wheel_or_apt:  # no wheel for this target: apt's, then
+                download(dest, target, [requirement], check=False)
+            result = lock(dest, target, roots, apt_fallback=False)
+            if all(_name(m) in APT_WHEN_NO_WHEEL for m in result.missing):
+                break
         written = write_lock(dest, target, roots)
         if written.missing or written.conflicts:
             raise RuntimeError(f"{target.name}: no wheel for {', '.join(written.missing + written.conflicts)}")

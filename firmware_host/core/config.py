@@ -133,6 +133,24 @@ def _web(check: Callable[[Any], Any]) -> Check:
     return run
 
 
+def _revision(v: Any) -> str:
+    """``"auto"`` (the Pi's own revision) or a Raspberry Pi board revision code gpiozero knows,
+    in hex (``"a02082"``: a Pi 3B), for a board whose GPIO chip is not a Pi's."""
+    if v == "auto":
+        return v
+    hint = 'expected "auto" or a Pi board revision code in hex, like "a02082" (a Pi 3B) or "c03111" (a Pi 4B)'
+    text = v.lower().removeprefix("0x") if isinstance(v, str) else ""
+    if not 3 <= len(text) <= 8 or any(c not in "0123456789abcdef" for c in text):
+        raise ValueError(hint.removeprefix("expected "))
+    from gpiozero import pi_info  # only for a code given: the default reads nothing
+
+    try:
+        pi_info(int(text, 16))
+    except Exception:
+        raise ValueError(f'a revision code gpiozero knows ({text} is none), like "a02082" (a Pi 3B)') from None
+    return text
+
+
 def _pin_list(v: Any) -> list[int]:
     if not isinstance(v, list) or not all(isinstance(p, int) and not isinstance(p, bool) and 0 <= p <= 27 for p in v):
         raise ValueError("a list of BCM GPIO numbers from 0 to 27")
@@ -155,6 +173,11 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "back": (_pin, 4),
         "long_press": (_num(0.2, 5.0, "seconds"), 0.8),
         "debounce": (_num(0.0, 0.2, "seconds"), 0.03),
+    },
+    # The GPIO chip's board: "auto" reads the Pi's revision; another board (QEMU's virt, a
+    # generic single-board computer) names the Pi whose header layout its chip follows.
+    "gpio": {
+        "revision": (_revision, "auto"),
     },
     "display": {
         "kind": (_choice(*PANEL_KINDS, "sim", "none"), "ssd1306"),

@@ -33,7 +33,7 @@ from typing import Any
 
 from firmware_host.core import serial_console
 from firmware_host.core.boot_config import is_on, overlay_name, overlays, params, running_board
-from firmware_host.core.config import BUTTONS, Config, panel_bus
+from firmware_host.core.config import BUTTONS, DEFAULT_PATH, Config, panel_bus
 from firmware_host.core.pi_layout import (
     BOOT_CONFIGS,
     I2C_BAUDRATE,
@@ -53,6 +53,8 @@ from games.core import T, join
 MIN_FREE_MB = 50
 SLOW_FSYNC_MS = 100.0
 REINSTALL = "sudo systemd/install.sh"
+NO_REVISION = "Pi revision"
+"""In gpiozero's words when a board has no Pi revision: "unable to locate Pi revision in ..."."""
 UDEV_FIX = f"{REINSTALL} (its udev rule /{UDEV_RULES} sets the group at every boot)"
 
 OK, FAIL, SKIP = "ok", "FAIL", "skip"
@@ -168,11 +170,12 @@ def _line_problem(factory: Any, pin: int, exc: BaseException) -> str:
     return reason
 
 
-def _request_lines(lines: list[Line], debounce: float) -> dict[int, str]:
-    """:func:`request_with` on the pin factory the device picks (:func:`drivers.gpio.pin_factory`)."""
+def _request_lines(lines: list[Line], debounce: float, revision: str = "auto") -> dict[int, str]:
+    """:func:`request_with` on the pin factory the device picks (:func:`drivers.gpio.pin_factory`,
+    with ``[gpio] revision``)."""
     from drivers.gpio import pin_factory
 
-    factory, name = pin_factory()
+    factory, name = pin_factory(revision=revision)
     if factory is None:
         raise RuntimeError(f"no pin factory for the Pi's pins ({name})")
     try:
@@ -282,7 +285,7 @@ class System:
     hx711_words: Callable[[dict[str, Any], float], Any] = field(default=lambda s, seconds: _probe_words(s, seconds))
     gpiozero_factory: Callable[[], str] = _gpiozero_factory
     blinka_pins: Callable[[], str] = _blinka_pins
-    request_lines: Callable[[list[Line], float], dict[int, str]] = _request_lines
+    request_lines: Callable[[list[Line], float, str], dict[int, str]] = _request_lines
     open_spi: Callable[[Config], None] = _open_spi
     fsync_ms: Callable[[Path], float] = _fsync_ms
     disk_free: Callable[[Path], int] = field(default=lambda p: shutil.disk_usage(p).free)
@@ -293,8 +296,10 @@ class System:
 
 
 def _reason(exc: BaseException) -> str:
-    text = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
-    return text.splitlines()[0] if text else type(exc).__name__
+    """The first line of what ``exc`` says that has words in it (Blinka's start with a blank
+    line), else its class name: never an empty reason."""
+    text = getattr(exc, "strerror", None) or str(exc) or ""
+    return next((line.strip() for line in text.splitlines() if line.strip()), type(exc).__name__)
 
 
 def _device_access(system: System, path: Path, group: str, groups: set[str]) -> str | None:
@@ -371,7 +376,7 @@ def check_gpio_backends(config: Config, system: System) -> Result:
     """Which back end gpiozero (buttons, GPIO tower) and Blinka (HX711) pick."""
     needs_zero = config["buttons"]["backend"] == "gpio" or config["tower"]["backend"] == "gpio"
     needs_blinka = config["scale"]["backend"] == "hx711"
-    found, failed = [], []
+    found, failed, fixes = [], [], []
     for needed, name, probe in (
         (needs_zero, "gpiozero", system.gpiozero_factory),
         (needs_blinka, "Blinka", system.blinka_pins),
@@ -380,12 +385,19 @@ def check_gpio_backends(config: Config, system: System) -> Result:
             continue
         try:
             found.append(f"{name}: {probe()}")
+        except ImportError as exc:
+            failed.append(f"{name}: {_reason(exc)}")
+            fixes.append(f"{REINSTALL} (pi extra: gpiod, Adafruit-Blinka, lgpio)")
         except Exception as exc:
             failed.append(f"{name}: {_reason(exc)}")
+            fixes.append(
+                f"{REINSTALL} (pi extra: gpiod, Adafruit-Blinka, lgpio)"
+                if name == "gpiozero"
+                else "Blinka knows no Pi here (the HX711 needs a Raspberry Pi's pins): "
+                'on another board set [scale] backend = "none"'
+            )
     if failed:
-        return Result(
-            "backends", FAIL, "; ".join(failed + found), f"{REINSTALL} (pi extra: gpiod, Adafruit-Blinka, lgpio)"
-        )
+        return Result("backends", FAIL, "; ".join(failed + found), "; ".join(dict.fromkeys(fixes)))
     if not found:
         return Result("backends", SKIP, "no GPIO part configured")
     return Result("backends", OK, "; ".join(found))
@@ -517,7 +529,7 @@ def check_lines(config: Config, system: System) -> Result:
     if not lines:
         return Result("pins", SKIP, "no button or tower on GPIO")
     try:
-        problems = system.request_lines(lines, config["buttons"]["debounce"])
+        problems = system.request_lines(lines, config["buttons"]["debounce"], config["gpio"]["revision"])
     except Exception as exc:
         return Result("pins", FAIL, f"cannot request lines: {_reason(exc)}", f"{REINSTALL} (pi extra: gpiod)")
     if not problems:
@@ -526,7 +538,12 @@ def check_lines(config: Config, system: System) -> Result:
     found = "; ".join(f"GPIO {pin} ({roles[pin]}): {problem}" for pin, problem in sorted(problems.items()))
     if all(problem.endswith("held by tablemate") for problem in problems.values()):
         return Result("pins", SKIP, f"held by the running service (sudo systemctl stop tablemate): {found}")
-    if any("ermission" in problem for problem in problems.values()):
+    if any(NO_REVISION in problem for problem in problems.values()):
+        fix = (
+            f"this board is not a Pi: set [gpio] revision in {config.path or DEFAULT_PATH} to the Pi revision "
+            'its GPIO chip follows (line offset = BCM number), like revision = "a02082" (a Pi 3B)'
+        )
+    elif any("ermission" in problem for problem in problems.values()):
         fix = f"{UDEV_FIX}; user in gpio: sudo usermod -aG gpio tablemate"
     else:
         fix = (

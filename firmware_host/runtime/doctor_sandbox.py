@@ -2,16 +2,16 @@
 
 The unit and its drop-ins are read as systemd reads them (:mod:`firmware_host.runtime.
 syscall_filter`), their sets expanded by this machine's ``systemd-analyze`` (the systemd that will
-load the filter), and every call in :data:`firmware_host.runtime.service_syscalls.CALLS` -- the
+load the filter), and every call in :func:`firmware_host.runtime.service_syscalls.calls` -- the
 calls the service was seen making inside its filter -- must pass. A unit that would kill the
 service for a call it does not list (no ``SystemCallErrorNumber=``) fails too: a call no test saw
 (a driver's path on the Pi) would then kill the device instead of failing one part. A clock
 synced by chrony or ntpd rather than systemd-timesyncd is noted: the sandboxed service cannot see
 it (:mod:`firmware_host.core.wallclock`).
 
-Not covered: the list was made on x86_64, where a few calls have older names than on a Pi's
-aarch64 (``access``, ``mkdir``, ``rename``, ``epoll_wait`` are ``faccessat``, ``mkdirat``,
-``renameat``, ``epoll_pwait`` there); both forms are in the same systemd sets.
+The list is the one recorded on the machine the doctor runs on (:func:`firmware_host.runtime.
+service_syscalls.calls`: x86-64's and aarch64's, whose names differ); on a machine with none the
+line says so and checks nothing, rather than passing on another architecture's names.
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ from typing import NamedTuple
 
 from firmware_host.core import wallclock
 from firmware_host.core.pi_layout import UNIT
-from firmware_host.runtime import syscall_filter
-from firmware_host.runtime.service_syscalls import CALLS
+from firmware_host.runtime import service_syscalls, syscall_filter
 
 PART = "sandbox"
 OK, FAIL, SKIP = "ok", "FAIL", "skip"
@@ -55,18 +54,27 @@ def unit_texts(root: Path) -> list[str] | None:
     return texts
 
 
-def sandbox_verdict(root: Path, reinstall: str, sets: syscall_filter.SetsSource | None = None) -> Verdict:
-    """Whether the unit under ``root`` lets through every call the service makes, and refuses the
-    others with an error rather than a kill; ``reinstall`` is the fix that installs the current
-    unit. ``sets`` default: this machine's systemd's."""
+def sandbox_verdict(
+    root: Path, reinstall: str, sets: syscall_filter.SetsSource | None = None, machine: str | None = None
+) -> Verdict:
+    """Whether the unit under ``root`` lets through every call the service makes on ``machine``
+    (default: this one), and refuses the others with an error rather than a kill; ``reinstall``
+    is the fix that installs the current unit. ``sets`` default: this machine's systemd's."""
     texts = unit_texts(root)
     if texts is None:
         return Verdict(PART, SKIP, f"no unit /{UNIT} (see the service line)")
+    import platform
+
+    machine = machine or platform.machine()
+    recorded = service_syscalls.calls(machine)
+    if recorded is None:
+        known = ", ".join(sorted(service_syscalls.CALLS_BY_MACHINE))
+        return Verdict(PART, SKIP, f"no list of the service's calls was recorded on {machine} (only on {known})")
     found = syscall_filter.unit_filter(texts, sets)
     if found is None:
         return Verdict(PART, OK, "the unit has no SystemCallFilter=: every call passes")
     lines = " ".join(found.entries)
-    refused = found.refused(CALLS)
+    refused = found.refused(recorded)
     if refused:
         named = ", ".join(refused[:SHOWN]) + (f" and {len(refused) - SHOWN} more" if len(refused) > SHOWN else "")
         return Verdict(
@@ -85,7 +93,7 @@ def sandbox_verdict(root: Path, reinstall: str, sets: syscall_filter.SetsSource 
     return Verdict(
         PART,
         OK,
-        f"SystemCallFilter={lines} lets all {len(CALLS)} calls the service makes through "
+        f"SystemCallFilter={lines} lets all {len(recorded)} calls the service makes on {machine} through "
         f"({found.origin}); others get {found.error_number}{clock_note(root)}",
     )
 

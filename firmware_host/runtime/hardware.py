@@ -62,7 +62,7 @@ def build(
     if config["buttons"]["backend"] == "gpio" or config["tower"]["backend"] == "gpio":
         from drivers.gpio import pin_factory
 
-        factory, backend = pin_factory(loop)
+        factory, backend = pin_factory(loop, config["gpio"]["revision"])
         log.info("GPIO back end: %s", backend)
     buttons: ButtonPanel | None
     try:

@@ -1,0 +1,106 @@
+"""The files the image writes into its root for booting a Pi the way Debian's images do.
+
+Debian's ``raspi-firmware`` generates ``/boot/firmware/config.txt`` and ``cmdline.txt`` at every
+kernel or firmware upgrade ("Do not modify this file!") from ``/etc/default/raspi-firmware``
+(the root partition, the consoles) and appends ``/etc/default/raspi-firmware-custom``: the lines
+tablemate needs go there, so an upgrade keeps them.
+"""
+
+from __future__ import annotations
+
+from firmware_host.core.pi_layout import I2C_BAUDRATE
+
+ROOT_LABEL, FIRMWARE_LABEL = "RASPIROOT", "RASPIFIRM"
+"""The partitions' labels, as in Debian's images: the kernel and fstab find them by label."""
+HOSTNAME = "tablemate"
+
+
+def raspi_firmware_defaults() -> str:
+    """``/etc/default/raspi-firmware``: the root by label; the console on the screen only (the
+    UART's pins, GPIO 14 and 15, carry buttons)."""
+    return (
+        "# Written by the tablemate image (python3 dev.py image).\n"
+        f'ROOTPART="LABEL={ROOT_LABEL}"\n'
+        'CONSOLES="tty0"\n'
+        "CMA=64M\n"
+    )
+
+
+def raspi_firmware_custom(overlays: list[str]) -> str:
+    """``/etc/default/raspi-firmware-custom``: I2C on at 400 kHz for the OLED, the scale's
+    overlays (``dtoverlay=spi1-1cs``: the HX711 on SPI1), and the UART off (``enable_uart=1``,
+    which Debian's generated file sets, would put a console on the buttons' GPIO 14 and 15)."""
+    lines = [
+        "# tablemate: the OLED's I2C at 400 kHz, SPI1 for the HX711; no serial console on GPIO 14/15",
+        "[all]",
+        "dtparam=i2c_arm=on",
+        f"dtparam=i2c_arm_baudrate={I2C_BAUDRATE}",
+        *overlays,
+        "enable_uart=0",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def fstab() -> str:
+    """``/etc/fstab``: both partitions by label (a card from any reader, in any slot)."""
+    return (
+        f"LABEL={ROOT_LABEL}\t/\text4\trw,noatime,errors=remount-ro\t0\t1\n"
+        f"LABEL={FIRMWARE_LABEL}\t/boot/firmware\tvfat\trw,noatime,nofail,x-systemd.device-timeout=5min\t0\t2\n"
+    )
+
+
+def hosts(hostname: str = HOSTNAME) -> str:
+    """``/etc/hosts``."""
+    return f"127.0.0.1\tlocalhost\n127.0.1.1\t{hostname}\n::1\tlocalhost ip6-localhost ip6-loopback\n"
+
+
+NETWORKS = {
+    "etc/systemd/network/20-wired.network": "[Match]\nName=eth* en*\n\n[Network]\nDHCP=yes\nMulticastDNS=yes\n",
+    "etc/systemd/network/25-wireless.network": "[Match]\nName=wlan*\n\n[Network]\nDHCP=yes\nMulticastDNS=yes\n",
+}
+"""systemd-networkd: DHCP on the Ethernet port and on the Wi-Fi the first-boot file names."""
+
+FIRSTBOOT_UNIT = """\
+[Unit]
+Description=tablemate first boot: host keys, the card's size, tablemate-firstboot.toml
+Documentation=https://github.com/tablemate/tablemate#the-sd-card-image
+After=local-fs.target
+Before=network-pre.target systemd-networkd.service wpa_supplicant@wlan0.service ssh.service tablemate.service
+Wants=network-pre.target
+# The first boot (the image has no SSH host keys), or a new file on the FAT partition.
+ConditionPathExists=|!/etc/ssh/ssh_host_ed25519_key
+ConditionPathExists=|/boot/firmware/tablemate-firstboot.toml
+
+[Service]
+Type=oneshot
+ExecStart=/usr/bin/python3 /usr/local/lib/tablemate/firstboot.py
+RemainAfterExit=yes
+# tablemate starts after it: never wait for ever (a oneshot has no start time-out of its own)
+TimeoutStartSec=15min
+
+[Install]
+WantedBy=multi-user.target
+"""
+
+FIRSTBOOT_EXAMPLE = """\
+# tablemate: rename this file to tablemate-firstboot.toml and fill in what you want; it is read at
+# the next boot, applied once, and renamed tablemate-firstboot.done (the Wi-Fi password is not
+# kept). A mistake changes nothing and is explained in tablemate-firstboot.error.txt here.
+
+# hostname = "tablemate"
+
+# [wifi]
+# country = "DE"
+# ssid = "Home"
+# password = "the network's password"
+
+# [ssh]
+# authorized_keys = ["ssh-ed25519 AAAA... you@laptop"]   # then: ssh root@tablemate.local
+
+# The device's configuration (/etc/tablemate/config.toml): any section of hardware/config.toml
+# as [config.SECTION], last in this file, e.g.:
+# [config.table]
+# names = { p1 = "Ann", p2 = "Ben" }
+# [config.display]
+# kind = "sh1106"
+"""

@@ -1,0 +1,230 @@
+#!/bin/sh
+# The checks `python3 dev.py vm` runs inside the booted image (started by systemd.run= from the
+# kernel's command line, from the check disk mounted on /mnt). One result a line on the virtio
+# port "results": `ok NAME detail` or `FAIL NAME detail`; `@@ WORD` lines steer the host (`@@ cut`:
+# kill QEMU now, the power cut; `@@ done`: all said). Phase 1 or 2 from tablemate.vmcheck= on the
+# kernel's command line.
+set -u
+# systemd.run='s unit holds the boot up until it ends: go on as a transient unit of its own
+if [ -z "${TM_DETACHED:-}" ]; then
+    exec systemd-run --unit=tablemate-vmcheck --no-block --setenv=TM_DETACHED=1 /bin/sh /mnt/guest.sh
+fi
+PORT=/dev/virtio-ports/results
+PHASE=$(sed -n 's/.*tablemate\.vmcheck=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
+VENV=/opt/tablemate/venv
+TM=$VENV/bin/tablemate
+CUT=/var/lib/tablemate
+export LC_ALL=C.UTF-8 PYTHONDONTWRITEBYTECODE=1
+# systemd.run= starts this early (after sysinit): wait for the port's device node
+modprobe virtio_console 2>/dev/null
+i=0
+while [ ! -e "$PORT" ] && [ "$i" -lt 600 ]; do
+    for dev in /sys/class/virtio-ports/*; do
+        [ "$(cat "$dev/name" 2>/dev/null)" = results ] && [ -e "/dev/${dev##*/}" ] && PORT=/dev/${dev##*/}
+    done
+    i=$((i + 1)); sleep 1
+done
+say() { printf '%s\n' "$*" > "$PORT"; }
+ok() { n=$1; shift; say "ok $n $*"; }
+fail() { n=$1; shift; say "FAIL $n $*"; }
+check() { # check NAME DETAIL-ON-FAIL CONDITION...
+    n=$1; d=$2; shift 2
+    if "$@" >/tmp/check.out 2>&1; then ok "$n" "$(tail -n 1 /tmp/check.out)"; else fail "$n" "$d: $(tail -n 3 /tmp/check.out | tr '\n' ' ')"; fi
+}
+prop() { systemctl show -p "$2" --value "$1"; }
+mono_us() { awk '{printf "%d", $1 * 1000000}' /proc/uptime; }
+wait_active() { # wait_active UNIT SECONDS
+    i=0
+    while [ "$(prop "$1" ActiveState)" != active ]; do
+        i=$((i + 1)); [ "$i" -gt "$2" ] && return 1; sleep 1
+    done
+}
+ready_seconds() { # start -> READY of the last start of tablemate.service
+    start=$(prop tablemate ExecMainStartTimestampMonotonic); ready=$(prop tablemate ActiveEnterTimestampMonotonic)
+    python3 -c "print(f'{($ready - $start) / 1e6:.2f}')"
+}
+bare_import() { # median of three fresh interpreters importing the command line
+    for _ in 1 2 3; do
+        python3 -c "import subprocess,time; t=time.monotonic(); subprocess.run(['$VENV/bin/python','-c','import firmware_host.cli.main'],check=True); print(f'{time.monotonic()-t:.2f}')"
+    done | sort -n | sed -n 2p
+}
+cat > /var/tmp/get.py <<'PY'
+import sys, urllib.request
+for url in sys.argv[1:]:
+    with urllib.request.urlopen(url, timeout=20) as r:
+        print(url, r.status, r.headers.get("Content-Type"))
+PY
+api_state() { python3 -c "
+import json, urllib.request
+with urllib.request.urlopen('http://127.0.0.1/api/state', timeout=20) as r: s = json.load(r)
+print(json.dumps(s, sort_keys=True)[:4000])"; }
+script_part() { # script_part first|rest OUT: arschbombe's whole game cut after two jumps
+    python3 - "$1" "$2" <<'PY'
+import sys
+lines = open("/var/tmp/src/tests/data/arschbombe_game.sim").read().splitlines()
+cut = lines.index("snap 02-after-ben") + 1
+part = lines[:cut] if sys.argv[1] == "first" else [l for l in lines[cut:] if not l.startswith("start ")]
+open(sys.argv[2], "w").write("\n".join(part) + "\n")
+PY
+}
+as_service() { runuser -u tablemate -- "$@"; }
+
+say "@@ phase $PHASE"
+if [ ! -d /var/tmp/src ]; then cp -a /mnt/source /var/tmp/src; fi
+
+if [ "$PHASE" = 1 ]; then
+    # -- the service as the image boots it ------------------------------------------------------------
+    if wait_active tablemate 600; then
+        ok ready "READY under the real unit after $(ready_seconds) s from its start (bare import: $(bare_import) s)"
+    else
+        fail ready "not active after 600 s: $(journalctl -u tablemate -n 5 --no-pager | tr '\n' ' ')"
+    fi
+    say "@@ timing ready=$(ready_seconds) import=$(bare_import)"
+    # where start -> READY goes: the unit's log with monotonic stamps, the slowest imports
+    journalctl -u tablemate -b -o short-monotonic --no-pager | tail -n 25 | sed 's/^/@@ journal /' > "$PORT"
+    $VENV/bin/python -X importtime -c "import firmware_host.cli.main, firmware_host.runtime.device" 2>&1 |
+        awk -F'|' '{c=$2; gsub(/ /, "", c); print c, $3}' | sort -n | tail -n 25 | sed 's/^/@@ importtime /' > "$PORT"
+    pid=$(prop tablemate MainPID)
+    seccomp=$(awk '/^Seccomp:/ {print $2}' /proc/$pid/status)
+    [ "$seccomp" = 2 ] && ok seccomp "mode 2 (filter) on pid $pid" || fail seccomp "Seccomp: $seccomp"
+    caps=$(awk '/^CapEff:/ {print $2}' /proc/$pid/status); bnd=$(awk '/^CapBnd:/ {print $2}' /proc/$pid/status)
+    nnp=$(awk '/^NoNewPrivs:/ {print $2}' /proc/$pid/status); user=$(ps -o user= -p "$pid")
+    [ "$caps" = 0000000000000000 ] && [ "$bnd" = 0000000000000000 ] && [ "$nnp" = 1 ] &&
+        ok capabilities "CapEff and CapBnd 0, NoNewPrivs 1, user $user" || fail capabilities "CapEff $caps CapBnd $bnd NoNewPrivs $nnp"
+    listen=$(prop tablemate.socket Listen | tr '\n' ' ')
+    check port80 "no answer on port 80" sh -c "python3 /var/tmp/get.py http://127.0.0.1/ 'http://[::1]/' | tr '\n' ' ' && echo from $listen"
+    # IPAddressDeny=any with only local ranges allowed: a connection from a public address is dropped by the kernel
+    ip link add tmcheck0 type dummy && ip addr add 203.0.113.9/32 dev tmcheck0 && ip link set tmcheck0 up
+    check ipaddressdeny "a public source got through" python3 -c "
+import socket
+s = socket.socket(); s.settimeout(8); s.bind(('203.0.113.9', 0))
+try:
+    s.connect(('203.0.113.9', 80)); raise SystemExit('connected from 203.0.113.9')
+except (TimeoutError, socket.timeout):
+    pass
+t = socket.create_connection(('127.0.0.1', 80), timeout=8); t.close()
+print('203.0.113.9 -> :80 dropped (timed out), 127.0.0.1 -> :80 connects')"
+    ip link del tmcheck0
+
+    # -- a whole game of each game, with the installed package ----------------------------------------
+    for game in tonne bomb arschbombe antartik trottel; do
+        seed=$(sed -n 's/.*--seed \([0-9]*\).*/\1/p' /var/tmp/src/tests/data/${game}_game.sim | head -n 1)
+        state=/var/tmp/game-$game
+        if $TM sim --script /var/tmp/src/tests/data/${game}_game.sim --state-dir $state ${seed:+--seed $seed} >/tmp/game.out 2>&1 &&
+            python3 -c "import json,sys; [e] = [json.loads(l) for l in open('$state/history.jsonl')]; assert e['game'] == '$game' and e['reason'] in ('over', 'ended'), e; print(e['reason'], e['scores'])" >/tmp/game.res 2>&1; then
+            ok "game-$game" "played to the end: $(cat /tmp/game.res)"
+        else
+            fail "game-$game" "$(tail -n 3 /tmp/game.out /tmp/game.res | tr '\n' ' ')"
+        fi
+    done
+
+    # -- the doctor on a board with none of the parts -------------------------------------------------
+    $TM doctor >/tmp/doctor.out 2>&1
+    failing=$(grep -c ' FAIL ' /tmp/doctor.out); nofix=$(grep ' FAIL ' /tmp/doctor.out | grep -vc ' -- fix: ')
+    sed 's/^/@@ doctor: /' /tmp/doctor.out > "$PORT"
+    if [ "$failing" -gt 0 ] && [ "$nofix" = 0 ] && grep ' FAIL ' /tmp/doctor.out | grep '^pins' | grep -q '\[gpio\] revision' &&
+        ! grep '^backends' /tmp/doctor.out | grep -q 'Blinka: *;' && ! grep '^backends' /tmp/doctor.out | grep -q 'Blinka: *$'; then
+        ok doctor "$failing parts FAIL, each with its fix; pins names [gpio] revision: $(grep ' FAIL ' /tmp/doctor.out | cut -d' ' -f1 | tr '\n' ' ')"
+    else
+        fail doctor "$failing FAIL, $nofix without a fix: $(grep -E '^(pins|backends)' /tmp/doctor.out | tr '\n' ' ')"
+    fi
+
+    # -- the buttons on QEMU's PL061 through the product's own factory, [gpio] revision given ------
+    # The PL061 has 8 lines (line 3 is the power key, held by gpio-keys): seven buttons on the
+    # others, through drivers.gpio.pin_factory and drivers.buttons.ButtonPanel as the service opens them.
+    check buttons-pl061 "lines not requested through the factory" $VENV/bin/python -c "
+import glob, time, gpiod
+from drivers.buttons import ButtonPanel
+from drivers.gpio import pin_factory
+factory, name = pin_factory(revision='a02082')
+pins = {'p1': 0, 'p2': 1, 'p3': 2, 'p4': 4, 'p5': 5, 'p6': 6, 'ok': 7}
+panel = ButtonPanel(pins, lambda *a: None, time.monotonic, factory, 0.03)
+path = next(p for p in sorted(glob.glob('/dev/gpiochip*')) if 'pl061' in gpiod.Chip(p).get_info().label)
+chip = gpiod.Chip(path)
+used = {o: chip.get_line_info(o).consumer for o in range(chip.get_info().num_lines)}
+mine = sorted(o for o, c in used.items() if c == 'tablemate')
+pressed = [n for n, b in panel.buttons.items() if b.is_active]
+assert mine == sorted(pins.values()) and not panel.missing, (used, panel.missing)
+panel.close(); factory.close()
+print(f'{name} on {path} ({chip.get_info().label}): lines {mine} requested by tablemate, pulled up, pressed: {pressed or \"none\"}; line 3: {used[3]}')"
+    # the doctor with the revision set: every line requested as the service requests it
+    sed 's/^revision = "auto".*/revision = "a02082"/' /etc/tablemate/config.toml > /var/tmp/config-pl061.toml
+    $TM doctor --config /var/tmp/config-pl061.toml > /tmp/doctor2.out 2>&1
+    grep '^pins' /tmp/doctor2.out | sed 's/^/@@ doctor with [gpio] revision: /' > "$PORT"
+
+    # -- the watchdog: 3 minutes after READY, fed, never restarted -------------------------------------
+    up=$(prop tablemate ActiveEnterTimestampMonotonic)
+    while [ $(( $(mono_us) - up )) -lt 180000000 ]; do sleep 5; done
+    restarts=$(prop tablemate NRestarts); wd=$(prop tablemate WatchdogUSec)
+    [ "$restarts" = 0 ] && [ "$(prop tablemate ActiveState)" = active ] &&
+        ok watchdog "WatchdogSec=$wd, $(( ($(mono_us) - up) / 1000000 )) s since READY, 0 restarts" ||
+        fail watchdog "NRestarts=$restarts state $(prop tablemate ActiveState)"
+
+    # -- a game the real service is in, then the power cut ---------------------------------------------
+    script_part first /var/tmp/first.sim
+    systemctl stop tablemate
+    as_service $TM sim --script /var/tmp/first.sim --state-dir $CUT >/tmp/first.out 2>&1
+    systemctl start tablemate && wait_active tablemate 600
+    api_state > /tmp/api1.json 2>&1
+    say "@@ api before the cut: $(head -c 300 /tmp/api1.json)"
+    as_service $TM state --state-dir $CUT > /var/tmp/state-before.json 2>&1
+    cp /var/tmp/state-before.json /var/lib/state-before.json
+    sync -f /var/lib/state-before.json  # the check's own note of what the journal held (not the journal's)
+    say "@@ cut"
+    sleep 3600
+fi
+
+if [ "$PHASE" = 2 ]; then
+    if wait_active tablemate 600; then
+        ok ready-after-cut "the service came back after the power cut, READY after $(ready_seconds) s"
+    else
+        fail ready-after-cut "not active after 600 s"
+    fi
+    api_state > /tmp/api2.json 2>&1
+    as_service $TM state --state-dir $CUT > /tmp/state-after.json 2>&1
+    check power-cut "the game before the cut is not the game after it" python3 -c "
+import json
+before = json.load(open('/var/lib/state-before.json')); after = json.load(open('/tmp/state-after.json'))
+assert before['game'] == after['game'] == 'arschbombe', (before.get('game'), after.get('game'))
+assert after['summary']['jumps'] == before['summary']['jumps'] == {'Ann': 1, 'Ben': 1}, after['summary']
+api = open('/tmp/api2.json').read()
+assert 'arschbombe' in api, api[:300]
+print('arschbombe resumed by the service after QEMU was killed: jumps', after['summary']['jumps'])"
+    script_part rest /var/tmp/rest.sim
+    $TM sim --script /var/tmp/src/tests/data/arschbombe_game.sim --state-dir /var/tmp/whole >/dev/null 2>&1
+    systemctl stop tablemate
+    as_service $TM sim --script /var/tmp/rest.sim --state-dir $CUT >/tmp/rest.out 2>&1
+    check power-cut-ends "the resumed game ended otherwise" python3 -c "
+import json
+[whole] = [json.loads(l) for l in open('/var/tmp/whole/history.jsonl')]
+[cut] = [json.loads(l) for l in open('$CUT/history.jsonl')]
+assert (cut['scores'], cut['winners'], cut['reason']) == (whole['scores'], whole['winners'], whole['reason']), (cut, whole)
+print('ended as the uninterrupted game:', cut['reason'], cut['scores'])"
+
+    # -- the offline install from scratch on this Debian 12 arm64 (no python3-lgpio), no network ------
+    dpkg -s python3-lgpio >/dev/null 2>&1 && lg=present || lg=absent
+    sh /opt/tablemate/source/systemd/install.sh --uninstall --purge >/tmp/uninstall.out 2>&1
+    if sh /mnt/source/systemd/install.sh --wheelhouse /mnt/wheelhouse >/tmp/install.out 2>&1 && wait_active tablemate 600; then
+        ok offline-install "python3-lgpio $lg, no network: install.sh --wheelhouse installed and started it ($(grep -c . /tmp/install.out) steps; lgpio $($VENV/bin/python -c 'import lgpio, os; print(os.path.basename(os.path.dirname(lgpio.__file__)) or lgpio.__file__)' 2>&1))"
+    else
+        fail offline-install "$(tail -n 3 /tmp/install.out | tr '\n' ' ')"
+    fi
+    # -- the unit's seccomp filter with the kill action, on this kernel --------------------------------
+    python3 -m venv --system-site-packages /var/tmp/tv >/dev/null
+    /var/tmp/tv/bin/pip install -q --no-index --find-links /mnt/wheelhouse --find-links /mnt/testwheels --no-deps \
+        -r /mnt/wheelhouse/requirements-cp311-aarch64.txt pytest pluggy iniconfig pyseccomp >/tmp/pip.out 2>&1
+    (cd /var/tmp/src && /var/tmp/tv/bin/python -m pytest -q -p no:cacheprovider tests/test_sandbox.py) >/tmp/sandbox.out 2>&1
+    res=$?; summary=$(tail -n 1 /tmp/sandbox.out)
+    [ "$res" = 0 ] && ok sandbox-test "tests/test_sandbox.py with the kill action: $summary" ||
+        fail sandbox-test "$(grep -E 'FAILED|Error' /tmp/sandbox.out | head -n 3 | tr '\n' ' ') $summary"
+    if grep -q 'tablemate.derive=1' /proc/cmdline; then
+        dpkg -i /mnt/debs/*.deb >/dev/null 2>&1
+        (cd /var/tmp/src && /var/tmp/tv/bin/python -m tests.sandboxkit derive) >/tmp/derive.out 2>&1
+        grep '^calls ' /tmp/derive.out | sed 's/^/@@ /' > "$PORT"
+        check syscalls-aarch64 "derive failed" sh -c "grep '^calls aarch64' /tmp/derive.out >/dev/null && grep 'calls of' /tmp/derive.out"
+    fi
+
+    say "@@ timing ready2=$(ready_seconds)"
+    say "@@ done"
+    systemctl poweroff
+fi

@@ -1,0 +1,30 @@
+"""What ``image/build.py`` and ``image/vm.py`` both do: run a command, loudly, and copy the checkout."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def say(who: str, text: str) -> None:
+    """One progress line on stderr (stdout is kept for results)."""
+    print(f"{who}: {text}", file=sys.stderr, flush=True)
+
+
+def run(who: str, cmd: list[Any], **kwargs: Any) -> subprocess.CompletedProcess:
+    """Run ``cmd``; on failure stop with one line naming it and its exit status."""
+    done = subprocess.run([str(c) for c in cmd], check=False, **kwargs)
+    if done.returncode != 0:
+        raise SystemExit(f"{who}: `{' '.join(map(str, cmd))[:200]}` failed with exit status {done.returncode}")
+    return done
+
+
+def checkout_tree(dest: Path) -> None:
+    """The checkout's committed tree (``git archive HEAD``) into ``dest``: what was committed, nothing else."""
+    dest.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=ROOT, capture_output=True, check=True)
+    run("image", ["tar", "-x", "-C", dest], input=archive.stdout)

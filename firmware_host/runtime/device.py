@@ -676,7 +676,7 @@ class Device:
             self.last_result = entry
             self.screens = [
                 MainMenu(self),
-                GameOver(self, entry, final_words(final, self.said), undo=self.undo_game_over),
+                GameOver(self, entry, final_words(final, self.said), undo=self.ask_undo),
             ]
             self.clear_message()  # what the last move brought is on the game-over screen now
         else:
@@ -717,11 +717,17 @@ class Device:
             self._after_change()
 
     def ask_undo(self) -> None:
-        """Ask the table to confirm undoing the last action."""
-        if self.session is None or not self.session.actions:
+        """Ask the table to confirm undoing the last action, saying what it will take back (at
+        game over too: its result stays on screen until the table says yes)."""
+        session = self.session or self.result_on_screen
+        if session is None or not session.actions:
             self.toast(T("Nothing to undo"))
             return
-        self.push(Confirm(self, T("Undo"), T("Take back the last action?"), self.undo))
+        said = session.last_move_said()
+        question = T("Take back the last action?")
+        if said:
+            question = T("Take back the last action? {what}", what=join(list(said), " · "))
+        self.push(Confirm(self, T("Undo"), question, self.undo if self.session is not None else self.undo_game_over))
 
     def undo(self, why: str | None = None) -> bool:
         """Take back the last move (an action and the automatic ones it caused), computed once;

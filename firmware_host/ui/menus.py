@@ -32,12 +32,16 @@ if TYPE_CHECKING:
 
 
 class MainMenu(ListScreen):
-    """The menu the device boots into when no game is unfinished."""
+    """The menu the device boots into when no game is unfinished; during a game, the game menu's
+    *Main menu* opens it over the game, which stays in play (``back`` returns to it)."""
 
     table: MenuTable
 
-    def __init__(self, table: MenuTable) -> None:
-        super().__init__(table, "tablemate", self._entries, on_back=lambda: None, hint=T("ok: pick"))
+    def __init__(self, table: MenuTable, over_game: bool = False) -> None:
+        if over_game:
+            super().__init__(table, "tablemate", self._entries, on_back=table.back_to_game, hint=T("ok: pick  back"))
+        else:
+            super().__init__(table, "tablemate", self._entries, on_back=lambda: None, hint=T("ok: pick"))
 
     def _entries(self) -> list[Item]:
         table = self.table
@@ -187,6 +191,7 @@ class GameMenu(ListScreen):
         ]
         items += [option_item(table, option) for option in table.anytime()]
         items += [
+            Item(_("Main menu"), lambda: table.push(MainMenu(table, over_game=True))),  # the game stays in play
             Item(_("Settings"), lambda: table.push(SettingsScreen(table))),
             Item(_("Self-test"), lambda: table.push(SelfTest(table))),
             Item(_("End game early"), self._end),

@@ -1,0 +1,86 @@
+"""At the table, third pass: undo at game over asks as undo does everywhere (saying what it takes
+back), the last card of a reveal can be mended, the main menu is in reach during a game."""
+
+from __future__ import annotations
+
+from firmware_host.core.store import Store
+from firmware_host.ui.base import Confirm
+from firmware_host.ui.menus import GameOver, HistoryScreen, MainMenu
+from games.workloads import PLAIN
+from tests.devicekit import presses, run_device, screen
+
+
+def flat(shown: str) -> str:
+    """The screen's rows as one line (a wrapped question read whole)."""
+    return " ".join(shown.replace(" | ", " ").split())
+
+
+def _end_arschbombe(dev) -> None:
+    dev.start_named(PLAIN.game, list(PLAIN.players))
+    for action in PLAIN.actions:
+        dev.apply(action)
+
+
+# -- 1. undo on the result screen asks ------------------------------------------------------------
+def test_a_long_back_at_game_over_asks_and_no_leaves_the_result_to_be_filed(tmp_path):
+    async def body(dev):
+        _end_arschbombe(dev)
+        await screen(dev)
+        await presses(dev, "back!")
+        asked = await screen(dev), type(dev.screens[-1])
+        await presses(dev, "back")  # no
+        after = type(dev.screens[-1]), dev.session, dev.result_on_screen is not None
+        await presses(dev, "ok!")  # leaves the result: filed
+        return asked, after, Store(tmp_path).history()
+
+    (question, kind), (top, session, over), history = run_device(tmp_path, body)
+    assert kind is Confirm and "Take back the last action? Cy: diver, Clean +6" in flat(question)  # and what
+    assert top is GameOver and session is None and over
+    assert [e["reason"] for e in history] == ["over"]
+
+
+def test_a_long_back_at_game_over_then_ok_brings_the_game_back(tmp_path):
+    async def body(dev):
+        _end_arschbombe(dev)
+        await screen(dev)
+        await presses(dev, "back!", "ok")
+        return dev.session is not None and not dev.session.over, len(dev.session.actions), dev.toast_text()
+
+    in_play, count, told = run_device(tmp_path, body)
+    assert in_play and count == len(PLAIN.actions) - 1
+    assert told.startswith("Undone")
+
+
+def test_undo_in_a_game_says_what_it_will_take_back(tmp_path):
+    async def body(dev):
+        dev.start_named("antartik", ["Ann", "Ben", "Cy"])
+        await presses(dev, "ok")  # Ann turns a card
+        await presses(dev, "back!")
+        return await screen(dev)
+
+    question = run_device(tmp_path, body)
+    assert "Take back the last action? Ann turns" in flat(question)
+
+
+# -- 6. the main menu during a game -----------------------------------------------------------------
+def test_the_game_menu_opens_the_main_menu_and_the_game_stays_in_play(tmp_path):
+    async def body(dev):
+        dev.start_named("arschbombe", ["Ann", "Ben"])
+        await presses(dev, "back")  # the game menu
+        menu = dev.screens[-1]
+        for _ in range(len(menu.items())):
+            if menu.items()[menu.index].label == "Main menu":
+                break
+            await presses(dev, "next")
+        await presses(dev, "ok")
+        top = dev.screens[-1]
+        labels = [item.label for item in top.items()]
+        await presses(dev, "next", "ok")  # History
+        history = type(dev.screens[-1])
+        await presses(dev, "back", "back")  # back to the main menu, then to the game
+        return type(top), labels, history, type(dev.screens[-1]).__name__, dev.session is not None
+
+    top, labels, history, back, in_play = run_device(tmp_path, body)
+    assert top is MainMenu and {"New game", "History", "Phone"} <= set(labels)
+    assert history is HistoryScreen
+    assert back == "GameScreen" and in_play

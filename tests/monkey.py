@@ -132,6 +132,8 @@ def waiting_for(device: Device) -> str | None:
     prompt = screen.prompt
     if isinstance(prompt, Menu):
         return prompt.player if screen.path else None
+    if isinstance(prompt, Collect) and screen.locked >= set(prompt.players):
+        return None  # every answer given: the table's ok
     if isinstance(prompt, Collect | Order) and len(prompt.players) == 1:
         return prompt.players[0]
     return None

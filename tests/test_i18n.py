@@ -227,7 +227,7 @@ def test_history_self_test_and_calibration_speak_german(tmp_path):
 def test_switching_the_language_in_a_game_redraws_the_screens_beneath_at_once(tmp_path):
     async def body(dev):
         dev.start_named("bomb", ["Ann", "Ben"])
-        await presses(dev, "back", "prev", "prev", "prev", "prev", "ok")  # game menu, Settings (from the end)
+        await presses(dev, "back", "prev", "prev", "prev", "prev", "prev", "ok")  # game menu, Settings (from the end)
         await presses(dev, "prev", "prev", "ok")  # Language (above Calibrate scale): Deutsch
         settings = await screen(dev)
         await presses(dev, "back")

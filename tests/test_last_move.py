@@ -185,6 +185,7 @@ def test_the_tonne_tie_names_its_value_and_ok_there_says_who_presses(tmp_path, l
         await asyncio.sleep(1.1)
         device.hw.buttons.release("p3")
         await asyncio.sleep(0.05)
+        await presses(device, "ok")  # every card in: on to the tie
         tie = await screen(device)
         await presses(device, "ok")
         return tie, device.toast_text()

@@ -157,7 +157,7 @@ def test_prev_never_wraps_from_placed_onto_fell_and_fell_asks_first(tmp_path):
     async def body(dev):
         dev.start_named("tonne", ["Ann", "Ben"])
         await presses(dev, "ok")  # the bin is filled
-        await presses(dev, "p1", "p2!")  # cards 1 and 3 (a tap records the lowest): Ann places 1 piece
+        await presses(dev, "p1", "p2!", "ok")  # cards 1 and 3 (a tap records the lowest): Ann places 1 piece
         menu = dev.screens[-1].path[-1]
         labels = [o.label for o in menu.options]
         await presses(dev, "prev")

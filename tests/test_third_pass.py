@@ -84,3 +84,54 @@ def test_the_game_menu_opens_the_main_menu_and_the_game_stays_in_play(tmp_path):
     assert top is MainMenu and {"New game", "History", "Phone"} <= set(labels)
     assert history is HistoryScreen
     assert back == "GameScreen" and in_play
+
+
+# -- 2. the last card of a reveal can be mended ---------------------------------------------------------
+def _hold(dev, button: str, value: int):
+    """Hold a seat for the card ``value`` of Bomb's counting reveal (values count up from 0)."""
+    import asyncio
+
+    from firmware_host.ui.game import COUNT_STEP
+
+    async def go() -> None:
+        dev.hw.buttons.press(button)
+        await asyncio.sleep((value + 0.5) * COUNT_STEP)
+        dev.hw.buttons.release(button)
+        await asyncio.sleep(0.05)
+
+    return go()
+
+
+def test_the_last_card_of_a_reveal_waits_for_ok_and_one_hold_mends_it(tmp_path):
+    async def body(dev):
+        dev.start_named("bomb", ["Ann", "Ben", "Cy", "Dora"])
+        await screen(dev)
+        for seat, card in (("p1", 3), ("p2", 5), ("p3", 1), ("p4", 8)):  # Dora meant 7
+            await _hold(dev, seat, card)
+        waiting = dev.session.actions == [], await screen(dev)
+        await _hold(dev, "p4", 7)  # one hold mends it
+        await presses(dev, "ok")
+        return waiting, dev.session.actions[-1]
+
+    (nothing_yet, shown), action = run_device(tmp_path, body)
+    assert nothing_yet and "[8]" in shown and shown.splitlines()[-1] == "ok: done  hold: mend"
+    assert action == {"type": "reveal", "cards": {"Ann": "3", "Ben": "5", "Cy": "1", "Dora": "7"}}
+
+
+def test_undoing_a_reveal_brings_every_card_back_to_mend_one(tmp_path):
+    async def body(dev):
+        dev.start_named("bomb", ["Ann", "Ben", "Cy"])
+        await screen(dev)
+        for seat, card in (("p1", 3), ("p2", 5), ("p3", 8)):
+            await _hold(dev, seat, card)
+        await presses(dev, "ok")
+        assert dev.session.actions
+        await presses(dev, "back!", "ok")  # undo the reveal
+        back = await screen(dev)
+        await _hold(dev, "p3", 7)
+        await presses(dev, "ok")
+        return back, dev.session.actions
+
+    back, actions = run_device(tmp_path, body)
+    assert "[3]" in back and "[5]" in back and "[8]" in back  # not wiped
+    assert actions == [{"type": "reveal", "cards": {"Ann": "3", "Ben": "5", "Cy": "7"}}]

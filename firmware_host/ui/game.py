@@ -65,6 +65,9 @@ class GameScreen(Screen):
         self.order: list[str] = []
         self.parent: Menu | Collect | None = None
         """The menu or the Collect answers that led to the Order showing, if any."""
+        self.recorded: tuple[int, str, dict[str, int]] | None = None
+        """The cards of the last counting reveal handed to the game: how many actions came before
+        it, its title and the answers (an undo of it brings them back, to mend one)."""
         self.reset()
 
     # -- state ----------------------------------------------------------------------------------
@@ -92,9 +95,22 @@ class GameScreen(Screen):
             self._restore(session.draft())
             if before_collect is not None and before_collect.title == collect.title:
                 self._keep(pending)
+            self._recorded_again(collect, len(session.actions))
             if collect is self.prompt and collect.build is not None and self.locked >= set(collect.players):
                 self._answered(collect, apply=False)  # power cut while settling a tie
         self._locks_changed()
+
+    def _recorded_again(self, collect: Collect, at: int) -> None:
+        """The reveal whose cards were handed to the game is back (an undo took them back): every
+        card as it was recorded, waiting for ``ok``, so one hold mends the wrong one."""
+        recorded = self.recorded
+        if recorded is None or self.answers or not collect.counting or recorded[:2] != (at, collect.title):
+            return
+        self.recorded = None
+        answers = {p: i for p, i in recorded[2].items() if p in collect.players and i < len(collect.values[p])}
+        if set(answers) == set(collect.players):
+            self.answers, self.locked = answers, set(answers)
+            self._save_draft()
 
     def _labels(self) -> tuple[str | None, ...]:
         """The menu showing, as far as the chooser can tell: who, the title, the lines."""
@@ -292,6 +308,9 @@ class GameScreen(Screen):
         if press.button == "back":
             self.table.open_game_menu()
             return
+        if press.button == "ok" and self._all_counted(prompt):
+            self._answered(prompt)  # the table has checked every card against the table's
+            return
         if not is_seat(press) or self._wrong_seat(press, prompt.players):
             if press.button in ("ok", "next", "prev"):  # the hint is on screen already: say why
                 left = [p for p in prompt.players if p not in self.locked]
@@ -334,21 +353,30 @@ class GameScreen(Screen):
         else:
             self.table.toast(T("{player}: tap to choose first", player=player), now=True)
             return
-        if prompt.build is not None and self.locked >= set(prompt.players):
+        if prompt.build is not None and self.locked >= set(prompt.players) and not prompt.counting:
             self._save_draft()
             self._answered(prompt)
             return
         self._save_draft()
+
+    def _all_counted(self, prompt: Collect) -> bool:
+        """Whether every card of a counting reveal is recorded: it waits for ``ok`` (the last
+        player to let go can still mend theirs with one hold)."""
+        return prompt.counting and prompt.build is not None and self.locked >= set(prompt.players)
 
     def _answered(self, prompt: Collect, apply: bool = True) -> None:
         """Everyone has locked in: apply the action, or show the prompt the answers lead to."""
         assert prompt.build is not None
         answers = {p: prompt.values[p][self.answers[p]] for p in prompt.players}
         result = prompt.build(answers)
+        session = self.table.session
+        if prompt.counting and session is not None:
+            self.recorded = (len(session.actions), prompt.title, dict(self.answers))
         if isinstance(result, Menu | Collect | Order | Task):
             self._show(result)
             self.parent = prompt
         elif apply and not self.table.apply(result):
+            self.recorded = None
             self.locked.clear()
             self._locks_changed()
             self._save_draft()
@@ -494,7 +522,8 @@ class GameScreen(Screen):
         if on.height_of(rows + scores) <= on.rows - 1:
             rows += scores
         rows += status_rows(view, on.rows - 1 - on.height_of(rows))
-        return footed(rows, Row.of(_collect_hint(prompt)))
+        hint = _("ok: done  hold: mend") if self._all_counted(prompt) else _collect_hint(prompt)
+        return footed(rows, Row.of(hint))
 
     def _side_hint(self, side: Collect, choosing: list[str]) -> Row:
         """The answers being chosen out of turn (``Ben bet 3? hold``), as whole as fits: whole

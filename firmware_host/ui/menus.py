@@ -191,9 +191,9 @@ class GameMenu(ListScreen):
         ]
         items += [option_item(table, option) for option in table.anytime()]
         items += [
-            Item(_("Main menu"), lambda: table.push(MainMenu(table, over_game=True))),  # the game stays in play
             Item(_("Settings"), lambda: table.push(SettingsScreen(table))),
             Item(_("Self-test"), lambda: table.push(SelfTest(table))),
+            Item(_("Main menu"), lambda: table.push(MainMenu(table, over_game=True))),  # the game stays in play
             Item(_("End game early"), self._end),
             Item(_("Rules"), lambda: table.push(rules_for(table))),  # last: prev from the top lands here
         ]

@@ -654,3 +654,29 @@ def test_a_hand_counted_twice_is_taken_back_twice_and_a_can_placed_next_counts(t
     assert seen["counted"] == 1
     assert seen["after"]["owed"] == 3 and seen["after"]["chips"]["Ann"] == [] and seen["after"]["turn"] == "Ann"
     assert seen["placed"]["owed"] == 2 and seen["placed"]["turn"] == "Ann"
+
+
+def test_undoing_a_counted_piece_asks_for_it_back_out_and_its_removal_is_no_fall(tmp_path):
+    # bug: after the undo the piece in the bin was the new zero: taking it out was "Ann fell: -1"
+    seen: dict[str, Any] = {}
+
+    async def body(device: Device, run: ScriptRunner) -> None:
+        await start_and_fill(device, run, {"Ann": 3, "Ben": 5})
+        await put(run, 5.0)  # a can: counted
+        assert summary(device)["owed"] == 2
+        device.undo()
+        await run.wait(0.5)
+        seen["told"] = str(device.toast_text())
+        seen["owed"] = summary(device)["owed"]
+        await put(run, -5.0)  # the table takes it out, as told
+        seen["after_out"] = summary(device)
+        await put(run, 5.0)  # and places it again: counted once
+        seen["owed2"] = summary(device)["owed"]
+        await put(run, -8.0)  # a real fall later is one
+        seen["actions"] = actions(device)
+
+    run_device(tmp_path, body)
+    assert "Take 1 back out of the bin" in seen["told"] and seen["owed"] == 3
+    assert seen["after_out"]["owed"] == 3 and seen["after_out"]["chips"]["Ann"] == []
+    assert seen["owed2"] == 2
+    assert seen["actions"][1:] == [{"type": "place", "count": 1}, {"type": "fall"}]

@@ -230,7 +230,7 @@ def test_what_happened_keeps_whole_records_of_tonne_and_bomb(tmp_path):
         return tonne, [str(e) for e in device.events]
 
     tonne, bomb = run_device(tmp_path, body)
-    assert tonne[-1] == "Round 1 order: Ben 1, Ann 3, Cy 5"  # every card, in placing order
+    assert tonne[-1] == "R1 order: Ben 1, Ann 3, Cy 5"  # every card, in placing order
     assert bomb[-1] == "Ann: B2 F1 C0 boom -1"  # the roll's totals and what came of them
 
 

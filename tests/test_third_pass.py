@@ -3,9 +3,12 @@ back), the last card of a reveal can be mended, the main menu is in reach during
 
 from __future__ import annotations
 
+import pytest
+
 from firmware_host.core.store import Store
 from firmware_host.ui.base import Confirm
 from firmware_host.ui.menus import GameOver, HistoryScreen, MainMenu
+from firmware_host.ui.render import watch
 from games.workloads import PLAIN
 from tests.devicekit import presses, run_device, screen
 
@@ -135,3 +138,108 @@ def test_undoing_a_reveal_brings_every_card_back_to_mend_one(tmp_path):
     back, actions = run_device(tmp_path, body)
     assert "[3]" in back and "[5]" in back and "[8]" in back  # not wiped
     assert actions == [{"type": "reveal", "cards": {"Ann": "3", "Ben": "5", "Cy": "7"}}]
+
+
+# -- 4-5. the lines the rules need are on every panel, long names shortened, never the words -------------------
+PANEL_KINDS = ("ssd1306", "ssd1322", "sh1107")
+
+
+def _config(kind: str, language: str):
+    from firmware_host.core import config as configuration
+
+    return configuration.parse({"display": {"kind": kind, "language": language}}, "config.toml")
+
+
+def _shown(dev) -> str:
+    frame = dev.frame()
+    return " ".join(" ".join([frame.title, *(" ".join(r.cells) for r in frame.rows)]).split())
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+@pytest.mark.parametrize("kind", PANEL_KINDS)
+def test_the_bets_riding_supply_order_and_a_zeros_draw_show_with_five_long_names(tmp_path, kind, language):
+    from firmware_host.core.i18n import set_language
+    from tests.monkey import LONGEST, missing_needed
+
+    five = list(LONGEST[:5])
+
+    async def body(dev):
+        seen = {}
+        dev.start_named("antartik", five)  # the second player bets a card of theirs on the dive
+        card = dev.session.state.face_up[five[1]][0]
+        dev.apply({"type": "bet", "player": five[1], "card": card})
+        await dev.flush()
+        seen["antartik"] = missing_needed(dev), _shown(dev)
+        dev.start_named("tonne", five)
+        await presses(dev, "ok")  # the bin is filled
+        dev.apply({"type": "reveal", "cards": dict(zip(five, [9, 3, 7, 5, 10], strict=True))})
+        await dev.flush()
+        seen["tonne order"] = missing_needed(dev), _shown(dev)
+        dev.apply({"type": "place", "count": 3})  # the first player's turn: the next one places
+        await dev.flush()
+        seen["tonne placing"] = missing_needed(dev), _shown(dev)
+        dev.start_named("bomb", five)
+        dev.apply({"type": "reveal", "cards": dict(zip(five, ["0", "5", "0", "7", "4"], strict=True))})
+        await dev.flush()
+        seen["bomb"] = missing_needed(dev), _shown(dev)
+        return seen
+
+    try:
+        with watch() as overflows:
+            seen = run_device(tmp_path, body, _config(kind, language))
+    finally:
+        set_language("en")
+    assert not [o for o in overflows if o.kind != "cut"], overflows
+    for what, (missing, _) in seen.items():
+        assert missing is None, (what, missing)
+    assert ("Bets" if language == "en" else "Wetten") in seen["antartik"][1]
+    assert ("supply 37" if language == "en" else "Vorrat 37") in seen["tonne placing"][1]
+
+
+def test_the_bets_riding_show_after_a_restart(tmp_path):
+    from tests.monkey import LONGEST, missing_needed
+
+    five = list(LONGEST[:5])
+
+    async def first(dev):
+        dev.start_named("antartik", five)
+        dev.apply({"type": "bet", "player": five[1], "card": dev.session.state.face_up[five[1]][0]})
+        await dev.flush()
+
+    async def again(dev):
+        await dev.flush()
+        return missing_needed(dev), _shown(dev)
+
+    run_device(tmp_path, first)
+    missing, shown = run_device(tmp_path, again)
+    assert missing is None and "Bets Bar:" in shown  # the name shortened, the bet whole
+
+
+def test_a_long_name_is_shortened_before_the_verb_in_a_menu_title(tmp_path):
+    async def body(dev):
+        dev.start_named("trottel", ["Friederike Müller", "Maximiliane Öztürk", "Cy"])
+        await dev.flush()
+        return dev.frame()
+
+    with watch() as found:
+        frame = run_device(tmp_path, body)
+    texts = [" ".join(r.cells) for r in frame.rows]
+    assert not any(t.endswith("…") for t in texts), texts  # no word cut: the names gave way
+    assert "Tisch" in frame.title, frame.title  # the title keeps the Stehtisch beside a long cap name
+    assert [o for o in found if o.kind != "cut"] == []
+
+
+def test_the_monkey_would_see_a_frame_without_a_needed_line(tmp_path, monkeypatch):
+    from firmware_host.ui import game
+    from tests.monkey import missing_needed
+
+    async def body(dev):
+        dev.start_named("antartik", ["Ann", "Ben", "Cy"])
+        dev.apply({"type": "bet", "player": "Ben", "card": dev.session.state.face_up["Ben"][0]})
+        await dev.flush()
+        fine = missing_needed(dev)
+        monkeypatch.setattr(game, "status_rows", lambda view, room, **how: [])  # a layout that drops it
+        return fine, missing_needed(dev)
+
+    fine, missing = run_device(tmp_path, body)
+    assert fine is None and missing.startswith("needed line not shown: 'Bets Ben:")

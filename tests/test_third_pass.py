@@ -243,3 +243,35 @@ def test_the_monkey_would_see_a_frame_without_a_needed_line(tmp_path, monkeypatc
 
     fine, missing = run_device(tmp_path, body)
     assert fine is None and missing.startswith("needed line not shown: 'Bets Ben:")
+
+
+# -- 7. smaller points ---------------------------------------------------------------------------------------
+def test_a_short_ok_at_game_over_keeps_every_ranking_line(tmp_path):
+    # bug: the "Hold ok for the menu" message took the place of the third ranking line
+    async def body(dev):
+        dev.start_named("bomb", ["Ann", "Ben", "Cy", "Dora", "Emil"])
+        dev.end_early()
+        before = await screen(dev)
+        await presses(dev, "ok")
+        return before, await screen(dev)
+
+    before, after = run_device(tmp_path, body)
+    ranking = [line for line in before.splitlines() if "." in line.split(" ")[0]]
+    assert len(ranking) >= 3 and all(line in after.splitlines() for line in ranking), after
+    assert after.splitlines()[-1] == "Hold ok for the menu"
+
+
+def test_a_bad_game_option_is_shown_whole_naming_the_config_file(tmp_path):
+    # bug: a cut two-second toast that did not name the config file
+    from firmware_host.core import config as configuration
+    from firmware_host.ui.base import Message
+
+    config = configuration.parse({"games": {"bomb": {"red": [{"bomb": 1}]}}}, tmp_path / "tablemate.toml")
+
+    async def body(dev):
+        started = dev.start_named("bomb", ["Ann", "Ben"])
+        return started, dev.screens[-1], flat(await screen(dev))
+
+    started, top, shown = run_device(tmp_path / "state", body, config)
+    assert not started and isinstance(top, Message)
+    assert shown.startswith("Cannot start tablemate.toml [games.bomb]:") and "…" not in shown, shown

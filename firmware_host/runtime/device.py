@@ -557,7 +557,7 @@ class Device:
         try:
             Script(game, players, 0, options).start()  # a game that cannot start ends nothing
         except ScriptError as exc:
-            self.refuse(str(exc))
+            self._cannot_start(game, exc)
             return False
         ended = self.session is not None or self._over is not None
         self._file_over()
@@ -587,6 +587,16 @@ class Device:
         self._enter(session)
         self._changed()
         return True
+
+    def _cannot_start(self, game: str, error: ScriptError) -> None:
+        """A game's options refused: the reason whole, on a screen of its own, naming the config
+        file and its section when the options came from there (a toast would cut it)."""
+        path = self.config.path
+        text = str(error)
+        if path is not None and self.config.games.get(game):
+            text = T("{file} [games.{game}]: {error}", file=path.name, game=game, error=text)
+        self.lights.signal("refused")
+        self.push(Message(self, T("Cannot start"), text, on_ok=self.pop))
 
     def start_named(self, game: str, names: list[str]) -> bool:
         """Start ``game`` with these players on seats p1, p2… in order (the script's ``start``)."""

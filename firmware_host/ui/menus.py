@@ -335,6 +335,8 @@ class GameOver(Screen):
         self.page = 0
         self.undo = undo
         """Takes the move that ended the game back (a long ``back``), when it still can be."""
+        self.nudged = False
+        """A short press came: the hint line says to hold (a message would cover the ranking)."""
 
     @property
     def times(self) -> dict[str, Any] | None:
@@ -350,7 +352,8 @@ class GameOver(Screen):
         elif press.button in ("next", "prev") and self.times:
             self.page = 1 - self.page
         else:
-            self.table.toast(T("Hold ok for the menu"), now=True)
+            self.nudged = True  # on the hint's own line, inverted: the ranking keeps its rows
+            self.table.signal("refused")
 
     def frame(self) -> Frame:
         if self.page == 1 and self.times:
@@ -361,7 +364,8 @@ class GameOver(Screen):
         else:
             hint = _("hold ok: menu  next") if self.times else _("hold ok: menu")
         title = TITLES.get(e["game"], e["game"])
-        return Frame(title, tuple(footed(result_rows(e, self.headline), Row.of(hint))), _("over"))
+        foot = Row.of(_("Hold ok for the menu"), invert=True) if self.nudged else Row.of(hint)
+        return Frame(title, tuple(footed(result_rows(e, self.headline), foot)), _("over"))
 
     def _times_frame(self, times: dict[str, Any]) -> Frame:
         def short(s: float | None) -> str:

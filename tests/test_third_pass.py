@@ -275,3 +275,12 @@ def test_a_bad_game_option_is_shown_whole_naming_the_config_file(tmp_path):
     started, top, shown = run_device(tmp_path / "state", body, config)
     assert not started and isinstance(top, Message)
     assert shown.startswith("Cannot start tablemate.toml [games.bomb]:") and "…" not in shown, shown
+
+
+def test_settings_shows_the_turn_timer_with_a_value_when_no_game_is_in_play(tmp_path):
+    async def body(dev):
+        await presses(dev, "next", "next", "ok")  # Settings
+        return await screen(dev)
+
+    shown = run_device(tmp_path, body)
+    assert "Turn timer  per game" in shown, shown

@@ -432,7 +432,7 @@ class SettingsScreen(ListScreen):
 
     def _timer_note(self) -> str:
         session = self.table.session
-        return MODE_LABELS[self.table.timers.preset.mode] if session is not None else ""
+        return MODE_LABELS[self.table.timers.preset.mode] if session is not None else _("per game")
 
     def _timer_sound(self) -> None:
         """All beeps, only the timeout's, or none (the buzzer is on/off only: no volume to set)."""

@@ -367,7 +367,7 @@ class Bomb(Engine[BombState]):
             s.used = 0
             s.dice = START_DICE
             if over:
-                s.notice = T("{players}: to {limit}, +1 card", players=join(over, ","), limit=HAND_LIMIT)
+                s.notice = T("{players} to {limit}, all +1 card", players=join(over, ","), limit=HAND_LIMIT)
             else:
                 s.notice = T("Everyone +1 card")
         else:

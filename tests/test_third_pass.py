@@ -11,17 +11,12 @@ from firmware_host.ui.menus import GameOver, HistoryScreen, MainMenu
 from firmware_host.ui.render import watch
 from games.workloads import PLAIN
 from tests.devicekit import presses, run_device, screen
+from tests.test_undo_and_saves import _end_arschbombe
 
 
 def flat(shown: str) -> str:
     """The screen's rows as one line (a wrapped question read whole)."""
     return " ".join(shown.replace(" | ", " ").split())
-
-
-def _end_arschbombe(dev) -> None:
-    dev.start_named(PLAIN.game, list(PLAIN.players))
-    for action in PLAIN.actions:
-        dev.apply(action)
 
 
 # -- 1. undo on the result screen asks ------------------------------------------------------------

@@ -248,12 +248,12 @@ def test_a_short_ok_at_game_over_keeps_every_ranking_line(tmp_path):
         dev.end_early()
         before = await screen(dev)
         await presses(dev, "ok")
-        return before, await screen(dev)
+        return before, await screen(dev), dev.frame().rows[-1].invert
 
-    before, after = run_device(tmp_path, body)
+    before, after, lit = run_device(tmp_path, body)
     ranking = [line for line in before.splitlines() if "." in line.split(" ")[0]]
     assert len(ranking) >= 3 and all(line in after.splitlines() for line in ranking), after
-    assert after.splitlines()[-1] == "Hold ok for the menu"
+    assert after.splitlines()[-1] == "hold ok: menu" and lit  # the hint lit up: hold
 
 
 def test_a_bad_game_option_is_shown_whole_naming_the_config_file(tmp_path):

@@ -336,7 +336,8 @@ class GameOver(Screen):
         self.undo = undo
         """Takes the move that ended the game back (a long ``back``), when it still can be."""
         self.nudged = False
-        """A short press came: the hint line says to hold (a message would cover the ranking)."""
+        """A short press came: the hint line (``hold ok…``) shows inverted, as a message would,
+        on its own row (a message would cover the ranking)."""
 
     @property
     def times(self) -> dict[str, Any] | None:
@@ -364,7 +365,7 @@ class GameOver(Screen):
         else:
             hint = _("hold ok: menu  next") if self.times else _("hold ok: menu")
         title = TITLES.get(e["game"], e["game"])
-        foot = Row.of(_("Hold ok for the menu"), invert=True) if self.nudged else Row.of(hint)
+        foot = Row.of(hint, invert=self.nudged)  # a short press lights the hint up: hold
         return Frame(title, tuple(footed(result_rows(e, self.headline), foot)), _("over"))
 
     def _times_frame(self, times: dict[str, Any]) -> Frame:

@@ -13,6 +13,9 @@ them:
   (``docs/frames/screens.sim``: the menus, History, Self-test, a game in play of each game, a
   game over) and the Rules screen (``docs/frames/rules.sim``) at each panel's own size, in
   ``--language`` (German unless told: the README shows the device in German on a 256×64 panel).
+
+``tests/test_frames_docs.py`` makes them all again and fails when one differs from the committed
+picture: after a change of any screen, run the command above and commit the pictures.
 """
 
 from __future__ import annotations
@@ -83,7 +86,7 @@ def make_panels(out: Path = FRAMES, language: str = "de") -> list[Path]:
         for old in folder.glob("*.png"):
             old.unlink()
         for script in PANEL_SCRIPTS:
-            play(out / script, panel_config(size, language), folder)
+            play(FRAMES / script, panel_config(size, language), folder)
         written += sorted(folder.glob("*.png"))
     return written
 

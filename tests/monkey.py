@@ -11,7 +11,10 @@ Self-test, the game menu, undo). It fails a run on
 - a journal that, opened again as a power cut would leave it, does not replay to the summary of
   the game on screen;
 - a game screen that waits for exactly one player (a menu of theirs, an order or answers only
-  they give) and does not mark that player alone with ``>`` (:func:`unmarked`).
+  they give) and does not mark that player alone with ``>`` (:func:`unmarked`);
+- a game screen that does not show, whole, a line its game marks as needed by the rules
+  (:attr:`games.core.View.needed`: the bets riding, the supply, the order of play, a card drawn),
+  its players' names allowed shortened (:func:`missing_needed`).
 
 The suite runs a bounded slice (``tests/test_monkey.py``), a few runs of it on the bigger panels
 and with the longest names the config allows; a longer campaign, over the panels, languages and
@@ -19,6 +22,11 @@ namings asked for::
 
     .venv/bin/python -m tests.monkey --runs 24 --presses 1500 --panel ssd1306 ssd1322 sh1107 \\
         --language en de --names both
+
+and the whole grid of the panels, both languages and 2 to 6 seats with the longest names::
+
+    .venv/bin/python -m tests.monkey --runs 4 --presses 1500 --panel ssd1306 ssd1322 sh1107 \\
+        --language en de --names longest --seats 2 3 4 5 6
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ import argparse
 import asyncio
 import logging
 import random
+import re
 import sys
 import tempfile
 import time
@@ -36,6 +45,7 @@ from unittest import mock
 
 from firmware_host.core import config as configuration
 from firmware_host.core.config import SEATS
+from firmware_host.core.i18n import tr
 from firmware_host.core.session import Session
 from firmware_host.core.store import Store
 from firmware_host.runtime.device import Device
@@ -43,7 +53,7 @@ from firmware_host.runtime.vtime import run_virtual
 from firmware_host.ui.layout import MIN_NAME
 from firmware_host.ui.render import Frame, watch
 from games import ENGINES
-from games.core import Collect, Menu, Order
+from games.core import Collect, Menu, Order, Task
 
 GAMES = tuple(sorted(ENGINES))
 PINS_SHARE = 0.125
@@ -132,6 +142,8 @@ def waiting_for(device: Device) -> str | None:
     prompt = screen.prompt
     if isinstance(prompt, Menu):
         return prompt.player if screen.path else None
+    if isinstance(prompt, Collect) and screen.locked >= set(prompt.players):
+        return None  # every answer given: the table's ok
     if isinstance(prompt, Collect | Order) and len(prompt.players) == 1:
         return prompt.players[0]
     return None
@@ -159,6 +171,35 @@ def unmarked(device: Device) -> str | None:
     return None
 
 
+def _pattern(text: str, names: tuple[str, ...]) -> re.Pattern[str]:
+    """``text`` as a pattern in which each of ``names`` may stand shortened to its start."""
+    pattern = re.escape(" ".join(text.split()))
+    for name in sorted(names, key=len, reverse=True):
+        starts = "|".join(re.escape(name[:k]) for k in range(len(name), 0, -1))
+        pattern = pattern.replace(re.escape(name), f"(?:{starts})")
+    return re.compile(pattern)
+
+
+def missing_needed(device: Device) -> str | None:
+    """What is wrong when the game screen on top does not show a line its game marks as needed
+    (:attr:`games.core.View.needed`), whole, on its rows (wrapped, names shortened allowed).
+    The title bar, which no message covers, is checked too (Tonne keeps its supply there)."""
+    screen = device.screens[-1] if device.screens else None
+    session = device.session
+    if type(screen).__name__ != "GameScreen" or session is None or session.over or isinstance(screen.prompt, Task):
+        return None
+    view = session.view()
+    if not view.needed:
+        return None
+    frame = device.frame()
+    shown = " ".join([*frame.title.split(), *(" ".join(" ".join(r.cells).split()) for r in frame.rows)])
+    for i in view.needed:
+        text = tr(view.lines[i])
+        if not _pattern(text, tuple(session.base.players)).search(shown):
+            return f"needed line not shown: {text!r} on {' / '.join(' | '.join(r.cells) for r in frame.rows)}"
+    return None
+
+
 def run_monkey(
     state_dir: Path,
     seed: int,
@@ -166,13 +207,15 @@ def run_monkey(
     panel: str | None = None,
     language: str = "en",
     longest: bool = False,
+    seats: int | None = None,
 ) -> Report:
     """One seeded run of ``presses`` random inputs on a fresh device (``panel``: a kind of
     :data:`drivers.panels.PANELS` to draw on, else the 128×64) that starts in ``language`` (the
     monkey may switch it in Settings, as a player may); ``longest``: every seat named as long as
-    the config allows (:data:`LONGEST`)."""
+    the config allows (:data:`LONGEST`); ``seats``: that many at the table (else 2 to 6, seeded)."""
     rng = random.Random(seed)
-    seats = rng.randint(2, 6)
+    drawn = rng.randint(2, 6)
+    seats = drawn if seats is None else seats
     config = _config(rng, seats, panel, language, longest)
     report = Report(seed, seats)
     errors = _Errors()
@@ -233,9 +276,9 @@ def run_monkey(
                 text = " ".join([shown.title, *(" ".join(r.cells) for r in shown.rows)])
                 if "Internal error" in text:
                     report.problems.append(f"press {report.presses}: {text}")
-                problem = unmarked(device)
-                if problem:
-                    report.problems.append(f"press {report.presses}: {problem}")
+                for problem in (unmarked(device), missing_needed(device)):
+                    if problem:
+                        report.problems.append(f"press {report.presses}: {problem}")
                 if report.presses % 97 == 0:
                     problem = _resume_matches(device, store)
                     if problem:
@@ -291,27 +334,33 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--language", nargs="+", choices=("en", "de"), default=["en"])
     parser.add_argument("--names", choices=NAMINGS, default="mixed", help="the seats' names (longest: 20 letters)")
+    parser.add_argument(
+        "--seats", nargs="+", type=int, choices=range(2, 7), help="seats at the table (default: seeded)"
+    )
     args = parser.parse_args(argv)
     began = time.perf_counter()
     total, runs, bad = 0, 0, 0
     for panel in args.panel:
         for language in args.language:
             for longest in NAMINGS[args.names]:
-                part_began, part_bad = time.perf_counter(), 0
-                for seed in range(args.first_seed, args.first_seed + args.runs):
-                    with scratch_dir() as tmp:
-                        report = run_monkey(Path(tmp), seed, args.presses, panel, language, longest)
-                    total += report.presses
-                    runs += 1
-                    for problem in report.problems[:5]:
-                        print(f"{panel} {language} {'longest' if longest else 'mixed'} seed {seed}: {problem}")
-                    part_bad += bool(report.problems)
-                bad += part_bad
-                print(
-                    f"{panel} {language} {'longest names' if longest else 'mixed names'}: {args.runs} runs, "
-                    f"{part_bad} with problems, {time.perf_counter() - part_began:.1f} s",
-                    flush=True,
-                )
+                for seats in args.seats or [None]:
+                    part_began, part_bad = time.perf_counter(), 0
+                    naming = "longest" if longest else "mixed"
+                    at = f"{seats} seats" if seats else "2-6 seats"
+                    for seed in range(args.first_seed, args.first_seed + args.runs):
+                        with scratch_dir() as tmp:
+                            report = run_monkey(Path(tmp), seed, args.presses, panel, language, longest, seats)
+                        total += report.presses
+                        runs += 1
+                        for problem in report.problems[:5]:
+                            print(f"{panel} {language} {naming} {at} seed {seed}: {problem}")
+                        part_bad += bool(report.problems)
+                    bad += part_bad
+                    print(
+                        f"{panel} {language} {naming} names, {at}: {args.runs} runs, "
+                        f"{part_bad} with problems, {time.perf_counter() - part_began:.1f} s",
+                        flush=True,
+                    )
     print(f"{total} presses in {runs} runs, {bad} with problems, {time.perf_counter() - began:.1f} s")
     return 1 if bad else 0
 

@@ -129,6 +129,8 @@ async def _play(screen: GameScreen, rng: random.Random, seat_of: dict[str, str],
             index = rng.randrange(min(6, len(prompt.values[player])))
             seat = seat_of[player]
             await emit(f"press {seat}" if index == 0 else f"hold {seat} {(index + 0.5) * COUNT_STEP:g}")
+        if screen.locked >= set(prompt.players):
+            await emit("press ok")  # every card checked against the table's: on
     elif isinstance(prompt, Collect):
         for player in prompt.players:
             if player in screen.locked:

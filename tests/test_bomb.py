@@ -340,7 +340,7 @@ def test_after_a_failure_hand_limit_one_card_each_and_two_dice():
     assert s.hands == {"Ann": 4 + 1, "Ben": 4 + 1, "Cy": 3 + 1}
     assert s.used == 0 and s.table == 0  # used cards shuffled back into the pile
     prompt = E.prompt(s)
-    assert isinstance(prompt, Collect) and prompt.title.startswith("Ann,Ben: to 4")
+    assert isinstance(prompt, Collect) and prompt.title == "Ann,Ben to 4, all +1 card"
     assert E.summary(s)["dice"] == 2
 
 

@@ -109,7 +109,7 @@ def test_end_game_early_from_the_game_menu(tmp_path):
     async def body(dev):
         dev.start_named("arschbombe", ["Ann", "Ben"])
         await presses(dev, "ok", "ok", "back")  # one jump (two choices), then the game menu
-        for _ in range(5):  # Continue, What happened, Undo, Settings, Self-test, End game early
+        for _ in range(6):  # Continue, What happened, Undo, Settings, Self-test, Main menu, End game early
             await presses(dev, "next")
         assert "End game early" in await screen(dev)
         await presses(dev, "ok", "ok")

@@ -7,7 +7,7 @@ import pytest
 from PIL import Image
 
 from firmware_host.ui.render import watch
-from tests.docframes import FRAMES, PANEL_SCRIPTS, PANELS, panel_config, play
+from tests.docframes import FRAMES, PANEL_SCRIPTS, PANELS, make, make_panels, panel_config, play
 
 KINDS = {
     "main-menu", "settings", "history", "self-test", "game-menu", "game-over", "rules-placing", "rules-next",
@@ -53,3 +53,19 @@ def test_every_kind_of_screen_fits_the_bigger_panels(tmp_path, size, language):
     assert {p.stem for p in tmp_path.glob("*.png")} == KINDS
     assert all(Image.open(p).size == SIZES[size] for p in tmp_path.glob("*.png"))
     assert set(PANELS) == set(SIZES)
+
+
+def _pixels(path) -> tuple[tuple[int, int], bytes]:
+    with Image.open(path) as image:
+        return image.size, image.convert("1").tobytes()
+
+
+def test_the_committed_frames_are_the_ones_the_scripts_make_now(tmp_path):
+    """docs/frames and the README's pictures are made again and compared pixel by pixel: a
+    screen that changed without its pictures made again (python -m tests.docframes) fails."""
+    made = make(tmp_path) + make_panels(tmp_path)
+    names = {p.relative_to(tmp_path).as_posix() for p in made}
+    committed = {p.relative_to(FRAMES).as_posix() for p in FRAMES.rglob("*.png")}
+    assert names == committed, (names - committed, committed - names)
+    differ = sorted(n for n in names if _pixels(tmp_path / n) != _pixels(FRAMES / n))
+    assert differ == [], f"differ from the committed pictures (run python -m tests.docframes): {differ}"

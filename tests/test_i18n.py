@@ -227,7 +227,7 @@ def test_history_self_test_and_calibration_speak_german(tmp_path):
 def test_switching_the_language_in_a_game_redraws_the_screens_beneath_at_once(tmp_path):
     async def body(dev):
         dev.start_named("bomb", ["Ann", "Ben"])
-        await presses(dev, "back", "prev", "prev", "prev", "prev", "ok")  # game menu, Settings (from the end)
+        await presses(dev, "back", "prev", "prev", "prev", "prev", "prev", "ok")  # game menu, Settings (from the end)
         await presses(dev, "prev", "prev", "ok")  # Language (above Calibrate scale): Deutsch
         settings = await screen(dev)
         await presses(dev, "back")
@@ -237,7 +237,7 @@ def test_switching_the_language_in_a_game_redraws_the_screens_beneath_at_once(tm
 
     settings, menu, game = run_device(tmp_path, body)
     assert settings.startswith("Einstellungen") and "Sprache  Deutsch" in settings
-    assert menu.startswith("Spielmenü") and "Was geschah" in menu  # kept from before the switch, drawn in German
+    assert menu.startswith("Spielmenü") and "Hauptmenü" in menu  # kept from before the switch, drawn in German
     assert game.splitlines()[-1] == "halten bis zum Wert"  # the game's hint (Bomb counts its cards)
 
 

@@ -185,6 +185,7 @@ def test_the_tonne_tie_names_its_value_and_ok_there_says_who_presses(tmp_path, l
         await asyncio.sleep(1.1)
         device.hw.buttons.release("p3")
         await asyncio.sleep(0.05)
+        await presses(device, "ok")  # every card in: on to the tie
         tie = await screen(device)
         await presses(device, "ok")
         return tie, device.toast_text()
@@ -229,7 +230,7 @@ def test_what_happened_keeps_whole_records_of_tonne_and_bomb(tmp_path):
         return tonne, [str(e) for e in device.events]
 
     tonne, bomb = run_device(tmp_path, body)
-    assert tonne[-1] == "Round 1 order: Ben 1, Ann 3, Cy 5"  # every card, in placing order
+    assert tonne[-1] == "R1 order: Ben 1, Ann 3, Cy 5"  # every card, in placing order
     assert bomb[-1] == "Ann: B2 F1 C0 boom -1"  # the roll's totals and what came of them
 
 

@@ -102,6 +102,11 @@ def test_bomb_a_reveal_is_one_hold_a_player_and_the_defuser_rolls_with_one_press
         for seat, card in (("p1", 4), ("p2", 2), ("p3", 7)):  # the cards shown on the table
             await hold(dev, seat, held(card))
             count += 1
+        await dev.flush()
+        shown = dev.session.actions[:]
+        await Counter(dev)("ok")  # every card checked against the table's: the table's one press
+        count += 1
+        assert shown == []  # the last card could still be mended
         reveal = dev.session.actions[-1]
         press = Counter(dev)
         await press("ok")  # Ben, the lowest card, rolls
@@ -110,7 +115,7 @@ def test_bomb_a_reveal_is_one_hold_a_player_and_the_defuser_rolls_with_one_press
     reveal_presses, defuse_presses, reveal, roll = run_device(tmp_path, body)
     assert reveal == {"type": "reveal", "cards": {"Ann": "4", "Ben": "2", "Cy": "7"}}
     assert roll == {"type": "roll", "player": "Ben"}
-    assert reveal_presses == 3 and defuse_presses == 1  # targets: 2 a player, 1 a defuser
+    assert reveal_presses == 4 and defuse_presses == 1  # targets: 2 a player, 1 a defuser
 
 
 def test_tonne_a_card_of_5_is_one_hold_and_the_scale_counts_the_pieces(tmp_path):
@@ -127,6 +132,7 @@ def test_tonne_a_card_of_5_is_one_hold_and_the_scale_counts_the_pieces(tmp_path)
         await asyncio.sleep(12)
         await hold(dev, "p1", held(4))  # Ann's 5 (the fifth of the cards 1..10)
         await hold(dev, "p2", held(7))  # Ben's 8
+        await hold(dev, "ok", 0.1)  # both cards checked: on
         await asyncio.sleep(3)
         for _ in range(5):  # Ann puts five pieces in, one by one
             dev.hw.scale.grams += 5.0

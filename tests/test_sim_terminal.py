@@ -91,6 +91,8 @@ def test_shifted_seat_keys_hold_a_button_down_until_pressed_again(tmp_path):
         term.key("Q")  # and up: the count showing is recorded
         term.key("2")  # Ben taps: a 0
         await asyncio.sleep(0.5)
+        term.key("\r")  # every card in: on
+        await asyncio.sleep(0.5)
         return device.session.actions
 
     assert run_device(tmp_path, body) == [{"type": "reveal", "cards": {"Ann": "2", "Ben": "0"}}]
@@ -215,3 +217,26 @@ def test_escape_sequences_are_read_whole_across_reads():
     assert reader.feed(b"\x1b[2") == [] and reader.feed(b"1~q") == ["\x1b[21~", "q"]
     assert reader.feed("ä".encode()[:1]) == [] and reader.feed("ä".encode()[1:]) == ["ä"]  # a split letter
     assert reader.feed(b"\x1b") == [] and reader.flush() == ["\x1b"] and reader.pending == ""
+
+
+@pytest.mark.parametrize(("kind", "whole"), [("ssd1322", "128x"), ("sh1107", "64x")])
+def test_a_bigger_panel_made_smaller_in_80x24_says_so_and_the_size_that_shows_it_whole(tmp_path, kind, whole):
+    # bug: the 256x64 shrank to 160x40 and the 128x128 to ~88 px in 80x24, unreadable, and said nothing
+    from firmware_host.core import config as configuration
+    from firmware_host.sim.fitting import cells
+
+    config = configuration.parse({"display": {"kind": kind}}, "config.toml")
+
+    async def body(device):
+        device.start_named("tonne", ["Ann", "Ben"])
+        await device.flush()
+        term = Terminal(device)
+        said = " ".join(term.lines(80, 24))
+        columns, rows = (int(n) for n in said.split("whole in ")[1].split()[0].split("x"))
+        bigger = term.plan(columns, rows)
+        return said, columns, rows, bigger, device.display.shown.size
+
+    said, columns, _, bigger, size = run_device(tmp_path, body, config)
+    assert f"shown small: whole in {whole}" in said
+    assert not bigger.scaled and bigger.kind == "braille"  # that size shows it whole
+    assert columns == cells(size, "braille")[0]

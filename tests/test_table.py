@@ -157,7 +157,7 @@ def test_prev_never_wraps_from_placed_onto_fell_and_fell_asks_first(tmp_path):
     async def body(dev):
         dev.start_named("tonne", ["Ann", "Ben"])
         await presses(dev, "ok")  # the bin is filled
-        await presses(dev, "p1", "p2!")  # cards 1 and 3 (a tap records the lowest): Ann places 1 piece
+        await presses(dev, "p1", "p2!", "ok")  # cards 1 and 3 (a tap records the lowest): Ann places 1 piece
         menu = dev.screens[-1].path[-1]
         labels = [o.label for o in menu.options]
         await presses(dev, "prev")
@@ -176,12 +176,13 @@ def test_game_over_stays_until_a_long_press(tmp_path):
         dev.start_named("arschbombe", ["Ann", "Ben"])
         dev.end_early()
         await presses(dev, "ok", "back", "p1")
-        stays = (type(dev.screens[-1]), dev.toast_text())
+        last = dev.frame().rows[-1]
+        stays = (type(dev.screens[-1]), " ".join(last.cells), last.invert)
         await presses(dev, "ok!")
         return stays, type(dev.screens[-1]).__name__
 
     stays, after = run_device(tmp_path, body)
-    assert stays == (GameOver, "Hold ok for the menu") and after == "MainMenu"
+    assert stays == (GameOver, "hold ok: menu", True) and after == "MainMenu"  # the hint lit up: hold
 
 
 def test_a_new_game_over_one_in_play_asks_first(tmp_path):

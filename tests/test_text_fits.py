@@ -135,7 +135,7 @@ def test_no_rules_line_ends_in_a_letter_or_digit_that_belongs_to_the_next_line(s
 def test_a_game_line_shortens_the_names_in_it_before_anything_is_cut(tmp_path):
     # bug: Bomb's revealed cards with real names read "Bartholomew:3 Maximil…": the others' cards lost
     names = ["Bartholomew Whitwort", "Maximiliane Wegmülle", "Cy", "Dora"]
-    cards = dict(zip(names, ["3", "0", "7", "5"], strict=True))
+    cards = dict(zip(names, ["3", "1", "7", "5"], strict=True))
 
     async def body(device):
         device.start_named("bomb", names)
@@ -145,11 +145,12 @@ def test_a_game_line_shortens_the_names_in_it_before_anything_is_cut(tmp_path):
 
     with watch() as found:
         frame = run_device(tmp_path, body)
-    assert "Bar:3 Max:0 Cy:7 Dor:5" in _cells(frame) and found == []
+    assert "Bar:3 Max:1 Cy:7 Dor:5" in _cells(frame) and found == []
 
 
 def test_names_are_shortened_to_the_start_that_tells_them_apart():
-    from firmware_host.ui.layout import named_rows, short_names
+    from firmware_host.ui.layout import named_rows
+    from firmware_host.ui.render import short_names
 
     assert short_names(["Maximiliane", "Maximilian", "Bartholomew", "Barbara", "Jo"]) == {
         "Maximiliane": "Maximiliane",

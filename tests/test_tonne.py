@@ -304,7 +304,7 @@ def test_after_a_fall_the_table_is_asked_to_empty_and_refill_the_bin():
 def test_view_shows_supply_bin_and_who_comes_next():
     s = play(["Ann", "Ben", "Cy"], [reveal({"Ann": 3, "Ben": 5, "Cy": 8})])
     v = E.view(s)
-    assert v.title == "Tonne R1/10" and "Supply 32 bin 8" in v.lines and "Next: Ben 5 Cy 8" in v.lines
+    assert v.title == "R1/10 supply 32" and "Supply 32 bin 8" in v.lines and "Next: Ben 5 Cy 8" in v.lines
     assert E.view(E.new(["Ann", "Ben"])).mood == "choosing"
 
 

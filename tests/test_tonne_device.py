@@ -245,6 +245,7 @@ def test_buttons_place_and_fall_without_a_scale(tmp_path):
         await run.press("ok")  # "Bin filled" by hand
         await run.hold("p1", held(2))  # Ann's card: a 3 (held to the third value)
         await run.hold("p2", held(4))  # Ben's: a 5
+        await run.press("ok")  # every card checked: on
         await run.press("ok")  # Ann: Placed
         await run.hold("p1", 1.0)  # Ann's own button held picks "Placed" too
         await run.press("p1")  # tap: next option, "Fell"
@@ -357,6 +358,7 @@ def test_a_tie_on_the_buttons_asks_the_order_then_reveals(tmp_path):
         await run.press("ok")
         for seat in ("p1", "p2", "p3"):
             await run.hold(seat, held(3))  # everyone a 4
+        await run.press("ok")
         seen["order"] = screen(device).prompt
         await run.press("p2")
         await run.press("back")  # takes Ben's press back
@@ -365,6 +367,7 @@ def test_a_tie_on_the_buttons_asks_the_order_then_reveals(tmp_path):
         await run.hold("p3", held(3))
         await run.hold("p2", held(3))
         await run.hold("p1", held(3))
+        await run.press("ok")
         await run.press("p3")
         await run.press("p1")
         await run.press("p2")
@@ -386,6 +389,7 @@ def test_a_mice_table_in_the_config_settles_ties_without_asking(tmp_path):
         await run.press("ok")
         for seat in ("p1", "p2"):
             await run.press(seat)  # a tap is the lowest card: a 1
+        await run.press("ok")
         seen["summary"] = summary(device)
 
     run_device(tmp_path, body, scale="none")
@@ -398,6 +402,7 @@ def test_a_power_cut_while_settling_a_tie_comes_back_to_the_order(tmp_path):
         await run.press("ok")
         for seat in ("p1", "p2"):
             await run.press(seat)  # a tap is the lowest card: a 1
+        await run.press("ok")
         assert isinstance(screen(device).prompt, Order)
 
     run_device(tmp_path, first, scale="none")
@@ -480,7 +485,7 @@ class TableScript:
             left = sorted(set(range(1, 11)) - self.played[seat])
             self.lines.append(f"hold {seat} {held(left.index(value)):g}")
             self.played[seat].add(value)
-        self.lines.append("wait 0.5")
+        self.lines += ["press ok", "wait 0.5"]
 
     def place(self, pieces: int, grams: float = 5.0) -> None:
         for _ in range(pieces):
@@ -649,3 +654,29 @@ def test_a_hand_counted_twice_is_taken_back_twice_and_a_can_placed_next_counts(t
     assert seen["counted"] == 1
     assert seen["after"]["owed"] == 3 and seen["after"]["chips"]["Ann"] == [] and seen["after"]["turn"] == "Ann"
     assert seen["placed"]["owed"] == 2 and seen["placed"]["turn"] == "Ann"
+
+
+def test_undoing_a_counted_piece_asks_for_it_back_out_and_its_removal_is_no_fall(tmp_path):
+    # bug: after the undo the piece in the bin was the new zero: taking it out was "Ann fell: -1"
+    seen: dict[str, Any] = {}
+
+    async def body(device: Device, run: ScriptRunner) -> None:
+        await start_and_fill(device, run, {"Ann": 3, "Ben": 5})
+        await put(run, 5.0)  # a can: counted
+        assert summary(device)["owed"] == 2
+        device.undo()
+        await run.wait(0.5)
+        seen["told"] = str(device.toast_text())
+        seen["owed"] = summary(device)["owed"]
+        await put(run, -5.0)  # the table takes it out, as told
+        seen["after_out"] = summary(device)
+        await put(run, 5.0)  # and places it again: counted once
+        seen["owed2"] = summary(device)["owed"]
+        await put(run, -8.0)  # a real fall later is one
+        seen["actions"] = actions(device)
+
+    run_device(tmp_path, body)
+    assert "Take 1 back out of the bin" in seen["told"] and seen["owed"] == 3
+    assert seen["after_out"]["owed"] == 3 and seen["after_out"]["chips"]["Ann"] == []
+    assert seen["owed2"] == 2
+    assert seen["actions"][1:] == [{"type": "place", "count": 1}, {"type": "fall"}]

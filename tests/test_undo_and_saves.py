@@ -66,7 +66,7 @@ def test_the_move_that_ends_a_game_can_be_undone_and_the_game_is_not_filed(tmp_p
         text = await screen(dev)
         assert "back undo" in text  # the hint says so
         assert Store(tmp_path).history() == []  # filed when the table leaves the result
-        await presses(dev, "back!")
+        await presses(dev, "back!", "ok")  # asked, then yes
         assert dev.session is not None and not dev.session.over
         assert len(dev.session.actions) == len(PLAIN.actions) - 1
         dev.apply(PLAIN.actions[-1])  # played again: over again
@@ -83,7 +83,7 @@ def test_undoing_the_move_that_ended_a_game_takes_its_result_off_the_companion_p
         _end_arschbombe(dev)
         await screen(dev)
         ended = dev.last_result, dev.snapshot()["finished"]
-        await presses(dev, "back!")  # the last move taken back: in play again
+        await presses(dev, "back!", "ok")  # the last move taken back: in play again
         undone = dev.last_result, dev.snapshot()["finished"]
         dev.apply(PLAIN.actions[-1])  # played again: over again
         await asyncio.sleep(0.1)

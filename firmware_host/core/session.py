@@ -533,6 +533,15 @@ class Session:
         self.undone_said = before.said[len(before.said) - fresh :] if 0 < fresh <= len(before.said) else ()
         return True
 
+    def last_move_said(self) -> tuple[str, ...]:
+        """What the last move (the one an undo would take back) said, as far as the checkpoints
+        kept in memory tell (empty when they do not reach back to its start)."""
+        if not self.actions:
+            return ()
+        before = self._points.get(len(self.actions) - self._move_size())
+        fresh = self._point.saids - before.saids if before is not None else 0
+        return self._point.said[-fresh:] if 0 < fresh <= len(self._point.said) else ()
+
     def note(self, key: str, value: dict[str, Any]) -> None:
         """Journal runtime bookkeeping the engine never sees (``draft``, ``meta``, ``task``)."""
         self._write({key: value, **self._stamp()})

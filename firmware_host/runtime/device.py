@@ -600,7 +600,7 @@ class Device:
         try:
             Script(game, players, 0, options).start()  # a game that cannot start ends nothing
         except ScriptError as exc:
-            self.refuse(str(exc))
+            self._cannot_start(game, exc)
             return False
         ended = self.session is not None or self._over is not None
         self._file_over()
@@ -630,6 +630,16 @@ class Device:
         self._enter(session)
         self._changed()
         return True
+
+    def _cannot_start(self, game: str, error: ScriptError) -> None:
+        """A game's options refused: the reason whole, on a screen of its own, naming the config
+        file and its section when the options came from there (a toast would cut it)."""
+        path = self.config.path
+        text = str(error)
+        if path is not None and self.config.games.get(game):
+            text = T("{file} [games.{game}]: {error}", file=path.name, game=game, error=text)
+        self.lights.signal("refused")
+        self.push(Message(self, T("Cannot start"), text, on_ok=self.pop))
 
     def start_named(self, game: str, names: list[str]) -> bool:
         """Start ``game`` with these players on seats p1, p2… in order (the script's ``start``)."""
@@ -719,7 +729,7 @@ class Device:
             self.last_result = entry
             self.screens = [
                 MainMenu(self),
-                GameOver(self, entry, final_words(final, self.said), undo=self.undo_game_over),
+                GameOver(self, entry, final_words(final, self.said), undo=self.ask_undo),
             ]
             self.clear_message()  # what the last move brought is on the game-over screen now
         else:
@@ -771,11 +781,17 @@ class Device:
             self._after_change()
 
     def ask_undo(self) -> None:
-        """Ask the table to confirm undoing the last action."""
-        if self.session is None or not self.session.actions:
+        """Ask the table to confirm undoing the last action, saying what it will take back (at
+        game over too: its result stays on screen until the table says yes)."""
+        session = self.session or self.result_on_screen
+        if session is None or not session.actions:
             self.toast(T("Nothing to undo"))
             return
-        self.push(Confirm(self, T("Undo"), T("Take back the last action?"), self.undo))
+        said = session.last_move_said()
+        question = T("Take back the last action?")
+        if said:
+            question = T("Take back the last action? {what}", what=join(list(said), " · "))
+        self.push(Confirm(self, T("Undo"), question, self.undo if self.session is not None else self.undo_game_over))
 
     def undo(self, why: str | None = None) -> bool:
         """Take back the last move (an action and the automatic ones it caused), computed once;

@@ -24,6 +24,9 @@ scale driver (or ``None``) and whether a screen reads the scale itself (calibrat
   level the pile stands at is the detector's new zero at once (the next settled level, when the
   button was pressed while it moved); after an undo and for a new game the detector starts afresh,
   but not after the scale's own take-back (the detector stands at the level it went back to).
+- **Undoing a place.** An undo that takes back pieces placed (counted by the scale or pressed)
+  tells the table to take them out of the bin, and the detector keeps its level: their removal
+  is not a fall (nor a place of anyone's), so bin and supply agree again.
 - **Manual presses.** "Placed" pressed while the scale has a change it has not reported yet (the
   pile moving, or a new weight being confirmed) is a credit: the scale's own count of that settle
   is reduced by it, so a piece is not counted twice.
@@ -69,6 +72,8 @@ LEVEL_SAMPLES = 5
 CREDIT_SECONDS = Tuning().odd_place_confirm_s + 1.0
 """A manual "Placed" credit lapses once the pile has been settled this long: longer than the
 detector takes to confirm a place, so the settle it stands for is always absorbed."""
+REMOVE_SECONDS = 8.0
+"""How long the table is told to take out pieces an undo took back."""
 FAULT_CLEAR_SECONDS = 5.0
 """A detector fault clears once the pile has been settled this long."""
 KIND_SLACK = 0.35
@@ -181,6 +186,8 @@ class WeighedGame(Protocol):
     state: Any
     actions: list[Action]
     journal: Any
+    undone: tuple[Action, ...]
+    """The actions the last undo took back."""
 
     def prompt(self) -> Any:
         """The prompt the game waits for."""
@@ -230,6 +237,9 @@ class ScaleService:
         self._placed: list[int] = []
         """How many actions there were right after each of the scale's last two places (for a
         take-back: a hand counted twice is taken back twice)."""
+        self.removing = 0
+        """Pieces an undo took back that the table is still to take out of the bin (their
+        removal is no fall)."""
         self._taken_back_to: int | None = None
         """How many actions a take-back left: that undo keeps the detector, which knows the level."""
         self._shown = ""
@@ -292,6 +302,7 @@ class ScaleService:
         """Forget the pile's level: the detector starts over at the next still reading."""
         self.detector = None
         self.credit = 0
+        self.removing = 0
         self._settled_since = None
 
     def _refilled(self) -> None:
@@ -381,6 +392,9 @@ class ScaleService:
                 self.detector_fault = reason
                 self.host.toast(T("Scale: {reason}", reason=reason), now=True)
             return
+        if self.removing and event.event in (FALL, RETRACT):
+            self.removing = max(0, self.removing - max(1, event.pieces))  # out again, as asked
+            return
         if self._placing is None or self._paused():
             return
         if event.event == FALL:
@@ -455,8 +469,11 @@ class ScaleService:
         old = self._seen
         if old != seen:
             taken_back = old is not None and old[0] == seen[0] and seen[1] == self._taken_back_to
-            if old is None or old[0] != seen[0] or (seen[1] < old[1] and not taken_back):
+            if old is None or old[0] != seen[0]:
                 self.rezero()
+            elif seen[1] < old[1] and not taken_back:
+                if not self._take_out(session):  # else the detector keeps its level: a removal comes
+                    self.rezero()
             elif old[2] is not None and old[2] != seen[2]:
                 self._refilled()
             elif seen[1] == old[1] + 1 and not self._own:
@@ -472,6 +489,18 @@ class ScaleService:
             self.kind = None
         self._seen, self._placing, self._task = seen, placing, task
         self._expected = self._fill_grams(now) if task is not None else None
+
+    def _take_out(self, session: WeighedGame) -> bool:
+        """An undo took back pieces placed: ask the table to take them out (True), when the
+        scale follows the pile; else the detector starts afresh."""
+        use = self.use
+        pieces = sum(use.placed(a) for a in getattr(session, "undone", ())) if use is not None else 0
+        if pieces <= 0 or self.detector is None or self.calibration is None:
+            return False
+        self.removing = pieces
+        self.credit = 0
+        self.host.toast(T("Take {n} back out of the bin", n=pieces), seconds=REMOVE_SECONDS)
+        return True
 
     def _manual(self, action: Action) -> None:
         """A "Placed" pressed while the scale has a change it has not reported yet (the pile

@@ -30,7 +30,7 @@ from firmware_host.core.config import Config
 from firmware_host.core.i18n import _, tr
 from firmware_host.core.store import Store
 from firmware_host.runtime.device import DISPLAY_STATES, Device
-from firmware_host.sim.fitting import SEPARATOR, Plan, pack, panel_text, plan
+from firmware_host.sim.fitting import SEPARATOR, Plan, cells, pack, panel_text, plan
 from firmware_host.sim.keys import FLUSH_SECONDS, KeyReader
 from firmware_host.sim.scale import SIM_PIECE_GRAMS, calibrate_sim_scale
 from games.core import T
@@ -67,6 +67,8 @@ KEYMAP = (
 (a narrower terminal wraps them part by part)."""
 SHORT_KEYMAP = T("? keys  x quit")
 """The key help where the panel needs the room of the whole one (``?`` shows it whole)."""
+WHOLE_AT = T("shown small: whole in {columns}x{rows}")
+"""Said below a panel the terminal can only show made smaller: the terminal size that shows it whole."""
 HELP_KEY = "?"
 TAP_SECONDS = 0.08
 """How long a key's short press holds the button down (longer where the debounce is longer)."""
@@ -219,11 +221,21 @@ class Terminal:
         return [part.strip() for line in KEYMAP for part in tr(line).split(SEPARATOR) if part.strip()]
 
     def plan(self, columns: int, rows: int) -> Plan | None:
-        """How the panel and the lines below it fit ``columns`` × ``rows`` (``None``: no picture yet)."""
+        """How the panel and the lines below it fit ``columns`` × ``rows`` (``None``: no picture yet).
+
+        A panel the terminal shows only made smaller (a 256×64 or a 128×128 in 80×24) says so
+        below it, with the terminal size that shows it whole."""
         image = self.device.display.shown
         if image is None:
             return None
-        return plan(image.size, columns, rows, self.status_parts(), self.key_parts(), tr(SHORT_KEYMAP))
+        status, keys, short = self.status_parts(), self.key_parts(), tr(SHORT_KEYMAP)
+        fitted = plan(image.size, columns, rows, status, keys, short)
+        if not fitted.scaled:
+            return fitted
+        across, down = cells(image.size, "braille")
+        below = len(pack(status, across)) + len(pack([short], across))  # as a terminal that wide packs them
+        advice = tr(WHOLE_AT).format(columns=across, rows=down + below)
+        return plan(image.size, columns, rows, [*status, advice], keys, short)
 
     def lines(self, columns: int, rows: int) -> list[str]:
         """Everything the terminal shows, for a terminal of ``columns`` × ``rows``."""
@@ -261,8 +273,11 @@ def run_terminal(config: Config, store: Store, seed: int | None = None) -> int:
     saved = termios.tcgetattr(fd)
 
     calibrate_sim_scale(store)  # the simulated cell comes calibrated: + and - count pieces
+    in_play = False
+    # whether a game was in play when the simulator stopped (the quit line says where it is kept)
 
     async def main() -> None:
+        nonlocal in_play
         loop = asyncio.get_running_loop()
         device = Device(config.with_sim(), store, seed=seed, wall=time.time)
         page = None
@@ -290,6 +305,7 @@ def run_terminal(config: Config, store: Store, seed: int | None = None) -> int:
             loop.remove_signal_handler(signal.SIGWINCH)
             device.stop(T("Stopped"))
             await task
+            in_play = device.session is not None
             if page is not None:
                 await page.close()
             term.draw(force=True)
@@ -302,5 +318,8 @@ def run_terminal(config: Config, store: Store, seed: int | None = None) -> int:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
         sys.stdout.write("\x1b[?25h\x1b[?1049l")
         sys.stdout.flush()
-    print("tablemate sim: stopped; the game is kept in", store.root)
+    if in_play:
+        print("tablemate sim: stopped; the game is kept in", store.root)
+    else:
+        print("tablemate sim: stopped; no game in play (the history and settings are in", f"{store.root})")
     return 0

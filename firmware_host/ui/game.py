@@ -29,13 +29,24 @@ The screen sees the table through :class:`~firmware_host.ui.table.GameTable` onl
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
 from firmware_host.core.config import SEATS
 from firmware_host.core.i18n import _, tr
 from firmware_host.ui.base import Confirm, Screen, apply_confirmed, footed, is_seat
-from firmware_host.ui.layout import MIN_NAME, NEWS_ROWS, big_row, grid, lines_rows, per_row, score_rows, text_rows
+from firmware_host.ui.layout import (
+    MIN_NAME,
+    NEWS_ROWS,
+    big_row,
+    grid,
+    lines_rows,
+    per_row,
+    score_rows,
+    text_rows,
+    whole_rows,
+)
 from firmware_host.ui.render import BAR_W, Frame, Row, panel, text_width
 from games.core import Collect, Menu, Order, Prompt, T, Task, View, join
 
@@ -65,6 +76,9 @@ class GameScreen(Screen):
         self.order: list[str] = []
         self.parent: Menu | Collect | None = None
         """The menu or the Collect answers that led to the Order showing, if any."""
+        self.recorded: tuple[int, str, dict[str, int]] | None = None
+        """The cards of the last counting reveal handed to the game: how many actions came before
+        it, its title and the answers (an undo of it brings them back, to mend one)."""
         self.reset()
 
     # -- state ----------------------------------------------------------------------------------
@@ -92,9 +106,22 @@ class GameScreen(Screen):
             self._restore(session.draft())
             if before_collect is not None and before_collect.title == collect.title:
                 self._keep(pending)
+            self._recorded_again(collect, len(session.actions))
             if collect is self.prompt and collect.build is not None and self.locked >= set(collect.players):
                 self._answered(collect, apply=False)  # power cut while settling a tie
         self._locks_changed()
+
+    def _recorded_again(self, collect: Collect, at: int) -> None:
+        """The reveal whose cards were handed to the game is back (an undo took them back): every
+        card as it was recorded, waiting for ``ok``, so one hold mends the wrong one."""
+        recorded = self.recorded
+        if recorded is None or self.answers or not collect.counting or recorded[:2] != (at, collect.title):
+            return
+        self.recorded = None
+        answers = {p: i for p, i in recorded[2].items() if p in collect.players and i < len(collect.values[p])}
+        if set(answers) == set(collect.players):
+            self.answers, self.locked = answers, set(answers)
+            self._save_draft()
 
     def _labels(self) -> tuple[str | None, ...]:
         """The menu showing, as far as the chooser can tell: who, the title, the lines."""
@@ -292,6 +319,9 @@ class GameScreen(Screen):
         if press.button == "back":
             self.table.open_game_menu()
             return
+        if press.button == "ok" and self._all_counted(prompt):
+            self._answered(prompt)  # the table has checked every card against the table's
+            return
         if not is_seat(press) or self._wrong_seat(press, prompt.players):
             if press.button in ("ok", "next", "prev"):  # the hint is on screen already: say why
                 left = [p for p in prompt.players if p not in self.locked]
@@ -334,21 +364,30 @@ class GameScreen(Screen):
         else:
             self.table.toast(T("{player}: tap to choose first", player=player), now=True)
             return
-        if prompt.build is not None and self.locked >= set(prompt.players):
+        if prompt.build is not None and self.locked >= set(prompt.players) and not prompt.counting:
             self._save_draft()
             self._answered(prompt)
             return
         self._save_draft()
+
+    def _all_counted(self, prompt: Collect) -> bool:
+        """Whether every card of a counting reveal is recorded: it waits for ``ok`` (the last
+        player to let go can still mend theirs with one hold)."""
+        return prompt.counting and prompt.build is not None and self.locked >= set(prompt.players)
 
     def _answered(self, prompt: Collect, apply: bool = True) -> None:
         """Everyone has locked in: apply the action, or show the prompt the answers lead to."""
         assert prompt.build is not None
         answers = {p: prompt.values[p][self.answers[p]] for p in prompt.players}
         result = prompt.build(answers)
+        session = self.table.session
+        if prompt.counting and session is not None:
+            self.recorded = (len(session.actions), prompt.title, dict(self.answers))
         if isinstance(result, Menu | Collect | Order | Task):
             self._show(result)
             self.parent = prompt
         elif apply and not self.table.apply(result):
+            self.recorded = None
             self.locked.clear()
             self._locks_changed()
             self._save_draft()
@@ -406,7 +445,8 @@ class GameScreen(Screen):
         active = view.active
         if isinstance(prompt, Collect):  # a reveal: marked are those who still owe their answer
             active = tuple(p for p in active if p not in self.locked)
-        scores = score_rows(view.scores, active, big=True)  # twice the size where there is room
+        # twice the size where there is room; a message never takes their place (whose turn it is)
+        scores = needed_rows(score_rows(view.scores, active, big=True))
         if isinstance(prompt, Collect):
             rows, keep = self._collect_rows(prompt, scores, view), 1
         elif isinstance(prompt, Task):
@@ -414,18 +454,25 @@ class GameScreen(Screen):
         else:
             prompt_rows = self._prompt_rows()
             keep = min(2, len(prompt_rows))  # the highlighted option and the hint
-            # what the last move brought (else the game's first line) before the hint
-            wanted = max(len(news_rows(view, on.rows)), min(1, len(view.lines)))
+            # what the last move brought and what the rules need seen (else the game's first
+            # line) before the hint
+            bar = self.table.time_bar() is not None
+            wanted = max(len(status_rows(view, on.rows, essential=True, bar=bar)), min(1, len(view.lines)))
             if on.height_of(scores + prompt_rows) + wanted > on.rows:
                 hints = {tr(hint) for hint in HINTS}
                 shown = [r for r in prompt_rows if r.cells[0] not in hints]
                 keep = min(keep - (len(prompt_rows) - len(shown)), len(shown))  # a bet's hint stays kept
                 prompt_rows = shown
             crowded = on.height_of(scores + prompt_rows) + wanted > on.rows
-            if view.news and isinstance(prompt, Menu) and len(prompt_rows) > 1 and crowded:
+            if (view.news or view.needed) and isinstance(prompt, Menu) and len(prompt_rows) > 1 and crowded:
                 prompt_rows = prompt_rows[1:]  # whose turn it is: the score grid's ``>`` still says
+            if view.needed and isinstance(prompt, Order) and len(prompt_rows) > 2 and crowded:
+                # a tie's title on one row, cut (``Press in defusal…``): the lines the rules need stay whole
+                prompt_rows = [Row.of(prompt.title, cut=True), *prompt_rows[-keep:]]
+            if on.height_of(scores + prompt_rows) + wanted > on.rows:
+                scores = needed_rows(score_rows(view.scores, active))  # ordinary size before a needed line goes
             room = on.rows - on.height_of(scores + prompt_rows)
-            rows = scores + status_rows(view, room) + prompt_rows
+            rows = scores + status_rows(view, room, bar=bar) + prompt_rows
         return Frame(view.title, tuple(rows[: on.rows]), self.table.title_note(), self.table.time_bar(), keep=keep)
 
     def _prompt_rows(self) -> list[Row]:
@@ -491,10 +538,13 @@ class GameScreen(Screen):
             given = [c for c in cells if c[1] != "..."]
             answers = grid(given, per_row(given)) if given else []
         rows = [Row.of(prompt.title, cut=True), *answers]
-        if on.height_of(rows + scores) <= on.rows - 1:
+        bar = self.table.time_bar() is not None
+        needed = len(status_rows(view, on.rows, essential=True, bar=bar)) if view.needed else 0
+        if on.height_of(rows + scores) + needed <= on.rows - 1:
             rows += scores
-        rows += status_rows(view, on.rows - 1 - on.height_of(rows))
-        return footed(rows, Row.of(_collect_hint(prompt)))
+        rows += status_rows(view, on.rows - 1 - on.height_of(rows), bar=bar)
+        hint = _("ok: done  hold: mend") if self._all_counted(prompt) else _collect_hint(prompt)
+        return footed(rows, Row.of(hint))
 
     def _side_hint(self, side: Collect, choosing: list[str]) -> Row:
         """The answers being chosen out of turn (``Ben bet 3? hold``), as whole as fits: whole
@@ -513,16 +563,40 @@ class GameScreen(Screen):
         return Row.of(text, cut=True)
 
 
+def needed_rows(rows: list[Row]) -> list[Row]:
+    """``rows`` marked as needed (:attr:`~firmware_host.ui.render.Row.needed`): a message takes
+    the place of any other row first."""
+    return [replace(row, needed=True) for row in rows]
+
+
 def news_rows(view: View, room: int) -> list[Row]:
     """What the last move brought (the view's first ``news`` lines), each on up to
     :data:`~firmware_host.ui.layout.NEWS_ROWS` rows, in at most ``room`` rows."""
     return lines_rows(view.lines[: view.news], room)
 
 
-def status_rows(view: View, room: int) -> list[Row]:
-    """The game's status in ``room`` rows: what the last move brought first, then its other lines."""
-    rows = news_rows(view, room)
-    rows += [row for line in view.lines[view.news :] for row in text_rows(line, room - len(rows))]
+def status_rows(view: View, room: int, essential: bool = False, bar: bool = True) -> list[Row]:
+    """The game's status in ``room`` rows, in the view's order: the lines the rules need seen
+    (:attr:`View.needed`) whole, before anything else; then what the last move brought, each on
+    up to :data:`~firmware_host.ui.layout.NEWS_ROWS` rows while the news after it keep a row
+    each; then the other lines as far as there is room. ``essential``: the first two only;
+    ``bar``: the turn timer's bar takes its pixels beside them."""
+    if not view.needed:
+        rows = news_rows(view, room)
+        if not essential:
+            rows += [row for line in view.lines[view.news :] for row in text_rows(line, room - len(rows))]
+        return rows[: max(0, room)]
+    count = len(view.lines)
+    shown: dict[int, list[Row]] = {i: whole_rows(view.lines[i], bar) for i in view.needed if 0 <= i < count}
+    left = room - sum(len(rows) for rows in shown.values())
+    news = [i for i in range(min(view.news, count)) if i not in shown]
+    for k, i in enumerate(news):
+        shown[i] = text_rows(view.lines[i], min(NEWS_ROWS, left - (len(news) - k - 1)))
+        left -= len(shown[i])
+    for i in [] if essential else [i for i in range(view.news, count) if i not in shown]:
+        shown[i] = text_rows(view.lines[i], left)
+        left -= len(shown[i])
+    rows = [row for i in sorted(shown) for row in shown[i]]
     return rows[: max(0, room)]
 
 

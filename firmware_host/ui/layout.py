@@ -8,26 +8,26 @@ rows (the score grid, whose turn it is) on a 128×128.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 
 from firmware_host.core.i18n import tr
 from firmware_host.ui.render import (
     BAR_W,
+    MIN_NAME,
     Panel,
     Row,
+    cut_names,
     fit,
     message_lines,
     name_and_value,
     panel,
     players,
+    shorten_names,
     text_width,
     wrap,
 )
 
-MIN_NAME = 3
-"""Letters of a name that always show beside its number (more when there is room)."""
 MARK = ">"
 """Marks whose turn it is in front of a name; it is not one of the name's letters."""
 
@@ -171,6 +171,21 @@ NEWS_ROWS = 2
 """Rows one line of what the last move brought may wrap onto."""
 
 
+def whole_rows(text: str, bar: bool = True, on: Panel | None = None) -> list[Row]:
+    """A line the rules need the table to see, whole, on as few rows as it takes (``bar``: beside
+    the turn timer's bar): the players' names in it shortened (to the start that tells them
+    apart, then to :data:`MIN_NAME` letters) where that saves a row; its words are never cut."""
+    text = tr(text)
+    width = (on or panel()).content_w - 2 - (BAR_W if bar else 0)
+    names = players()
+    best = wrap(text, width)
+    for shorter in (shorten_names(text, names), cut_names(shorten_names(text, names), names)):
+        lines = wrap(shorter, width)
+        if len(lines) < len(best):
+            best = lines
+    return [Row((line,), needed=True) for line in best]
+
+
 def lines_rows(lines: Sequence[str], room: int) -> list[Row]:
     """``lines`` (what the last move brought) in at most ``room`` rows: each on up to
     :data:`NEWS_ROWS` rows while the lines after it keep a row each."""
@@ -179,28 +194,6 @@ def lines_rows(lines: Sequence[str], room: int) -> list[Row]:
         left = room - len(rows) - (len(lines) - i - 1)  # the lines after this one get a row each
         rows += text_rows(line, min(NEWS_ROWS, left))
     return rows[: max(0, room)]
-
-
-def short_names(names: Sequence[str]) -> dict[str, str]:
-    """Each name → the shortest start of it, :data:`MIN_NAME` letters or more, that starts no
-    other name (the whole name when every start of it does: ``Maximilian`` beside ``Maximiliane``)."""
-    short = {}
-    for name in names:
-        others = [n for n in names if n != name]
-        cut = next(
-            (name[:k] for k in range(MIN_NAME, len(name)) if not any(n.startswith(name[:k]) for n in others)), name
-        )
-        short[name] = cut.rstrip()
-    return short
-
-
-def shorten_names(text: str, names: Sequence[str]) -> str:
-    """``text`` with every one of ``names`` in it shortened to the start that tells it from the
-    others (:func:`short_names`); a longer word that only begins like a name stays as it is."""
-    for name, short in sorted(short_names(names).items(), key=lambda item: -len(item[0])):
-        if short != name:
-            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", short, text)
-    return text
 
 
 def named_rows(text: str, room: int, names: Sequence[str], on: Panel | None = None) -> list[Row]:

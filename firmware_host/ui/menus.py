@@ -32,12 +32,16 @@ if TYPE_CHECKING:
 
 
 class MainMenu(ListScreen):
-    """The menu the device boots into when no game is unfinished."""
+    """The menu the device boots into when no game is unfinished; during a game, the game menu's
+    *Main menu* opens it over the game, which stays in play (``back`` returns to it)."""
 
     table: MenuTable
 
-    def __init__(self, table: MenuTable) -> None:
-        super().__init__(table, "tablemate", self._entries, on_back=lambda: None, hint=T("ok: pick"))
+    def __init__(self, table: MenuTable, over_game: bool = False) -> None:
+        if over_game:
+            super().__init__(table, "tablemate", self._entries, on_back=table.back_to_game, hint=T("ok: pick  back"))
+        else:
+            super().__init__(table, "tablemate", self._entries, on_back=lambda: None, hint=T("ok: pick"))
 
     def _entries(self) -> list[Item]:
         table = self.table
@@ -189,6 +193,7 @@ class GameMenu(ListScreen):
         items += [
             Item(_("Settings"), lambda: table.push(SettingsScreen(table))),
             Item(_("Self-test"), lambda: table.push(SelfTest(table))),
+            Item(_("Main menu"), lambda: table.push(MainMenu(table, over_game=True))),  # the game stays in play
             Item(_("End game early"), self._end),
             Item(_("Rules"), lambda: table.push(rules_for(table))),  # last: prev from the top lands here
         ]
@@ -330,6 +335,9 @@ class GameOver(Screen):
         self.page = 0
         self.undo = undo
         """Takes the move that ended the game back (a long ``back``), when it still can be."""
+        self.nudged = False
+        """A short press came: the hint line (``hold ok…``) shows inverted, as a message would,
+        on its own row (a message would cover the ranking)."""
 
     @property
     def times(self) -> dict[str, Any] | None:
@@ -345,7 +353,8 @@ class GameOver(Screen):
         elif press.button in ("next", "prev") and self.times:
             self.page = 1 - self.page
         else:
-            self.table.toast(T("Hold ok for the menu"), now=True)
+            self.nudged = True  # on the hint's own line, inverted: the ranking keeps its rows
+            self.table.signal("refused")
 
     def frame(self) -> Frame:
         if self.page == 1 and self.times:
@@ -356,7 +365,8 @@ class GameOver(Screen):
         else:
             hint = _("hold ok: menu  next") if self.times else _("hold ok: menu")
         title = TITLES.get(e["game"], e["game"])
-        return Frame(title, tuple(footed(result_rows(e, self.headline), Row.of(hint))), _("over"))
+        foot = Row.of(hint, invert=self.nudged)  # a short press lights the hint up: hold
+        return Frame(title, tuple(footed(result_rows(e, self.headline), foot)), _("over"))
 
     def _times_frame(self, times: dict[str, Any]) -> Frame:
         def short(s: float | None) -> str:
@@ -423,7 +433,7 @@ class SettingsScreen(ListScreen):
 
     def _timer_note(self) -> str:
         session = self.table.session
-        return MODE_LABELS[self.table.timers.preset.mode] if session is not None else ""
+        return MODE_LABELS[self.table.timers.preset.mode] if session is not None else _("per game")
 
     def _timer_sound(self) -> None:
         """All beeps, only the timeout's, or none (the buzzer is on/off only: no volume to set)."""

@@ -29,6 +29,7 @@ as fast as any other.
 from __future__ import annotations
 
 import contextlib
+import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar
@@ -112,6 +113,55 @@ def players() -> tuple[str, ...]:
     return _names.get()
 
 
+MIN_NAME = 3
+"""Letters of a name that always show beside its number (more when there is room)."""
+
+
+def short_names(names: Sequence[str]) -> dict[str, str]:
+    """Each name → the shortest start of it, :data:`MIN_NAME` letters or more, that starts no
+    other name (the whole name when every start of it does: ``Maximilian`` beside ``Maximiliane``)."""
+    short = {}
+    for name in names:
+        others = [n for n in names if n != name]
+        cut = next(
+            (name[:k] for k in range(MIN_NAME, len(name)) if not any(n.startswith(name[:k]) for n in others)), name
+        )
+        short[name] = cut.rstrip()
+    return short
+
+
+def shorten_names(text: str, names: Sequence[str]) -> str:
+    """``text`` with every one of ``names`` in it shortened to the start that tells it from the
+    others (:func:`short_names`); a longer word that only begins like a name stays as it is."""
+    for name, short in sorted(short_names(names).items(), key=lambda item: -len(item[0])):
+        if short != name:
+            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", short, text)
+    return text
+
+
+def cut_names(text: str, names: Sequence[str]) -> str:
+    """``text`` with every one of ``names`` in it cut to :data:`MIN_NAME` letters (the last resort
+    before the words are cut)."""
+    for name in sorted(names, key=len, reverse=True):
+        if len(name) > MIN_NAME:
+            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", name[:MIN_NAME].rstrip(), text)
+    return text
+
+
+def names_first(text: str, width: int, names: Sequence[str] | None = None) -> str:
+    """``text`` made to fit ``width`` pixels by shortening the players' names in it, never its
+    words: whole, else each name shortened to the start that tells it from the others, else to
+    :data:`MIN_NAME` letters; what still does not fit is left to the cut (``…``)."""
+    names = players() if names is None else names
+    text = tr(text)
+    if not names or text_width(text) <= width:
+        return text
+    shorter = shorten_names(text, names)
+    if text_width(shorter) <= width:
+        return shorter
+    return cut_names(shorter, [short_names(names)[n] for n in names] + list(names))
+
+
 @contextlib.contextmanager
 def naming(names: Sequence[str]) -> Iterator[None]:
     """Lay out with ``names`` as the game's players: a text too long for its rows shortens them
@@ -151,6 +201,9 @@ class Row:
     big: bool = False
     weights: tuple[int, ...] = ()
     """How the row's width is shared among its cells (in proportion); equal when empty."""
+    needed: bool = False
+    """A line the rules need the table to see (:attr:`games.core.View.needed`): a message takes
+    the place of any other row first."""
 
     def __post_init__(self) -> None:  # what an engine said (a Text) is shown in the players' language
         object.__setattr__(self, "cells", tuple(tr(c) for c in self.cells))
@@ -410,7 +463,9 @@ def compose(frame: Frame, panel: Panel | None = None) -> Frame:
     """``frame`` with its message laid out on rows of its own, above the rows it keeps.
 
     The message takes the place of the body's last rows, never of the hint or the highlighted
-    option; rows beyond the panel are reported (a screen must scroll or page, not lose rows).
+    option, and of a line the rules need seen (:attr:`Row.needed`) only when no other row is
+    left: when every row must stay, it shows on the title bar instead, for as long as it lasts.
+    Rows beyond the panel are reported (a screen must scroll or page, not lose rows).
     ``panel``: the panel in force (:func:`panel`) unless given.
     """
     if frame.composed:
@@ -421,24 +476,54 @@ def compose(frame: Frame, panel: Panel | None = None) -> Frame:
         shown = fitting(rows, panel)
         report("rows", " / ".join(" ".join(r.cells) for r in rows[shown:]), panel.rows)
         rows = rows[:shown]
-    if frame.message and not _already_shown(frame.message, rows):
+    title, said = frame.title, bool(frame.message) and not _already_shown(frame.message, rows, players())
+    if players():  # a text too long for its cell shortens the players' names in it, never its words
+        width = panel.content_w - (BAR_W if frame.bar is not None else 0)
+        rows = [_names_fitted(row, width // panel.slots(row)) for row in rows]
+        title = _names_fitted(Row.of(title, frame.title_right, cut=True), width).cells[0]
+    if said:
         keep = max(0, min(frame.keep, len(rows), panel.rows - 1))
         kept = rows[len(rows) - keep :] if keep else []
         body = rows[: len(rows) - keep]
         room = panel.rows - panel.height_of(kept)
-        lines = message_lines(frame.message, panel.content_w - 2 - BAR_W, min(MESSAGE_LINES, max(1, room)))
+        needed = panel.height_of([r for r in body if r.needed])  # the message leaves them their rows
+        if needed and room - needed < 1:  # every row must stay: the message takes the title bar's place
+            width = panel.content_w - (BAR_W if frame.bar is not None else 0)
+            title = _names_fitted(Row.of(frame.message, frame.title_right, cut=True), width).cells[0]
+            return replace(frame, title=title, rows=tuple(rows), composed=True)
+        width, most = panel.content_w - 2 - BAR_W, min(MESSAGE_LINES, max(1, room - needed))
+        lines = message_lines(frame.message, width, most)
+        shorter = message_lines(shorten_names(tr(frame.message), players()), width, most)
+        if len(wrap(tr(frame.message), width)) > len(lines) or len(shorter) < len(lines):
+            lines = shorter  # a message too long for its lines shortens the players' names in it first
         body = _shed(body, max(0, room - len(lines)), panel)
         body += [Row.of()] * (room - len(lines) - panel.height_of(body))
         rows = body + [Row.of(line, invert=True) for line in lines] + kept
-    return replace(frame, rows=tuple(rows), composed=True)
+    return replace(frame, title=title, rows=tuple(rows), composed=True)
 
 
-def _already_shown(message: str, rows: list[Row]) -> bool:
-    """Whether ``message`` is on the rows already, on one row or wrapped over a few in a row."""
-    wanted = " ".join(message.split())
+def _names_fitted(row: Row, width: int) -> Row:
+    """``row`` with the players' names shortened in each cell too long for its room (as
+    :func:`_row` shares ``width`` out), so a cut, if one is left, never takes a word first."""
+    right_w = text_width(row.right) if row.right else 0
+    widths = cell_widths(width, len(row.cells), row.weights)
+    last = len(row.cells) - 1
+    cells = tuple(
+        names_first(cell, widths[i] - 2 - (right_w + 2 if row.right and i == last else 0))
+        for i, cell in enumerate(row.cells)
+    )
+    return row if cells == row.cells else replace(row, cells=cells)
+
+
+def _already_shown(message: str, rows: list[Row], names: Sequence[str] = ()) -> bool:
+    """Whether ``message`` is on the rows already, on one row or wrapped over a few in a row
+    (the players' ``names`` in it shortened as a line that names them may have them)."""
     texts = [" ".join(" ".join(r.cells).split()) for r in rows]
+    said = tr(message)
+    forms = {said, shorten_names(said, names), cut_names(shorten_names(said, names), names)} if names else {said}
+    wanted = {" ".join(form.split()) for form in forms}
     return any(
-        " ".join(texts[i:j]) == wanted for i in range(len(texts)) for j in range(i + 1, min(len(texts), i + 4) + 1)
+        " ".join(texts[i:j]) in wanted for i in range(len(texts)) for j in range(i + 1, min(len(texts), i + 4) + 1)
     )
 
 
@@ -467,6 +552,8 @@ def _shed(rows: list[Row], room: int, panel: Panel) -> list[Row]:
         if i is None and (big := last(lambda r: panel.slots(r) > 1)) is not None:
             rows[big] = replace(rows[big], big=False)
             continue
+        if i is None:
+            i = last(lambda r: not r.invert and not r.needed)
         if i is None:
             i = last(lambda r: not r.invert)
         del rows[len(rows) - 1 if i is None else i]

@@ -96,6 +96,8 @@ class GameInPlay(Protocol):
     """The game's start (``base.game``: its id, ``base.players``)."""
     state: Any
     """The game's state (read only: the Rules screen finds its place in the rules from it)."""
+    actions: list[Action]
+    """The actions in effect (read only: how far the game has come)."""
 
     def view(self) -> View:
         """What the game shows."""

@@ -554,15 +554,17 @@ class Antartik(Engine[AntartikState]):
             final = self.final_view(s, title, scores)
             return dataclasses.replace(final, lines=(*final.lines, *s.news), news=len(final.lines) + news)
         lines = list(s.news)
-        if s.bets:  # before the dive, which the diver's menu names too
+        needed: tuple[int, ...] = ()
+        if s.bets:  # before the dive, which the diver's menu names too; the table must see them
+            needed = (len(lines),)
             lines.append(T("Bets {bets}", bets=" ".join(f"{p}:{c}" for p, c in s.bets.items())))
         lines.append(T("Dive {cards}", cards=" ".join(s.dive)) if s.dive else T("Dive empty"))
 
         if self.chute_open(s):
-            return View(title, scores, tuple(lines), (s.chute or "",), "choosing", news)
+            return View(title, scores, tuple(lines), (s.chute or "",), "choosing", news, needed)
         # the diver is the one who acts (the others may bet on their buttons meanwhile)
         mood = "choosing" if self.waiting(s) else "playing"
-        return View(title, scores, tuple(lines), (self.diver(s),), mood, news)
+        return View(title, scores, tuple(lines), (self.diver(s),), mood, news, needed)
 
 
 ENGINE = Antartik()

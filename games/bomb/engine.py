@@ -367,7 +367,7 @@ class Bomb(Engine[BombState]):
             s.used = 0
             s.dice = START_DICE
             if over:
-                s.notice = T("{players}: to {limit}, +1 card", players=join(over, ","), limit=HAND_LIMIT)
+                s.notice = T("{players} to {limit}, all +1 card", players=join(over, ","), limit=HAND_LIMIT)
             else:
                 s.notice = T("Everyone +1 card")
         else:
@@ -490,17 +490,22 @@ class Bomb(Engine[BombState]):
         if s.last is not None:  # also the roll that ended the last round, until the next reveal
             lines += self._roll_lines(s)
         news = len(lines)
+        needed: tuple[int, ...] = ()
+        zeros = [p for p, v in s.cards.items() if v == "0"] if phase != "reveal" else []
+        if zeros:  # a 0 draws a card and adds a die: the table must see who draws
+            needed = (len(lines),)
+            lines.append(T("{players}: 0, +1 card, +1 die", players=join(zeros, ", ")))
         if s.cards:
             lines.append(" ".join(f"{p}:{v}" for p, v in s.cards.items()))
         lines.append(T("Hands {hands}", hands=" ".join(f"{p} {s.hands[p]}" for p in self.alive(s))))
         if phase == "reveal":
             return View(title, scores, tuple(lines), tuple(self.alive(s)), "choosing", news)
         if phase == "claim":
-            return View(title, scores, tuple(lines), (str(s.claim),), "playing", news)
+            return View(title, scores, tuple(lines), (str(s.claim),), "playing", news, needed)
         if s.ties:  # the table settles the tie (or takes the random order)
             tied = tuple(p for p in s.defusers if any(p in g for g in s.ties))
-            return View(title, scores, tuple(lines), tied, "rolling", news)
-        return View(title, scores, tuple(lines), (s.defusers[0],), "rolling", news)
+            return View(title, scores, tuple(lines), tied, "rolling", news, needed)
+        return View(title, scores, tuple(lines), (s.defusers[0],), "rolling", news, needed)
 
     def _roll_lines(self, s: BombState) -> list[str]:
         """The last defusal: who, the totals and what came of them, then each die's marks."""

@@ -60,6 +60,9 @@ class View:
     ``"playing"``, ``"rolling"``, ``"over"``…); the runtime maps it to colours and blinking.
     ``news`` counts the leading ``lines`` that tell what the last move brought (a roll's dice
     and totals): the screen shows them before any other line and before its hints.
+    ``needed`` names (by index) the ``lines`` the rules need the table to see (the bets riding
+    on a dive, the supply while placing, the order of play, a card drawn): the screen shows them
+    whole on every panel, before its hints and the other lines.
     """
 
     title: str
@@ -68,6 +71,7 @@ class View:
     active: tuple[str, ...] = ()
     mood: str = "playing"
     news: int = 0
+    needed: tuple[int, ...] = ()
 
 
 @dataclass

@@ -61,6 +61,10 @@ VALUES = tuple(range(1, 11))
 REVEAL, PLACE = "reveal", "place"
 
 
+ROUND_ORDER = "R{round} order: {cards}"
+"""The news of a reveal: the round's order of play, with each player's card."""
+
+
 @dataclass
 class TonneState(BaseState):
     """One game of Ab in die Tonne.
@@ -209,7 +213,7 @@ class Tonne(Engine[TonneState]):
         s.owed = s.cards[queue[0]]
         s.refill = False
         order = join([f"{p} {s.cards[p]}" for p in queue], ", ")  # names and card values: no words
-        s.news = [T("Round {round} order: {cards}", round=s.round, cards=order)]
+        s.news = [T("R{round} order: {cards}", round=s.round, cards=order)]  # ROUND_ORDER
         effects.append(say(s.news[0]))
         effects.append(signal("turn"))
 
@@ -378,9 +382,14 @@ class Tonne(Engine[TonneState]):
         if s.phase == REVEAL:
             return View(title, scores, (*news, stock, T("Reveal your cards")), (), "choosing", len(news))
         player = s.queue[0]
+        # the table must see the supply while placing: in the title bar, which nothing covers
+        title = T("R{round}/{rounds} supply {supply}", round=s.round, rounds=ROUNDS, supply=s.supply)
         later = " ".join(f"{p} {s.cards[p]}" for p in s.queue[1:])  # names and card values: no words
+        ordered = bool(news) and getattr(news[0], "msgid", None) == ROUND_ORDER  # the round's whole order
         lines = (stock, T("Next: {players}", players=later)) if later else (stock,)
-        return View(title, scores, (*news, *lines), (player,), "playing", len(news))
+        # and the order of play: the round's whole order while it is the news, else who comes next
+        needed = (0,) if ordered else (len(news) + 1,) if later else ()
+        return View(title, scores, (*news, *lines), (player,), "playing", len(news), needed)
 
 
 ENGINE = Tonne()

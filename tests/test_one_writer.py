@@ -110,3 +110,22 @@ def test_a_purge_does_not_remove_a_state_folder_another_process_writes(tmp_path)
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0
+
+
+def test_a_sigterm_in_the_middle_of_a_scripted_press_stops_cleanly(tmp_path):
+    """Fixed bug: a stop from outside while a script held a button closed the pins under it and the
+    release ended in a KeyError traceback and exit 1."""
+    state = tmp_path / "state"
+    script = tmp_path / "held.sim"
+    script.write_text("start arschbombe Ann Ben\nhold ok 60\n")
+    proc = tablemate_process(
+        "sim", "--realtime", "--script", script, "--state-dir", state, stderr=subprocess.PIPE, text=True
+    )
+    end = time.monotonic() + 30
+    while not (state / "lock").exists() or (state / "lock").read_text().strip() != str(proc.pid):
+        assert proc.poll() is None and time.monotonic() < end, "the sim never took the folder"
+        time.sleep(0.05)
+    time.sleep(0.5)  # well inside the 60 s hold
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and "Traceback" not in err, err

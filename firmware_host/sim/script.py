@@ -193,7 +193,9 @@ class ScriptRunner:
         if buttons is None:
             return
         buttons.press(button)
-        await asyncio.sleep(seconds)
+        await self._run_for(seconds)
+        if self.device.stop_reason is not None:  # stopped from outside mid-press: the pins are closed
+            return
         buttons.release(button)
         await asyncio.sleep(SETTLE_SECONDS)
 
@@ -203,6 +205,10 @@ class ScriptRunner:
 
     async def wait(self, seconds: float) -> None:
         """``wait SECONDS``: let the device run (a stop from outside ends the wait)."""
+        await self._run_for(seconds)
+
+    async def _run_for(self, seconds: float) -> None:
+        """Let the device run for ``seconds``, or until it is stopped from outside."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.device.stopped(), seconds)
 

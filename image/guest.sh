@@ -5,8 +5,12 @@
 # kill QEMU now, the power cut; `@@ done`: all said). Phase 1 or 2 from tablemate.vmcheck= on the
 # kernel's command line.
 set -u
-# systemd.run='s unit holds the boot up until it ends: go on as a transient unit of its own
+# systemd.run= makes its unit the boot's default target, so multi-user.target (and with it
+# tablemate.service and its socket) would never be reached: ask for it as the image's own boot
+# does. Then, since systemd.run='s unit holds the boot up until it ends, go on as a transient
+# unit of its own.
 if [ -z "${TM_DETACHED:-}" ]; then
+    systemctl start --no-block multi-user.target
     exec systemd-run --unit=tablemate-vmcheck --no-block --setenv=TM_DETACHED=1 /bin/sh /mnt/guest.sh
 fi
 PORT=/dev/virtio-ports/results

@@ -3,7 +3,7 @@
 No thread per client and no second process: aiohttp's handlers are coroutines on the loop that
 runs the buttons, the journal and the panel. The listening socket is made here (no address
 look-up, so no resolver thread; :mod:`firmware_host.web.net`), and the server is started and
-closed by whoever runs the device (:func:`firmware_host.cli.play.cmd_run`, the simulator). It
+closed by whoever runs the device (:func:`firmware_host.cli.cmd_play.cmd_run`, the simulator). It
 sees the table through :class:`~firmware_host.web.door.TableDoor` only.
 
 - **Routes** are one table per area (:mod:`firmware_host.web.api`: the state and ``/ws``; the

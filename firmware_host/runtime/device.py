@@ -84,12 +84,12 @@ class Device:
         self.prefs = TableSettings(config, store)
         self.signals = Signals()
         self.message = MessageLine(self.signals.signal)
-        self.scale = ScaleService(self, store, self._scale_driver, self._scale_held)
-        self.timers = TimerService(self, config.timers, config["timers"]["save_every"])
-        self.drawing = Screens(panel_size(config), self.message, self.signals, self.scale)
+        self.drawing = Screens(panel_size(config), self.message, self.signals)
         self.saving = Saving(store, self.post, self.message, self.drawing, self)
         self.pairing = Phones(store, self.saving, self.message, self.drawing, wall)
         store.read_doc("scale", repair=True)  # a damaged calibration is kept aside and named
+        self.scale = ScaleService(self, store, self._scale_driver, self._scale_held)
+        self.timers = TimerService(self, config.timers, config["timers"]["save_every"])
         self.dimmer = Dimmer(self.drawing, config["display"], self.prefs.settings)
         self.prefs.wire(self.saving, self.message, self.drawing, self.dimmer, self.signals, self.timers)
         self.health = Health(
@@ -102,6 +102,7 @@ class Device:
         self.presses = Presses(config, self.game, self.dimmer)
         # the hooks by which a lower part tells a higher one
         self.message.redraw = self.drawing.redraw
+        self.drawing.want_scale = self.scale.want
         self.drawing.writing = lambda: bool(self.saving.inflight)
         self.drawing.players = self.game.players
         self.saving.handle = self.presses.handle

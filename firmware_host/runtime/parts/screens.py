@@ -37,7 +37,7 @@ class Screens:
     """The screen stack and the panel it is drawn to (the screens' :class:`~firmware_host.ui.table.Table`
     door: push, pop, on top, redraw, the loop's clock and timers)."""
 
-    def __init__(self, panel_size: tuple[int, int], message: MessageLine, signals: Signals, scale: Any) -> None:
+    def __init__(self, panel_size: tuple[int, int], message: MessageLine, signals: Signals) -> None:
         self.stack: list[Screen] = []
         """The screens, the one showing last."""
         self.panel_size = panel_size
@@ -47,9 +47,10 @@ class Screens:
         self.display = DisplayService(None)
         self.message = message
         self.signals = signals
-        self.scale = scale
         self.watchers: list[Callable[[], None]] = []
         """Called after every frame drawn: the views that render the table's snapshot (the page)."""
+        self.want_scale: Callable[[str, bool], None] = lambda reason, on: None
+        """Ask for the scale's readings, or give the ask back (the scale service's ``want``)."""
         self.writing: Callable[[], bool] = lambda: False
         """Whether writes are in flight (the saving part's): what changed shows once they are durable."""
         self.players: Callable[[], Sequence[str]] = tuple
@@ -134,7 +135,7 @@ class Screens:
         self._dirty = False
         # every change of screens ends in a draw: the screens that read the scale want it now
         reads = any(getattr(s, "reads_scale", False) or getattr(s, "uses_scale", False) for s in self.stack)
-        self.scale.want("screen", reads)
+        self.want_scale("screen", reads)
         if self.writing():  # what changed shows once it is durable
             self._held = True
             return

@@ -42,7 +42,6 @@ from firmware_host.runtime.parts.saving import Saving
 from firmware_host.runtime.parts.screens import Screens
 from firmware_host.runtime.parts.settings import TableSettings
 from firmware_host.runtime.parts.signals import Signals
-from firmware_host.runtime.snapshot import table_snapshot
 from firmware_host.scale.service import ScaleService
 from firmware_host.timers.service import TimerService
 from firmware_host.ui.base import Message
@@ -261,6 +260,8 @@ class Device:
 
     def snapshot(self) -> dict[str, Any]:
         """The table as plain data, for views other than the OLED (:mod:`firmware_host.runtime.snapshot`)."""
+        from firmware_host.runtime.snapshot import table_snapshot  # the page's alone: not at start
+
         return table_snapshot(self)
 
     # -- life cycle -------------------------------------------------------------------------------

@@ -96,7 +96,7 @@ def test_a_snapshot_that_cannot_be_saved_refuses_nothing_and_the_action_is_journ
             assert dev.apply(ACTIONS[sessions.SNAP_EVERY - 1])  # its record is saved, its snapshot is not
             await asyncio.sleep(0.1)
         assert failures == [op]
-        shown = (dev.storage_fault, dev.storage_faults, len(dev.session.actions), list(dev.said))
+        shown = (dev.storage_fault, dev.storage_faults, len(dev.session.actions), list(dev.game.said))
         assert dev.apply(ACTIONS[sessions.SNAP_EVERY])  # the next one cuts the torn snapshot first
         await asyncio.sleep(0.1)
         return shown

@@ -138,7 +138,7 @@ async def _measure(folder: Path) -> dict[str, Any]:
         before = len(device.session.actions)
         start = time.perf_counter()
         device.undo()
-        while device._busy is not None or device._inflight or len(device.session.actions) == before:
+        while device.game.busy is not None or device.saving.inflight or len(device.session.actions) == before:
             await asyncio.sleep(0.0005)
         slowest = max(slowest, time.perf_counter() - start)
         await asyncio.sleep(0.02)  # the table reads the message before the next undo

@@ -148,7 +148,7 @@ class PressTiming:
         """One jump (two presses: the jumper, then where it landed); a new game when one ends."""
         device = self.table.device
         for _ in range(300):  # the last jump durable first: a game it ended is over only then
-            if not self.table.call(lambda: device._inflight):
+            if not self.table.call(lambda: device.saving.inflight):
                 break
             time.sleep(0.01)
         if self.table.call(lambda: self.table.device.session is None):

@@ -35,6 +35,8 @@ _ACTION_LINE = re.compile(
 )
 """An action's line as :func:`~firmware_host.core.journal_lines.encode` writes it (keys sorted):
 the action, and whether it joins the move before."""
+PIECE = 40_000
+"""Bytes of the head searched and parsed in one go (about 200 actions)."""
 FEW = 16
 """Items of the head read one by one; a longer run decodes the whole head at once."""
 
@@ -187,14 +189,21 @@ class Head:
 
     def _read_fields(self) -> tuple[list[Any], list[bool]]:
         if self._records is None:
-            found = _ACTION_LINE.findall(b"\n" + self.data)
-            if len(found) == self._count - len(self.others):
+            actions: list[Any] = []
+            joined: list[bool] = []
+            data, at = self.data, 0
+            while at < len(data):  # a piece at a time: a read off the loop never holds the interpreter long
+                end = data.find(b"\n", at + PIECE) + 1 or len(data)
+                found = _ACTION_LINE.findall(b"\n" + data[at:end])
                 try:
-                    actions = json.loads(b"[" + b",".join(a for a, _ in found) + b"]")
+                    piece = json.loads(b"[" + b",".join(a for a, _ in found) + b"]")
                 except (UnicodeDecodeError, ValueError, RecursionError):
-                    actions = None
-                if isinstance(actions, list) and len(actions) == len(found):
-                    return actions, [bool(j) for _, j in found]
+                    break
+                actions += piece
+                joined += [bool(j) for _, j in found]
+                at = end
+            if len(actions) == len(joined) == self._count - len(self.others):
+                return actions, joined
         records = [r for i, r in enumerate(self.records()) if i not in self.others]
         return [r["a"] for r in records], [r.get("j") == 1 for r in records]
 

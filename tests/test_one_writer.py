@@ -129,3 +129,19 @@ def test_a_sigterm_in_the_middle_of_a_scripted_press_stops_cleanly(tmp_path):
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0 and "Traceback" not in err, err
+
+
+def test_a_writer_removes_the_temporaries_a_killed_writer_left_and_no_others(tmp_path):
+    from firmware_host.core.folder_lock import writing
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait(30)  # a writer that is no more
+    state = tmp_path / "state"
+    (state / "history").mkdir(parents=True)
+    stale = [state / f"game.jsonl.tmp-{gone.pid}-3", state / "history" / f"h.json.tmp-{gone.pid}-0"]
+    alive = state / f"settings.json.tmp-{os.getpid()}-1"  # a process still running: maybe mid-write
+    kept = [alive, state / "game.jsonl", state / "notes.tmp-x-1"]
+    for path in stale + kept:
+        path.write_bytes(b"{}")
+    with writing(state):
+        assert not any(p.exists() for p in stale) and all(p.exists() for p in kept)

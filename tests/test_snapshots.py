@@ -306,14 +306,14 @@ def test_a_damaged_byte_in_a_snapshot_head_is_ignored_like_one_in_its_body(tmp_p
 
 
 def test_a_long_journal_is_checked_line_by_line_only_after_its_last_snapshot(tmp_path, monkeypatch):
-    from firmware_host.core import journal as journals
+    from firmware_host.core import journal_lines as journals
 
     monkeypatch.setattr(sessions, "SNAP_EVERY", 100)
     session = _long(Store(tmp_path), 250)
     session.journal.close()
     checked = []
-    real = journals._sealed
-    monkeypatch.setattr(journals, "_sealed", lambda line: checked.append(line) or real(line))
+    real = journals.sealed
+    monkeypatch.setattr(journals, "sealed", lambda line: checked.append(line) or real(line))
     again = Session.resume(Store(tmp_path))
     assert again is not None and again.actions == session.actions and again.snapshot_used == 200
     assert len(checked) <= 52  # the 50 actions after the snapshot at 200, and the snapshot itself

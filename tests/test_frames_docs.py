@@ -10,7 +10,7 @@ from PIL import Image
 
 from firmware_host.cli.main import main
 from firmware_host.ui.render import watch
-from tests.docframes import FRAMES, PANEL_SCRIPTS, PANELS, make, panel_config, play
+from tests.docframes import FRAMES, PANEL_SCRIPTS, PANELS, make, on_the_day, panel_config, play
 
 KINDS = {
     "main-menu", "settings", "history", "self-test", "game-menu", "game-over", "rules-placing", "rules-next",
@@ -29,7 +29,7 @@ def readme_panels(tmp_path_factory) -> tuple[Path, dict[str, tuple[list[int], li
     out = tmp_path_factory.mktemp("panels")
     made = {}
     for size in SIZES:
-        with watch() as found:
+        with watch() as found, on_the_day():
             statuses = [
                 main(
                     [

@@ -29,6 +29,7 @@ from games.workloads import LONG_GAMES, PLAIN, long_session
 from tests.conftest import ROOT
 from tests.crashkit import clock
 from tests.devicekit import run_device
+from tests.waits import scaled
 
 PLAYERS, FALLBACK = LONG_GAMES["trottel"]
 ACTIONS = long_session("trottel", PLAYERS, 160, 1, FALLBACK).actions
@@ -232,7 +233,7 @@ def _traced_sim(tmp_path: Path, name: str, *strace: str) -> tuple[subprocess.Com
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
     )
     return done, state
 

@@ -19,6 +19,7 @@ from firmware_host.sim.script import parse, run_script
 from games.workloads import LONG_GAMES, PLAIN, long_session
 from tests.crashkit import Faults, injected
 from tests.devicekit import presses, run_device, screen
+from tests.waits import scaled
 
 ROOT = Path(__file__).resolve().parent.parent
 FOUR = ["Ann", "Ben", "Cy", "Dora"]
@@ -162,7 +163,7 @@ def test_a_scripted_run_on_a_full_or_read_only_folder_says_one_line(tmp_path):
             [sys.executable, "-c", program, "sim", "--script", str(script), "--state-dir", str(folder)],
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=scaled(120),
             cwd=ROOT,
         )
         assert run.returncode == 2

@@ -14,6 +14,7 @@ from firmware_host.core import fsio
 from firmware_host.core.store import Store
 from firmware_host.core.writer import Broken, ThreadWriter, Writer
 from firmware_host.runtime.device import Device
+from tests.waits import scaled
 
 JUMP = {"type": "jump", "jumper": "rascal", "special": False, "result": "A"}
 
@@ -47,7 +48,7 @@ def held_fsync():
 
     def slow_fsync(fd: int) -> None:
         in_fsync.set()
-        gate.wait(10)
+        gate.wait(scaled(10))
         real(fd)
 
     return gate, in_fsync, slow_fsync

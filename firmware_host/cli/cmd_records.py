@@ -112,6 +112,14 @@ def _time_used(entry: dict[str, Any]) -> str:
     )
 
 
+def _unit(entry: dict[str, Any]) -> str:
+    """``drinks: `` before the scores of a game whose number alone would not say what it counts."""
+    from games import unit_of
+
+    unit = unit_of(entry.get("game"))
+    return f"{unit}: " if unit else ""
+
+
 def history_rows(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
     """History entries as flat text fields for the table and CSV (a wrongly typed field shows
     as ``?`` or empty: the history file is read, not trusted)."""
@@ -125,7 +133,7 @@ def history_rows(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
                 "game": _text(e.get("game", "")),
                 "duration": _duration(e.get("duration_s", 0)),
                 "players": _names(e.get("players")),
-                "scores": ", ".join(f"{_text(p)} {_text(v)}" for p, v in scores.items())
+                "scores": _unit(e) + ", ".join(f"{_text(p)} {_text(v)}" for p, v in scores.items())
                 if isinstance(scores, dict)
                 else "",
                 "winners": _names(e.get("winners")) or ("-" if over else ""),

@@ -283,7 +283,7 @@ def test_settings_shows_the_turn_timer_with_a_value_when_no_game_is_in_play(tmp_
 
 def test_trottels_result_history_and_history_table_say_the_numbers_are_drinks(tmp_path):
     # bug: one bare number a player (beer + shot + water) with no label, on the end screen and in the history
-    from firmware_host.cli.main import history_rows
+    from firmware_host.cli.cmd_records import history_rows
 
     async def body(dev):
         dev.start_named("trottel", ["Ann", "Ben", "Cy"])

@@ -190,7 +190,7 @@ def test_the_resumed_device_checks_a_long_journal_and_undoes_past_its_snapshot(t
         for _ in range(15):
             before = len(dev.session.actions)
             dev.undo()
-            while dev._busy is not None or len(dev.session.actions) == before:
+            while dev.game.busy is not None or len(dev.session.actions) == before:
                 await asyncio.sleep(0.01)
         return list(dev.session.actions), dev.session.summary
 

@@ -38,6 +38,16 @@ def get_engine(game: str) -> Engine:
     return importlib.import_module(ENGINES[game]).ENGINE
 
 
+def unit_of(game: object) -> str:
+    """What ``game`` counts in its scores where a bare number would not say it
+    (:attr:`Engine.unit`, a Text); ``""`` for the others and for an unknown game (a history
+    entry is read, not trusted)."""
+    try:
+        return get_engine(game).unit  # type: ignore[arg-type]
+    except UnknownGame:
+        return ""
+
+
 class _Titles(Mapping[str, str]):
     """Game id → the engine's ``title``, for every game of :data:`ENGINES` (loaded when read)."""
 

@@ -290,13 +290,17 @@ def fresh(root: Path) -> Path:
 Failures = dict[Any, list[str]]
 
 
-def kill_points(tmp: Path, game: str, seed: int = 1) -> tuple[int, Failures]:
-    """Kill a whole game at each of its file-system calls in turn: the calls, and what failed where."""
+def kill_points(tmp: Path, game: str, seed: int = 1, ends: int | None = None) -> tuple[int, Failures]:
+    """Kill a whole game at each of its file-system calls in turn: the calls, and what failed where.
+
+    ``ends``: only at each of the first and the last ``ends`` calls (a long game's start, its
+    first snapshots and its filing; the calls between repeat the same cycle)."""
     script, steps = whole_game(game, seed)
     with injected(Faults()) as counted:
         play(Store(fresh(tmp / "clean")), script, steps, Run())
     failures: Failures = {}
-    for k in range(1, counted.count + 1):
+    every = range(1, counted.count + 1)
+    for k in every if ends is None else [k for k in every if k <= ends or k > counted.count - ends]:
         root = fresh(tmp / "run")
         run = Run()
         try:

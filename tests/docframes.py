@@ -21,14 +21,19 @@ picture: after a change of any screen, run the command above and commit the pict
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from unittest import mock
 
 from PIL import Image
 
 from firmware_host.core import config as configuration
 from firmware_host.core.store import Store
+from firmware_host.sim import script as sim_script
 from firmware_host.sim.script import load, run_script
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,6 +52,19 @@ PANEL_SCRIPTS = ("rules.sim", "screens.sim")
 """The scripts whose snaps fill the panel folders (seed 1; a snap both take is the later one's)."""
 
 
+DAY = 1_796_126_400
+"""2026-12-01 12:00 UTC: the day the simulator's clock starts on for the pictures (History shows
+the day; noon, so every time zone within eleven hours of UTC reads the same one)."""
+
+
+@contextlib.contextmanager
+def on_the_day() -> Iterator[None]:
+    """Run the scripts in the block with the simulator's wall clock starting on :data:`DAY`
+    (the pictures were made again by the test every day otherwise: History shows the date)."""
+    with mock.patch.object(sim_script, "time", SimpleNamespace(time=lambda: float(DAY))):
+        yield
+
+
 def panel_config(size: str, language: str) -> configuration.Config:
     """The configuration of the simulated panel of ``size`` (a folder name), in ``language``."""
     return configuration.parse({"display": {"kind": PANELS[size], "language": language}}, f"{size}-{language}")
@@ -54,7 +72,7 @@ def panel_config(size: str, language: str) -> configuration.Config:
 
 def play(script: Path, config: configuration.Config, frames: Path, seed: int = 1) -> None:
     """Play ``script`` on a fresh state folder, saving its snaps to ``frames``."""
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, on_the_day():
         run_script(config, Store(Path(tmp) / "state"), load(script), frames, seed)
 
 

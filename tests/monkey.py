@@ -154,12 +154,13 @@ def marked(frame: Frame) -> list[str]:
     return [cell[1:] for row in frame.rows for cell in row.cells if cell.startswith(">")]
 
 
-def unmarked(device: Device) -> str | None:
-    """What is wrong when a screen waits for one player and does not mark that player (alone)."""
+def unmarked(device: Device, frame: Frame | None = None) -> str | None:
+    """What is wrong when a screen waits for one player and does not mark that player (alone);
+    ``frame``: the device's frame showing now, when the caller has it already."""
     player = waiting_for(device)
     if player is None:
         return None
-    frame = device.frame()
+    frame = frame or device.frame()
     shown = marked(frame)
     least = min(len(player), MIN_NAME)
     mine = [text for text in shown if text[:least] == player[:least]]
@@ -180,10 +181,11 @@ def _pattern(text: str, names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-def missing_needed(device: Device) -> str | None:
+def missing_needed(device: Device, frame: Frame | None = None) -> str | None:
     """What is wrong when the game screen on top does not show a line its game marks as needed
     (:attr:`games.core.View.needed`), whole, on its rows (wrapped, names shortened allowed).
-    The title bar, which no message covers, is checked too (Tonne keeps its supply there)."""
+    The title bar, which no message covers, is checked too (Tonne keeps its supply there);
+    ``frame``: the device's frame showing now, when the caller has it already."""
     screen = device.screens[-1] if device.screens else None
     session = device.session
     if type(screen).__name__ != "GameScreen" or session is None or session.over or isinstance(screen.prompt, Task):
@@ -191,7 +193,7 @@ def missing_needed(device: Device) -> str | None:
     view = session.view()
     if not view.needed:
         return None
-    frame = device.frame()
+    frame = frame or device.frame()
     shown = " ".join([*frame.title.split(), *(" ".join(" ".join(r.cells).split()) for r in frame.rows)])
     for i in view.needed:
         text = tr(view.lines[i])
@@ -231,6 +233,15 @@ def run_monkey(
         task = asyncio.create_task(device.run())
         await device.ready.wait()
         pins = device.hw.buttons
+        drawn: list[Frame] = []  # the frames the device laid out (the last: what the panel shows)
+        lay_out = device.frame
+
+        def recorded() -> Frame:
+            frame = lay_out()
+            drawn[:] = [frame]
+            return frame
+
+        device.frame = recorded  # type: ignore[method-assign]
 
         def edge(button: str, pressed: bool):
             return lambda _b: device._edge_from_thread(button, pressed, loop.time())
@@ -249,6 +260,7 @@ def run_monkey(
                 else:
                     idle = 0
                     report.games.add(device.session.base.game)
+                drawn.clear()
                 roll = rng.random()
                 if roll < 0.04:
                     await asyncio.sleep(rng.choice((0.5, 3.0, 8.0, 25.0)))  # 25 s: the screen dims
@@ -272,11 +284,13 @@ def run_monkey(
                 await device.flush()
                 top = device.screens[-1] if device.screens else None
                 report.screens.add(type(top).__name__)
-                shown = device.frame()
+                # the frame the panel shows: the device's own, laid out once (when nothing changed
+                # since the last turn, or the screen draws its own picture, laid out here)
+                shown = drawn[-1] if drawn else device.frame()
                 text = " ".join([shown.title, *(" ".join(r.cells) for r in shown.rows)])
                 if "Internal error" in text:
                     report.problems.append(f"press {report.presses}: {text}")
-                for problem in (unmarked(device), missing_needed(device)):
+                for problem in (unmarked(device, shown), missing_needed(device, shown)):
                     if problem:
                         report.problems.append(f"press {report.presses}: {problem}")
                 if report.presses % 97 == 0:

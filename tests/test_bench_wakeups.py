@@ -6,6 +6,7 @@ import os
 import threading
 
 from firmware_host.cli.bench.wakeups import switches
+from tests.waits import scaled
 
 
 def test_switches_counts_each_thread_and_a_blocked_wait_is_a_voluntary_switch():
@@ -14,6 +15,6 @@ def test_switches_counts_each_thread_and_a_blocked_wait_is_a_voluntary_switch():
     done = threading.Event()
     t = threading.Timer(0.01, done.set)
     t.start()
-    done.wait(5)  # the main thread sleeps in the kernel and is woken: one voluntary switch at least
+    done.wait(scaled(5))  # the main thread sleeps in the kernel and is woken: one voluntary switch at least
     t.join()
     assert switches(os.getpid())[os.getpid()][0] > before[os.getpid()][0]

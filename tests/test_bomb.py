@@ -429,7 +429,7 @@ def test_view_shows_lives_dice_and_the_last_roll():
     s = play([reveal(Ann="2", Ben="5", Cy="5"), roll({"bomb": 2}, {}, {"fuse": 3}), reveal(Ann="1", Ben="5", Cy="4")])
     s, _ = E.apply(s, roll({"bomb": 1}, {"card": 1}))
     view = E.view(s)
-    assert view.scores == (("Ann", "1"), ("Ben", "3"), ("Cy", "3"))
+    assert view.scores == (("Ann", "1♥"), ("Ben", "3♥"), ("Cy", "3♥"))  # lives
     assert view.title == "Bomb R3 3d"
     s = play([reveal(Ann="2", Ben="2", Cy="5"), roll({"bomb": 2}, {}, {"fuse": 3})])
     view = E.view(s)

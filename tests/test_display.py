@@ -13,6 +13,7 @@ from PIL import Image
 from drivers.display import open_display
 from firmware_host.runtime.display_service import DEGRADED, OK, DisplayService
 from firmware_host.ui.render import Frame, Row, render
+from tests.waits import scaled
 
 
 class CapturingBus:
@@ -248,7 +249,7 @@ class GatedBus(CapturingBus):
     def data(self, data: list[int]) -> None:
         self.threads.add(threading.get_ident())
         self.writing.set()
-        assert self.gate.wait(5), "the test never opened the gate"
+        assert self.gate.wait(scaled(5)), "the test never opened the gate"
         super().data(data)
 
 

@@ -15,8 +15,7 @@ import pytest
 
 from firmware_host.core.config import BUTTONS, defaults, parse
 from firmware_host.core.pi_layout import OLD_TOWER_PORT, REBOOT_MARKER, TOWER_LINK, UDEV_RULES
-from firmware_host.runtime import doctor
-from firmware_host.runtime.doctor import configured_lines, request_with, run_checks
+from firmware_host.runtime.doctor import configured_lines, probes, request_with, run_checks
 from tests.test_doctor import by_part, fake_pi, spi_config, spi_pi
 
 gpiod = pytest.importorskip("gpiod")
@@ -114,7 +113,7 @@ def test_an_spi_panel_that_cannot_open_fails_where_the_old_doctor_said_ok(tmp_pa
     # bug (issue 20): /dev/spidev0.0 and its group were all the doctor looked at; luma's SPI
     # interface (spidev, RPi.GPIO for DC and RES) then failed in the service, the panel stayed dark.
     # Here the doctor opens the bus through luma itself -- which cannot work on this machine.
-    system = dataclasses.replace(spi_pi(tmp_path), open_spi=doctor._open_spi)
+    system = dataclasses.replace(spi_pi(tmp_path), open_spi=probes.open_spi)
     result = by_part(run_checks(spi_config(), system))["display"]
     assert result.failed and "does not open" in result.found and "spidev" in result.fix
 

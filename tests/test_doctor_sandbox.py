@@ -10,7 +10,7 @@ from firmware_host.core.config import defaults
 from firmware_host.core.pi_layout import UNIT
 from firmware_host.runtime import syscall_filter
 from firmware_host.runtime.doctor import CHECKS, REINSTALL, System, check_sandbox, run_checks
-from firmware_host.runtime.doctor_sandbox import clock_note, sandbox_verdict
+from firmware_host.runtime.doctor.sandbox import clock_note, sandbox_verdict
 from firmware_host.runtime.service_syscalls import calls
 from tests import sandboxkit
 from tests.conftest import ROOT

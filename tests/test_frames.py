@@ -76,7 +76,7 @@ def play(script: str, seed: int | None, tmp_path: Path, language: str = "en") ->
         await device.ready.wait()
         runner = ScriptRunner(device, None)
         said: list[str] = []
-        hold, toast = runner.hold, device.toast
+        hold, toast = runner.hold, device.message.toast
 
         async def pressed(button: str, seconds: float) -> None:
             said.clear()
@@ -93,7 +93,7 @@ def play(script: str, seed: int | None, tmp_path: Path, language: str = "en") ->
             played.snaps.append(Snap(label, device.frame(), device.toast_text(), fresh))
 
         runner.hold = pressed  # type: ignore[method-assign]
-        device.toast = told  # type: ignore[method-assign]
+        device.message.toast = told  # type: ignore[method-assign]
         runner.handlers["hold"] = pressed
         runner.handlers["snap"] = snap
         try:

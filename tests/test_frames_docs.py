@@ -3,11 +3,14 @@ every kind of screen fits every panel without a cut, a missing glyph or a lost r
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from PIL import Image
 
+from firmware_host.cli.main import main
 from firmware_host.ui.render import watch
-from tests.docframes import FRAMES, PANEL_SCRIPTS, PANELS, make, make_panels, panel_config, play
+from tests.docframes import FRAMES, PANEL_SCRIPTS, PANELS, make, on_the_day, panel_config, play
 
 KINDS = {
     "main-menu", "settings", "history", "self-test", "game-menu", "game-over", "rules-placing", "rules-next",
@@ -18,40 +21,62 @@ a game in play of each of the five games, a game over."""
 SIZES = {"128x64": (128, 64), "256x64": (256, 64), "128x128": (128, 128)}
 
 
+@pytest.fixture(scope="module")
+def readme_panels(tmp_path_factory) -> tuple[Path, dict[str, tuple[list[int], list]]]:
+    """Each panel folder made once, by the README's commands (``tablemate sim`` with the folder's
+    config file from docs/frames, the scripts in order into one folder, as ``tests.docframes``
+    fills it): the folder, and per size the commands' exit statuses and what the layout reported."""
+    out = tmp_path_factory.mktemp("panels")
+    made = {}
+    for size in SIZES:
+        with watch() as found, on_the_day():
+            statuses = [
+                main(
+                    [
+                        "sim",
+                        "--script",
+                        str(FRAMES / script),
+                        "--frames",
+                        str(out / size),
+                        "--config",
+                        str(FRAMES / f"de-{size}.toml"),
+                        "--seed",
+                        "1",
+                        "--state-dir",
+                        str(out / f"state-{size}-{script}"),
+                    ]
+                )
+                for script in PANEL_SCRIPTS
+            ]
+        made[size] = (statuses, list(found))
+    return out, made
+
+
 @pytest.mark.parametrize("size", list(SIZES))
-def test_the_frame_scripts_run_and_draw_at_the_panels_size(cli, tmp_path, size):
+def test_the_frame_scripts_run_and_draw_at_the_panels_size(readme_panels, size):
     """The README's commands (a config file of docs/frames each) still make the folder's frames."""
-    for script, first in (("rules.sim", "rules-placing"), ("screens.sim", "game-over")):
-        out = tmp_path / size / script
-        config = FRAMES / f"de-{size}.toml"
-        result = cli(
-            "sim",
-            "--script",
-            FRAMES / script,
-            "--frames",
-            out,
-            "--config",
-            config,
-            "--seed",
-            "1",
-            "--state-dir",
-            tmp_path / f"state-{script}",
-        )
-        assert result.status == 0, result.err
-        assert Image.open(out / f"{first}.png").size == SIZES[size]
-        made, committed = {p.name for p in out.iterdir()}, {p.name for p in (FRAMES / size).iterdir()}
-        assert made <= committed, made - committed  # every frame the script makes is in the README's folder
+    out, made = readme_panels
+    statuses, _ = made[size]
+    assert statuses == [0] * len(PANEL_SCRIPTS)
+    for first in ("rules-placing", "game-over"):  # the first snap of each script
+        assert Image.open(out / size / f"{first}.png").size == SIZES[size]
+    made_names, committed = {p.name for p in (out / size).iterdir()}, {p.name for p in (FRAMES / size).iterdir()}
+    assert made_names <= committed, made_names - committed  # every frame the scripts make is in the README's folder
 
 
 @pytest.mark.parametrize("language", ["en", "de"])
 @pytest.mark.parametrize("size", ["256x64", "128x128"])
-def test_every_kind_of_screen_fits_the_bigger_panels(tmp_path, size, language):
-    with watch() as found:
-        for script in PANEL_SCRIPTS:
-            play(FRAMES / script, panel_config(size, language), tmp_path)
+def test_every_kind_of_screen_fits_the_bigger_panels(readme_panels, tmp_path, size, language):
+    if language == "de":  # the README's own folders, made once for the module
+        folder, (_, found) = readme_panels[0] / size, readme_panels[1][size]
+    else:
+        folder = tmp_path
+        with watch() as found:
+            for script in PANEL_SCRIPTS:
+                play(FRAMES / script, panel_config(size, language), tmp_path)
     assert found == []
-    assert {p.stem for p in tmp_path.glob("*.png")} == KINDS
-    assert all(Image.open(p).size == SIZES[size] for p in tmp_path.glob("*.png"))
+    assert {p.stem for p in folder.glob("*.png")} == KINDS
+    assert all(Image.open(p).size == SIZES[size] for p in folder.glob("*.png"))
     assert set(PANELS) == set(SIZES)
 
 
@@ -60,12 +85,14 @@ def _pixels(path) -> tuple[tuple[int, int], bytes]:
         return image.size, image.convert("1").tobytes()
 
 
-def test_the_committed_frames_are_the_ones_the_scripts_make_now(tmp_path):
+def test_the_committed_frames_are_the_ones_the_scripts_make_now(readme_panels, tmp_path):
     """docs/frames and the README's pictures are made again and compared pixel by pixel: a
     screen that changed without its pictures made again (python -m tests.docframes) fails."""
-    made = make(tmp_path) + make_panels(tmp_path)
-    names = {p.relative_to(tmp_path).as_posix() for p in made}
+    panels, _ = readme_panels
+    made = [p.relative_to(tmp_path) for p in make(tmp_path)]
+    made += [p.relative_to(panels) for size in SIZES for p in (panels / size).glob("*.png")]
+    names = {p.as_posix() for p in made}
     committed = {p.relative_to(FRAMES).as_posix() for p in FRAMES.rglob("*.png")}
     assert names == committed, (names - committed, committed - names)
-    differ = sorted(n for n in names if _pixels(tmp_path / n) != _pixels(FRAMES / n))
+    differ = sorted(n for n in names if _pixels((panels if "/" in n else tmp_path) / n) != _pixels(FRAMES / n))
     assert differ == [], f"differ from the committed pictures (run python -m tests.docframes): {differ}"

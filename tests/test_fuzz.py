@@ -3,8 +3,8 @@
 Each case runs the real command in this process (``main`` with stdout and stderr captured) and
 checks what the contract promises: only its exit statuses, every error one line, no traceback,
 and no input taking more than a second per action. Hypothesis draws the cases from a fixed
-seed (``derandomize``), so the suite is deterministic; ``TABLEMATE_FUZZ=10`` multiplies every
-count by ten for a longer campaign (``TABLEMATE_FUZZ=10 .venv/bin/python -m pytest tests/test_fuzz.py``).
+seed (``derandomize``), so the suite is deterministic; ``TABLEMATE_FUZZ=20`` multiplies every
+count by twenty for a longer campaign (``TABLEMATE_FUZZ=20 .venv/bin/python -m pytest tests/test_fuzz.py``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from games import get_engine
 from games.core import Collect, Menu, Order, Refused, Task
 
 SCALE = max(1, int(os.environ.get("TABLEMATE_FUZZ", "1")))
-REPLAY_CASES, CONFIG_CASES, SIM_CASES = 2000 * SCALE, 500 * SCALE, 300 * SCALE
+REPLAY_CASES, CONFIG_CASES, SIM_CASES = 1000 * SCALE, 250 * SCALE, 150 * SCALE
 SECONDS_PER_ACTION = 1.0
 
 

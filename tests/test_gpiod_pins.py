@@ -18,6 +18,7 @@ from gpiozero import LED
 from drivers.buttons import ButtonPanel
 from drivers.gpio.gpiod_pins import GpiodFactory, ThreadWatcher, header_chip
 from tests.gpiod_chip import StandInChip
+from tests.waits import scaled
 
 PI_3B = 0xA02082
 
@@ -40,7 +41,7 @@ def test_buttons_get_kernel_debounce_and_kernel_time_stamps_from_one_thread():
         assert settings.edge_detection == Edge.BOTH and settings.debounce_period == timedelta(seconds=0.03)
         chip.drive(5, False, 100.25)  # pressed: the pulled-up line falls
         chip.drive(5, True, 100.5)
-        assert two.wait(5.0)
+        assert two.wait(scaled(5.0))
         assert got == [("p1", True, 100.25), ("p1", False, 100.5)]  # the kernel's stamps, not the clock
     assert threading.active_count() == before  # the panel and its pins start no thread
     factory.close()
@@ -137,7 +138,7 @@ def test_the_edge_thread_survives_a_pin_closed_before_it_was_watched():
         fired = threading.Event()
         watcher.watch(live_r, lambda: (os.read(live_r, 1), fired.set()))
         os.write(live_w, b"e")
-        assert fired.wait(5.0)
+        assert fired.wait(scaled(5.0))
         watcher.unwatch(live_r)
     finally:
         watcher.close()
@@ -279,7 +280,7 @@ def test_a_busy_button_is_left_out_the_others_work_and_it_comes_back_after_backo
     try:
         assert set(panel.buttons) == set(TEN) - {"p3"} and "busy" in panel.missing["p3"]
         chip.drive(TEN["ok"], False, 1.0)  # the nine others work meanwhile
-        assert seen.wait(5.0) and got == [("ok", True, 1.0)]
+        assert seen.wait(scaled(5.0)) and got == [("ok", True, 1.0)]
         assert later.delays == [1.0]
         later.advance(1.0)  # still busy: the next try waits twice as long, up to the limit
         assert later.delays == [2.0]
@@ -294,7 +295,7 @@ def test_a_busy_button_is_left_out_the_others_work_and_it_comes_back_after_backo
         assert [what for what, _ in chip.asked(TEN["p3"])] == ["request"]  # the refusals left no trace
         seen.clear()
         chip.drive(TEN["p3"], False, 30.0)
-        assert seen.wait(5.0) and got[-1] == ("p3", True, 30.0)
+        assert seen.wait(scaled(5.0)) and got[-1] == ("p3", True, 30.0)
     finally:
         panel.close()
         factory.close()

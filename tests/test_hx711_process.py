@@ -7,6 +7,7 @@ import threading
 
 from drivers.scale.faults import NO_DATA
 from drivers.scale.hx711_process import ProcessScale, realtime
+from tests.waits import scaled
 
 
 class Collect:
@@ -31,7 +32,7 @@ def test_the_child_reads_the_chip_and_says_how_it_is_scheduled() -> None:
     scale = ProcessScale(19, 20, sps=80, sim=100.0)
     try:
         scale.start(got.sample, got.fault)
-        assert got.enough.wait(30)
+        assert got.enough.wait(scaled(30))
     finally:
         scale.close()
     assert got.faults == []
@@ -46,7 +47,7 @@ def test_a_dead_chip_in_the_child_is_a_fault_in_the_parent() -> None:
     scale = ProcessScale(19, 20, sim=0.0, stuck="high")
     try:
         scale.start(got.sample, got.fault)
-        assert got.enough.wait(30)
+        assert got.enough.wait(scaled(30))
     finally:
         scale.close()
     assert got.faults[:1] == [NO_DATA] and got.samples == []
@@ -57,7 +58,7 @@ def test_a_child_that_cannot_open_the_pins_says_why() -> None:
     scale = ProcessScale(19, 20)  # no GPIO chip here: the real open fails
     try:
         scale.start(got.sample, got.fault)
-        assert got.enough.wait(30)
+        assert got.enough.wait(scaled(30))
     finally:
         scale.close()
     assert got.faults and got.faults[0].startswith("reader stopped:")

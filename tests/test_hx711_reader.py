@@ -15,6 +15,7 @@ from drivers.scale.hx711 import HX711, HX711Scale, RealTiming
 from drivers.scale.hx711_chip import HX711Chip, LoadModel, VirtualClock, real_time_chip
 from firmware_host.core.config import defaults, parse
 from firmware_host.runtime import hardware
+from tests.waits import scaled
 
 
 class Rig:
@@ -159,7 +160,7 @@ def test_reader_thread_delivers_and_closes_twice() -> None:
             got.set()
 
     rig.scale.start(on_sample, lambda reason: None)
-    assert got.wait(10.0)
+    assert got.wait(scaled(10.0))
     rig.scale.close()
     rig.scale.close()
     assert rig.scale._thread is not None and not rig.scale._thread.is_alive()
@@ -173,7 +174,7 @@ def test_a_paused_reader_powers_the_chip_down_and_reads_again_when_asked() -> No
     rig.scale.start(lambda t, raw: got.release(), lambda reason: None)
     try:
         for _ in range(10):
-            assert got.acquire(timeout=10.0)
+            assert got.acquire(timeout=scaled(10.0))
         rig.scale.stop()
         for _ in range(10_000):  # the thread finishes its read, then sleeps
             if rig.scale.asleep:
@@ -185,7 +186,7 @@ def test_a_paused_reader_powers_the_chip_down_and_reads_again_when_asked() -> No
         assert rig.hx.stats.reads == reads  # nothing is read while paused
         again = threading.Semaphore(0)
         rig.scale.start(lambda t, raw: again.release(), lambda reason: None)
-        assert again.acquire(timeout=10.0)
+        assert again.acquire(timeout=scaled(10.0))
         assert rig.hx.stats.settling == settling + 4  # a woken chip settles before its readings count
     finally:
         rig.scale.close()
@@ -227,7 +228,7 @@ def test_reader_thread_reports_a_gpio_error_as_a_fault() -> None:
     faults: list[str] = []
     done = threading.Event()
     scale.start(lambda t, raw: None, lambda reason: (faults.append(reason), done.set()))
-    assert done.wait(10.0)
+    assert done.wait(scaled(10.0))
     scale.close()
     assert faults == ["reader stopped: GPIO gone"]
 
@@ -247,7 +248,7 @@ def test_stuck_dout_costs_the_reader_thread_little_cpu_in_real_time() -> None:
     start = time.monotonic()
     scale.start(lambda t, raw: None, lambda reason: (reasons.append(reason), fault.set()))
     try:
-        assert fault.wait(10.0)
+        assert fault.wait(scaled(10.0))
         waited = time.monotonic() - start
     finally:
         scale.close()

@@ -16,7 +16,10 @@ from tests.monkey import Report, run_monkey, scratch_dir
 
 RUNS = 8
 PRESSES = 2500
-LONG_PRESSES = 1500
+OTHER_PRESSES = 1500
+"""Presses of each run on a bigger panel and in German (the campaigns of ``python -m tests.monkey``
+play them at length)."""
+LONG_PRESSES = 1000
 REPORTS: dict[int, Report] = {}
 
 
@@ -29,19 +32,21 @@ def test_random_presses_find_no_error_no_overflow_and_resume_to_the_same_game(se
     assert report.problems == []
 
 
-@pytest.mark.parametrize(("panel", "seed"), [("ssd1322", 100), ("sh1107", 101), ("sh1107", 102)])
+# one run a panel and language (a second seed of the same one was the costliest redundancy of the
+# suite; the campaigns of ``python -m tests.monkey`` play many seeds of each)
+@pytest.mark.parametrize(("panel", "seed"), [("ssd1322", 100), ("sh1107", 101)])
 def test_random_presses_on_a_bigger_panel_find_no_overflow(panel, seed):
     with scratch_dir() as tmp:
-        report = run_monkey(Path(tmp), seed, PRESSES, panel)
-    assert report.presses == PRESSES
+        report = run_monkey(Path(tmp), seed, OTHER_PRESSES, panel)
+    assert report.presses == OTHER_PRESSES
     assert report.problems == []
 
 
-@pytest.mark.parametrize(("panel", "seed"), [(None, 110), (None, 111), ("ssd1322", 112), ("sh1107", 113)])
+@pytest.mark.parametrize(("panel", "seed"), [(None, 110), ("ssd1322", 112), ("sh1107", 113)])
 def test_random_presses_in_german_find_no_overflow(panel, seed):
     with scratch_dir() as tmp:
-        report = run_monkey(Path(tmp), seed, PRESSES, panel, language="de")
-    assert report.presses == PRESSES
+        report = run_monkey(Path(tmp), seed, OTHER_PRESSES, panel, language="de")
+    assert report.presses == OTHER_PRESSES
     assert report.problems == []
 
 

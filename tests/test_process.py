@@ -11,11 +11,16 @@ import sys
 import time
 
 from tests.conftest import ROOT, tablemate_process
+from tests.waits import scaled
 
 
 def tablemate(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "firmware_host", *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "firmware_host", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=scaled(60),
     )
 
 
@@ -42,7 +47,7 @@ def test_kill_9_mid_game_then_state_shows_the_same_game_and_its_script_replays(t
         wait_for(lambda: journal_actions(state) == 3)
     finally:
         proc.send_signal(signal.SIGKILL)
-        proc.wait(10)
+        proc.wait(scaled(10))
     shown = tablemate("state", "--state-dir", state)
     assert shown.returncode == 0, shown.stderr
     data = json.loads(shown.stdout)
@@ -73,7 +78,7 @@ def test_sigterm_stops_cleanly_after_ready_and_watchdog_under_systemd(tmp_path):
         while not any("WATCHDOG=1" in m for m in messages):
             messages.append(sock.recv(4096).decode())
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(30) == 0
+        assert proc.wait(scaled(30)) == 0
         sock.settimeout(1)
         while not any("STOPPING=1" in m for m in messages):
             messages.append(sock.recv(4096).decode())
@@ -90,5 +95,5 @@ def test_starting_loads_no_game_and_no_benchmark():
         "c.build_parser()\n"
         "print(sorted(m for m in sys.modules if m.startswith(('games.tonne', 'games.bomb', 'bench.'))))"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=scaled(60))
     assert out.stdout.strip() == "[]"

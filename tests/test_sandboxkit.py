@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests import sandboxkit
+from tests import waits as sandboxkit
 
 
 def test_every_wait_is_scaled_by_the_slowness_given(monkeypatch):

@@ -29,6 +29,7 @@ from games.workloads import LONG_GAMES, PLAIN, long_session
 from tests.conftest import ROOT
 from tests.crashkit import clock
 from tests.devicekit import run_device
+from tests.waits import scaled
 
 PLAYERS, FALLBACK = LONG_GAMES["trottel"]
 ACTIONS = long_session("trottel", PLAYERS, 160, 1, FALLBACK).actions
@@ -96,7 +97,7 @@ def test_a_snapshot_that_cannot_be_saved_refuses_nothing_and_the_action_is_journ
             assert dev.apply(ACTIONS[sessions.SNAP_EVERY - 1])  # its record is saved, its snapshot is not
             await asyncio.sleep(0.1)
         assert failures == [op]
-        shown = (dev.storage_fault, dev.storage_faults, len(dev.session.actions), list(dev.said))
+        shown = (dev.storage_fault, dev.storage_faults, len(dev.session.actions), list(dev.game.said))
         assert dev.apply(ACTIONS[sessions.SNAP_EVERY])  # the next one cuts the torn snapshot first
         await asyncio.sleep(0.1)
         return shown
@@ -232,7 +233,7 @@ def _traced_sim(tmp_path: Path, name: str, *strace: str) -> tuple[subprocess.Com
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
     )
     return done, state
 

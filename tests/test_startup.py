@@ -9,6 +9,7 @@ import sys
 from firmware_host.cli import main as cli_main
 from firmware_host.core import config
 from tests.conftest import ROOT
+from tests.waits import scaled
 
 HEAVY = ("asyncio", "gpiozero", "PIL", "luma", "serial", "adafruit_hx711", "board", "tomllib")
 PROBE = """
@@ -24,7 +25,7 @@ print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set(heavy))))
 def loaded_by(*args: str) -> list[str]:
     code = PROBE.format(heavy=HEAVY)
     out = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT, check=True, timeout=60
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT, check=True, timeout=scaled(60)
     ).stdout
     return json.loads(out.splitlines()[-1])
 

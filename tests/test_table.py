@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from firmware_host.ui import render
+from firmware_host.ui import font, render
 from firmware_host.ui.base import Confirm
 from firmware_host.ui.game import COUNT_STEP
 from firmware_host.ui.menus import ChooseSeats, GameOver, HistoryEntry
@@ -26,6 +26,7 @@ def test_fitting_a_huge_name_is_linear_in_its_length(monkeypatch):
         return width(ch)
 
     monkeypatch.setattr(render, "char_width", counted)
+    monkeypatch.setattr(font, "char_width", counted)  # text_width's
     refusal = f"unknown player {NAME!r}"
     lines = wrap(refusal, 124)
     short = fit(refusal, 124)
@@ -75,7 +76,7 @@ def test_score_grid_names_are_shortened_so_every_number_shows(tmp_path):
     lives = [cell for row in frame.rows[3:5] for cell in row.cells]
     assert answers[0].startswith("Ann") and answers[0].endswith(" 2<") and len(answers) == 5, texts
     assert answers[1].startswith("Max") and answers[1].endswith(" [0]"), texts
-    assert all(cell.endswith(" 3") for cell in lives) and len(lives) == 5, texts  # lives stay in sight
+    assert all(cell.endswith(" 3♥") for cell in lives) and len(lives) == 5, texts  # lives stay in sight
 
 
 # -- messages and outcomes ---------------------------------------------------------------------------------

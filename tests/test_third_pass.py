@@ -279,3 +279,74 @@ def test_settings_shows_the_turn_timer_with_a_value_when_no_game_is_in_play(tmp_
 
     shown = run_device(tmp_path, body)
     assert "Turn timer  per game" in shown, shown
+
+
+def test_trottels_result_history_and_history_table_say_the_numbers_are_drinks(tmp_path):
+    # bug: one bare number a player (beer + shot + water) with no label, on the end screen and in the history
+    from firmware_host.cli.cmd_records import history_rows
+
+    async def body(dev):
+        dev.start_named("trottel", ["Ann", "Ben", "Cy"])
+        dev.end_early()
+        over = await screen(dev)
+        await presses(dev, "ok!", "next", "ok", "ok")  # the main menu, History, its one entry
+        return over, await screen(dev)
+
+    over, entry = run_device(tmp_path, body)
+    assert over.splitlines()[1] == "Ended early  drinks", over
+    assert entry.splitlines()[1] == "Ended early  drinks", entry
+    rows = history_rows(Store(tmp_path).history())
+    assert rows[0]["scores"] == "drinks: Ann 0, Ben 0, Cy 0"
+
+
+def test_trottels_result_says_drinks_in_german(tmp_path):
+    from firmware_host.core import config as configuration
+
+    async def body(dev):
+        dev.start_named("trottel", ["Ann", "Ben", "Cy"])
+        dev.end_early()
+        return await screen(dev)
+
+    config = configuration.parse({"display": {"language": "de"}}, "config.toml")
+    assert run_device(tmp_path, body, config).splitlines()[1] == "Abgebrochen  Getränke"
+
+
+def test_the_s_of_the_font_is_round_at_the_top_where_the_5_is_a_bar():
+    # bug: ``8S`` (eight shots) read as ``85``: luma's S is a 5 without its top-left corner
+    from firmware_host.ui.font import _glyph
+    from firmware_host.ui.render import to_text
+
+    s, five = (to_text(_glyph(ch)).splitlines() for ch in "S5")
+    assert s[0].startswith(".###.") and five[0].startswith("#####")
+    assert s[1].startswith("#...#")  # the S curls back at the top right, as a letter does
+
+
+def test_bombs_card_entry_labels_the_lives(tmp_path):
+    # bug: the card entry showed ``Ann ...`` (the card) over ``>Ann 3`` (the lives) with no word for either
+    async def body(dev):
+        dev.start_named("bomb", ["Ann", "Ben", "Cy"])
+        return await screen(dev)
+
+    assert ">Ann 3♥ | >Ben 3♥ | >Cy 3♥" in run_device(tmp_path, body)
+
+
+def test_an_out_player_is_told_why_they_cannot_enter_a_card(tmp_path):
+    # bug: `Cy is not in this turn` to a player whose lives were gone
+    async def body(dev):
+        dev.start_named("bomb", ["Ann", "Ben", "Cy"])
+        dev.apply({"type": "reveal", "cards": {"Ann": "1", "Ben": "5", "Cy": "5"}})
+        dev.apply({"type": "roll", "faces": [{"bomb": 3}, {"fuse": 3}]})  # Ann: three lives lost, out
+        await presses(dev, "p1")
+        return dev.toast_text()
+
+    assert run_device(tmp_path, body) == "Ann is out: no lives left"
+
+
+def test_a_player_outside_a_tie_is_told_so():
+    from games import get_engine
+
+    engine = get_engine("bomb")
+    state = engine.new(["Ann", "Ben", "Cy"], 0)
+    state, _ = engine.apply(state, {"type": "reveal", "cards": {"Ann": "1", "Ben": "1", "Cy": "5"}})
+    choose = engine.prompt(state).options[1].then
+    assert choose.players == ("Ann", "Ben") and choose.others == {"Cy": "Cy is not in the tie"}

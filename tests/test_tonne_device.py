@@ -601,9 +601,9 @@ def test_a_place_then_a_press_that_knocks_it_out_ends_the_turn_with_the_falls_ch
 @pytest.mark.parametrize("off_loop", [False, True], ids=["on-loop", "off-loop"])
 def test_a_hand_counted_as_a_piece_is_taken_back_when_it_lifts_off(tmp_path, monkeypatch, off_loop):
     if off_loop:  # a long game: the undo is worked out off the loop, the reason still shown
-        from firmware_host.runtime import device as devices
+        from firmware_host.runtime.parts import game as game_part
 
-        monkeypatch.setattr(devices, "UNDO_ON_LOOP", -1)
+        monkeypatch.setattr(game_part, "UNDO_ON_LOOP", -1)
     seen: dict[str, Any] = {}
 
     async def body(device: Device, run: ScriptRunner) -> None:

@@ -16,11 +16,12 @@ from drivers.tower.gpio import GpioTower
 from drivers.tower.sim import SimTower
 from drivers.tower.usb import UsbTower, command, commands
 from firmware_host.runtime.lights import SIGNALS, Lights
+from tests.waits import scaled
 
 
 def wait_until(condition, timeout: float = 10.0) -> None:
     """Wait for the tower's writer thread (bounded; returns as soon as the condition holds)."""
-    end = time.monotonic() + timeout
+    end = time.monotonic() + scaled(timeout)
     while not condition():
         assert time.monotonic() < end, "timed out waiting for the tower thread"
         time.sleep(0.001)
@@ -68,7 +69,7 @@ def test_usb_tower_on_a_pty_like_a_real_device():
         tower = UsbTower(os.ttyname(slave))
         tower.show(TowerState(red=BLINK))
         got = b""
-        end = time.monotonic() + 3
+        end = time.monotonic() + scaled(10)
         while 0x41 not in got and time.monotonic() < end:
             got += os.read(master, 16)
         # the red lamp's last command is blink (the whole state may follow it in one read: after a

@@ -13,11 +13,13 @@ from pathlib import Path
 
 from firmware_host.core.session import Session
 from firmware_host.core.store import Store
-from firmware_host.runtime import device as devices
+from firmware_host.runtime.parts import game as game_part
+from firmware_host.runtime.parts import message as message_part
 from firmware_host.sim.script import parse, run_script
 from games.workloads import LONG_GAMES, PLAIN, long_session
 from tests.crashkit import Faults, injected
 from tests.devicekit import presses, run_device, screen
+from tests.waits import scaled
 
 ROOT = Path(__file__).resolve().parent.parent
 FOUR = ["Ann", "Ben", "Cy", "Dora"]
@@ -161,7 +163,7 @@ def test_a_scripted_run_on_a_full_or_read_only_folder_says_one_line(tmp_path):
             [sys.executable, "-c", program, "sim", "--script", str(script), "--state-dir", str(folder)],
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=scaled(120),
             cwd=ROOT,
         )
         assert run.returncode == 2
@@ -173,13 +175,13 @@ def test_a_script_of_actions_at_one_instant_takes_work_linear_in_its_lines(tmp_p
     from firmware_host.core import config as configuration
 
     joined = [0]
-    real = devices.join
+    real = message_part.join
 
     def counting(parts, sep=", "):
         joined[0] += len(parts)
         return real(parts, sep)
 
-    monkeypatch.setattr(devices, "join", counting)
+    monkeypatch.setattr(message_part, "join", counting)
     players, fallback = LONG_GAMES["trottel"]
     actions = long_session("trottel", players, 400, 1, fallback).actions
     work = {}
@@ -194,7 +196,7 @@ def test_a_script_of_actions_at_one_instant_takes_work_linear_in_its_lines(tmp_p
 def test_a_long_undo_runs_off_the_loop_saying_so_and_answers_presses_meanwhile(tmp_path, monkeypatch):
     from drivers.buttons import Press
 
-    monkeypatch.setattr(devices, "UNDO_ON_LOOP", -1)  # every undo counts as long
+    monkeypatch.setattr(game_part, "UNDO_ON_LOOP", -1)  # every undo counts as long
 
     async def body(dev):
         dev.start_named("antartik", FOUR)
@@ -215,7 +217,7 @@ def test_a_long_undo_runs_off_the_loop_saying_so_and_answers_presses_meanwhile(t
 
 
 def test_an_undo_that_fails_off_the_loop_says_so_and_leaves_the_game_as_it_was(tmp_path, monkeypatch):
-    monkeypatch.setattr(devices, "UNDO_ON_LOOP", -1)  # every undo counts as long
+    monkeypatch.setattr(game_part, "UNDO_ON_LOOP", -1)  # every undo counts as long
 
     def broken(self):
         raise RuntimeError("engine bug")
@@ -228,7 +230,7 @@ def test_an_undo_that_fails_off_the_loop_says_so_and_leaves_the_game_as_it_was(t
         monkeypatch.setattr(Session, "_replay", lambda self, actions: broken(self))  # nor on the loop
         assert dev.undo()
         await asyncio.sleep(0.1)
-        return before, list(dev.session.actions), dev.toast_text(), dev._busy
+        return before, list(dev.session.actions), dev.toast_text(), dev.game.busy
 
     before, after, told, busy = run_device(tmp_path, body)
     assert after == before and busy is None  # nothing taken back, the table not stuck "Undoing…"

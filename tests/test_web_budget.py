@@ -9,7 +9,7 @@ from devicekit import run_device
 from webkit import page
 
 from firmware_host.runtime.vtime import run_virtual
-from firmware_host.web import server
+from firmware_host.web.api import live
 from firmware_host.web.ratelimit import Budget
 
 
@@ -89,4 +89,4 @@ def test_a_websocket_client_over_its_frame_budget_is_closed_and_a_scoreboard_is_
     code, again, pong, still = run_device(tmp_path, body)
     assert code == 1008 and again is None
     assert pong["event_type"] == "pong" and still
-    assert server.FRAME_RATE <= 5
+    assert live.FRAME_RATE <= 5

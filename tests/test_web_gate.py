@@ -22,6 +22,7 @@ from webkit import page
 from firmware_host.web import gate as gate_module
 from firmware_host.web.gate import RESERVE, Gate, group, open_descriptors
 from firmware_host.web.server import Companion
+from tests.waits import scaled
 
 
 @pytest.mark.parametrize(
@@ -75,7 +76,7 @@ def test_accept_out_of_descriptors_is_one_line_not_a_traceback_and_accepting_res
             resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
             await asyncio.sleep(2.0)  # accepting resumes a second later
             served = companion.gate.total
-            guests.communicate(b"", timeout=30)
+            guests.communicate(b"", timeout=scaled(30))
         finally:
             resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
             await companion.close()
@@ -166,7 +167,7 @@ def test_a_save_succeeds_while_guests_hold_every_connection_they_may(tmp_path):
             await asyncio.sleep(0.5)
             holding = companion.gate.total  # every place still taken while the device saved
             shown = await screen(dev)
-            guests.communicate(b"", timeout=30)
+            guests.communicate(b"", timeout=scaled(30))
             await asyncio.sleep(0.5)
             async with (
                 aiohttp.ClientSession() as session,

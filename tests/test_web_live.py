@@ -9,7 +9,7 @@ import json
 from devicekit import presses, run_device
 from webkit import page
 
-from firmware_host.web.server import Client
+from firmware_host.web.api.live import Client
 
 
 async def _next(ws) -> dict:

@@ -25,6 +25,7 @@ from firmware_host.cli import wheelhouse
 from firmware_host.cli.wheelhouse import TARGETS, Target, lock, project_requirements
 from firmware_host.core.pi_layout import REBOOT_MARKER, UDEV_RULES
 from tests.conftest import ROOT
+from tests.waits import scaled
 from tests.wheelkit import closure, project_wheel, repack
 
 INSTALL_SH = ROOT / "systemd" / "install.sh"
@@ -113,7 +114,7 @@ def run_install(root: Path, house: Path, state: Path, *args: str) -> subprocess.
         "PIP_NO_CACHE_DIR": "1",
     }
     command = [*_no_network(), "sh", str(INSTALL_SH), "--root", str(root), "--wheelhouse", str(house), *args]
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, cwd=state)
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=scaled(300), cwd=state)
 
 
 def test_install_sh_installs_and_updates_from_the_wheelhouse_with_no_index(tmp_path, house):

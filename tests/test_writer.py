@@ -14,6 +14,7 @@ from firmware_host.core import fsio
 from firmware_host.core.store import Store
 from firmware_host.core.writer import Broken, ThreadWriter, Writer
 from firmware_host.runtime.device import Device
+from tests.waits import scaled
 
 JUMP = {"type": "jump", "jumper": "rascal", "special": False, "result": "A"}
 
@@ -47,7 +48,7 @@ def held_fsync():
 
     def slow_fsync(fd: int) -> None:
         in_fsync.set()
-        gate.wait(10)
+        gate.wait(scaled(10))
         real(fd)
 
     return gate, in_fsync, slow_fsync
@@ -69,7 +70,7 @@ def test_while_an_action_is_made_durable_the_loop_serves_input_and_its_effects_w
         await device.ready.wait()
         assert isinstance(device.store.writer, ThreadWriter)  # a real loop: the writer thread
         device.start_named("arschbombe", ["Ann", "Ben"])
-        await until(lambda: not device._inflight)
+        await until(lambda: not device.saving.inflight)
         await device.flush()
         sent = device.display.frames_sent
         monkeypatch.setattr(fsio, "fsync", slow_fsync)
@@ -81,9 +82,9 @@ def test_while_an_action_is_made_durable_the_loop_serves_input_and_its_effects_w
         await asyncio.sleep(0.12)
         buttons.release("next")
         await asyncio.sleep(0.06)
-        during = (device.display.frames_sent, len(device._held), device.lights.showing.green)
+        during = (device.display.frames_sent, len(device.saving.held), device.lights.showing.green)
         gate.set()
-        await until(lambda: not device._inflight and not device._held)
+        await until(lambda: not device.saving.inflight and not device.saving.held)
         await device.flush()
         after = (device.display.frames_sent, device.session.summary["scores"], device.screens[-1].frame())
         device.stop()

@@ -8,17 +8,27 @@ returns, for the tests that run commands in-process); the kernel drops it with t
 ``kill -9`` or a power cut leaves no stale lock. The file holds the holder's PID, so a second
 writer can say who has the folder. Commands that only read (``state``, ``history``, ``doctor``)
 take no lock.
+
+Once it holds the folder, a writer removes the temporaries a killed writer left behind
+(``NAME.tmp-PID-N``, see :func:`firmware_host.core.fsio.write_atomic`), in the folder and the
+folders in it: only those whose process is gone.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 LOCK_NAME = "lock"
+_TEMPORARY = re.compile(r".\.tmp-([0-9]+)-[0-9]+$")
+"""A temporary's name as :func:`~firmware_host.core.fsio.write_atomic` makes it: the PID that made it."""
+
+log = logging.getLogger(__name__)
 
 
 class FolderBusy(Exception):
@@ -53,6 +63,40 @@ def writing(root: Path) -> Iterator[None]:
         with contextlib.suppress(OSError):  # (a full disk: the lock holds all the same)
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        sweep(root)
         yield
     finally:
         os.close(fd)  # the lock goes with the descriptor
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # (another user's process: alive)
+        return True
+    return True
+
+
+def sweep(root: Path) -> list[Path]:
+    """Remove the temporaries of writers that are gone from ``root`` and the folders in it (the
+    caller holds the folder); the ones removed. Nothing here is ever the only copy: a temporary
+    becomes the file only by its rename."""
+    removed = []
+    with contextlib.suppress(OSError):
+        folders = [root, *(p for p in root.iterdir() if p.is_dir() and not p.is_symlink())]
+        for folder in folders:
+            with contextlib.suppress(OSError):
+                for path in folder.iterdir():
+                    found = _TEMPORARY.search(path.name)
+                    if found is None or _alive(int(found.group(1))) or not path.is_file():
+                        continue
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+                        removed.append(path)
+    if removed:
+        log.info("removed %d temporary file(s) a stopped writer left", len(removed))
+    return removed

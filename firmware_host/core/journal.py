@@ -32,12 +32,11 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import json
+import itertools
 import logging
 import math
-import re
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,175 +44,21 @@ from typing import Any
 
 from firmware_host.core import fsio
 from firmware_host.core.fsio import fsync_dir, write_atomic
+from firmware_host.core.journal_head import Head, Lazy
+from firmware_host.core.journal_lines import (
+    JournalError,
+    Snap,
+    decode_all,
+    encode,
+    is_snapshot,
+    proven,
+    snap_body,
+)
 from firmware_host.core.writer import Writer
 
 log = logging.getLogger(__name__)
 
 __all__ = ["Journal", "JournalError", "Snap", "Timeline", "check_header", "fsync_dir", "snap_body", "write_atomic"]
-
-
-class JournalError(Exception):
-    """A journal that cannot be read back: names the file and line."""
-
-
-def _encode(record: dict[str, Any]) -> bytes:
-    body = json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    crc = zlib.crc32(body.encode("utf-8"))
-    return (body[:-1] + f',"c":{crc}}}\n').encode("utf-8") if body != "{}" else b'{"c":0}\n'
-
-
-_NUMBER = rb"(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)"
-_SNAP_HEAD = re.compile(
-    rb'^\{(?:"e":'
-    + _NUMBER
-    + rb',)?"snap":\{(?:"ac":([0-9]+),"at":([0-9]+),)?"d":[0-9]+,"g":"[a-z]+","k":"[0-9a-f]+","n":([0-9]+),'
-)
-"""The start of a snapshot line as :func:`_encode` writes it (keys sorted): its times, the
-checksum of every byte before it and where it starts (``ac``, ``at``), and its point."""
-_SNAP_BODY = re.compile(rb'\],"os":[0-9]+,"s":\{"\$c":"games\.')
-"""What follows a snapshot's outcomes: how a snapshot line whose head is damaged is still known."""
-_SNAP_TAIL = re.compile(rb',"t":' + _NUMBER + rb"$")
-_SNAP_NEAR = 64
-"""A snapshot line names itself within its first bytes (``"snap":{`` after its time)."""
-
-
-class Snap(dict):  # type: ignore[type-arg]
-    """A snapshot record's body read only as far as its point (``n``): the rest, a state much
-    longer than an action, is parsed by :meth:`full` when the snapshot is used."""
-
-    def __init__(self, n: int, line: bytes) -> None:
-        super().__init__(n=n)
-        self.line = line
-
-    def full(self) -> dict[str, Any]:
-        """The whole body (empty when it does not parse: then it is not used)."""
-        try:
-            body = json.loads(self.line).get("snap")
-        except (UnicodeDecodeError, ValueError, RecursionError, AttributeError):
-            return {}
-        return body if isinstance(body, dict) else {}
-
-
-def snap_body(snap: dict[str, Any]) -> dict[str, Any]:
-    """The whole body of a snapshot record (see :class:`Snap`)."""
-    return snap.full() if isinstance(snap, Snap) else snap
-
-
-def _sealed(line: bytes) -> int | None:
-    """The checksum of a line as :func:`_encode` wrote it, when its bytes match it; else ``None``."""
-    cut = line.rfind(b',"c":')
-    if cut > 0 and line.endswith(b"}") and line[cut + 5 : -1].isdigit():
-        crc = int(line[cut + 5 : -1])
-        if zlib.crc32(line[:cut] + b"}") == crc:
-            return crc
-    return None
-
-
-def _snap(line: bytes) -> dict[str, Any] | None:
-    """A sealed snapshot line as a record whose body is read later (:class:`Snap`), else ``None``."""
-    head = _SNAP_HEAD.match(line)
-    if head is None:
-        return None
-    cut = line.rfind(b',"c":')
-    tail = _SNAP_TAIL.match(line, line.rfind(b',"t":', 0, cut), cut)
-    if tail is None:
-        return None
-    record: dict[str, Any] = {"snap": Snap(int(head.group(4)), line)}
-    if head.group(1) is not None:
-        record["e"] = float(head.group(1))
-    record["t"] = float(tail.group(1))
-    return record
-
-
-def _is_snapshot(line: bytes) -> bool:
-    """Whether a (damaged) line was a snapshot: its head, or else its body, says so."""
-    return _SNAP_HEAD.match(line) is not None or _SNAP_BODY.search(line) is not None
-
-
-def _decode(line: bytes) -> dict[str, Any] | None:
-    """The record of one line, or ``None`` when the line is torn or damaged."""
-    crc = _sealed(line)
-    if crc is not None:
-        record = _snap(line)
-        if record is not None:
-            return record
-        try:
-            record = json.loads(line)
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            record = None
-        if isinstance(record, dict) and record.pop("c", None) == crc:
-            return record
-    try:
-        record = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):  # also over-long integers, deep nesting
-        return None
-    if not isinstance(record, dict) or not isinstance(record.get("c"), int):
-        return None
-    crc = record.pop("c")
-    body = json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    return record if zlib.crc32(body.encode("utf-8")) == crc else None
-
-
-PARSE_LINES = 200
-"""Lines parsed in one go: few enough that a journal read off the loop lets the loop run between."""
-
-
-def _decode_all(lines: list[bytes], proven: bool = False) -> list[dict[str, Any] | None]:
-    """:func:`_decode` of every line; the sealed ones parsed together (one parse, not thousands).
-
-    ``proven``: the lines are known intact (:func:`_proven`), their checksums not checked one by one.
-    """
-    out: list[dict[str, Any] | None] = [None] * len(lines)
-    batch: list[int] = []
-    crcs: list[int | None] = []
-    for i, line in enumerate(lines):
-        crc = None if proven else _sealed(line)
-        if crc is None and not proven:
-            out[i] = _decode(line)
-            continue
-        record = _snap(line) if b'"snap":{' in line[:_SNAP_NEAR] else None
-        if record is not None:
-            out[i] = record
-        else:
-            batch.append(i)
-            crcs.append(crc)
-    for at in range(0, len(batch), PARSE_LINES):
-        part, sums = batch[at : at + PARSE_LINES], crcs[at : at + PARSE_LINES]
-        try:
-            parsed = json.loads(b"[" + b",".join(lines[i] for i in part) + b"]")
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            parsed = None
-        if not isinstance(parsed, list) or len(parsed) != len(part):
-            parsed = [None] * len(part)
-        for i, crc, record in zip(part, sums, parsed, strict=True):
-            if isinstance(record, dict) and "c" in record and (crc is None or record["c"] == crc):
-                del record["c"]
-                out[i] = record
-            else:
-                out[i] = _decode(lines[i])
-    return out
-
-
-def _proven(raw: bytes, lines: list[bytes], end: int) -> tuple[int, int, int]:
-    """How many leading lines the journal's last snapshot proves intact, where they end, and
-    the checksum of those bytes: the snapshot names where its line starts and the CRC-32 of every
-    byte before it (``at``, ``ac``), checked in one pass instead of line by line. ``(0, 0, 0)``
-    when no snapshot near the end does (then every line is checked on its own)."""
-    pos, tried = end, 0
-    for k in range(len(lines) - 1, 0, -1):
-        line = lines[k]
-        pos -= len(line) + 1
-        if b'"snap":{"ac":' not in line[:_SNAP_NEAR]:
-            continue
-        head = _SNAP_HEAD.match(line)
-        tried += 1
-        if head is not None and head.group(3) is not None and int(head.group(3)) == pos and _sealed(line):
-            crc = zlib.crc32(memoryview(raw)[:pos])
-            if crc == int(head.group(2)):
-                return k, pos, crc
-        if tried == 2:
-            break
-    return 0, 0, 0
 
 
 def _number(value: Any) -> bool:
@@ -242,8 +87,8 @@ def check_header(header: dict[str, Any]) -> str | None:
 class Timeline:
     """What a journal's records come to (:meth:`Journal.timeline`)."""
 
-    actions: list[dict[str, Any]] = field(default_factory=list)
-    joined: list[bool] = field(default_factory=list)
+    actions: list[dict[str, Any]] | Lazy = field(default_factory=list)
+    joined: list[bool] | Lazy = field(default_factory=list)
     """Per action: whether it belongs to the move of the action before it."""
     snaps: list[dict[str, Any]] = field(default_factory=list)
     """The snapshots of points of this line, oldest first."""
@@ -255,13 +100,18 @@ class Journal:
 
     Writes run on the journal's :class:`~firmware_host.core.writer.Writer`: :meth:`submit` hands
     a record over and returns a future that is done once the record is on disk; :meth:`append`
-    waits for it. ``records`` holds every record handed over (what the game in play is made
+    waits for it. :attr:`records` holds every record handed over (what the game in play is made
     of); if a write fails, :meth:`rollback` drops the ones that never reached the disk.
+
+    A journal read back keeps the lines before its last snapshot as bytes (:attr:`head`, see
+    :mod:`firmware_host.core.journal_head`): ``tail`` holds the records from that snapshot on,
+    and what the session reads (its line of play, notes, drafts) needs nothing decoded before it.
     """
 
     path: Path
     header: dict[str, Any]
-    records: list[dict[str, Any]] = field(default_factory=list)
+    tail: list[dict[str, Any]] = field(default_factory=list)
+    """The records from the head's end on (all of them when there is no head)."""
     torn: bool = False
     """Whether a torn last line was dropped on open."""
     _size: int = 0
@@ -274,7 +124,9 @@ class Journal:
     _cut: bool = False
     """Whether the file may hold bytes past ``_size`` (a torn tail, a failed write) to cut first."""
     _crc: int = 0
-    """The CRC-32 of the file's first ``_size`` bytes (a snapshot names it: see :func:`_proven`)."""
+    """The CRC-32 of the file's first ``_size`` bytes (a snapshot names it: see :func:`proven`)."""
+    head: Head | None = None
+    """The lines before the last snapshot, decoded when needed (``None``: all are in ``tail``)."""
 
     @classmethod
     def create(
@@ -292,7 +144,7 @@ class Journal:
         not be made); otherwise :attr:`created` says when.
         """
         records = [dict(r) for r in records or []]
-        data = b"".join(_encode(r) for r in [header, *records])
+        data = b"".join(encode(r) for r in [header, *records])
         journal = cls(path, dict(header), records, False, 0, writer or Writer())
 
         def make() -> None:
@@ -310,24 +162,36 @@ class Journal:
     def open(cls, path: Path, writer: Writer | None = None) -> Journal:
         """Read a journal back; a torn last line is dropped, other damage raises JournalError."""
         raw = path.read_bytes()
-        lines = raw.split(b"\n")
-        tail = lines.pop()  # bytes after the last newline: empty unless the last write tore
+        end = raw.rfind(b"\n") + 1
+        tail = raw[end:]  # bytes after the last newline: empty unless the last write tore
         decoded: list[dict[str, Any]] = []
-        good = 0
         torn = bool(tail)
-        known, known_end, known_crc = _proven(raw, lines, len(raw) - len(tail))
+        known_end, known_crc = proven(raw, end)
+        header_end = raw.find(b"\n") + 1
+        head = None
+        if known_end > header_end:  # proven: the lines before the snapshot are read when needed
+            head = Head(path.name, raw[header_end:known_end], 2)
+            lines = [raw[: header_end - 1], *raw[known_end : end - 1].split(b"\n")]
+            skip = len(head)  # line numbers past the head's
+            good = known_end - header_end
+        else:
+            lines = raw[: end - 1].split(b"\n") if end else []
+            skip = good = 0
+            known_end = known_crc = 0
         collecting = gc.isenabled()
         gc.disable()  # thousands of fresh records, none garbage: no collection passes over them meanwhile
         try:
-            records_read = _decode_all(lines[:known], proven=True) + _decode_all(lines[known:])
+            records_read = decode_all(lines[:1], proven=head is not None) + decode_all(lines[1:])
         finally:
             if collecting:
                 gc.enable()
         for number, (line, record) in enumerate(zip(lines, records_read, strict=True), start=1):
-            if record is None and number < len(lines) and _is_snapshot(line):
+            if number > 1:
+                number += skip
+            if record is None and number < len(lines) + skip and is_snapshot(line):
                 record = {"snap": {}}  # a damaged snapshot is only a lost shortcut: the actions replay
             if record is None:
-                if number == len(lines) and not tail:
+                if number == len(lines) + skip and not tail:
                     torn = True
                     break
                 raise JournalError(f"{path.name}: line {number} is damaged")
@@ -336,7 +200,9 @@ class Journal:
         if not decoded:
             raise JournalError(f"{path.name}: no header")
         records = decoded[1:]
-        journal = cls(path, decoded[0], records, torn, good, writer or Writer(), None, len(records), None, torn)
+        count = len(records) + (len(head) if head is not None else 0)
+        journal = cls(path, decoded[0], records, torn, good, writer or Writer(), None, count, None, torn)
+        journal.head = head
         journal._crc = zlib.crc32(memoryview(raw)[known_end:good], known_crc)
         return journal
 
@@ -348,9 +214,9 @@ class Journal:
         its future says ``False`` instead of raising.
         """
         kept = dict(record)
-        self.records.append(kept)
+        self.tail.append(kept)
         if not optional:
-            data = _encode(record)
+            data = encode(record)
             return self.writer.submit(lambda: self._write(data))
         return self.writer.submit(lambda: self._write_optional(record, kept))
 
@@ -387,12 +253,12 @@ class Journal:
         """On the writer: :meth:`_write` of a record nothing depends on; ``False`` when it failed.
 
         A snapshot is encoded here, naming where its line starts and the checksum of every byte
-        before it, so that a read can trust all of them in one pass (:func:`_proven`)."""
+        before it, so that a read can trust all of them in one pass (:func:`proven`)."""
         if isinstance(record.get("snap"), dict):
             at = self._size  # where it goes: a torn tail past it is cut first
             record = {**record, "snap": {**record["snap"], "ac": self._crc, "at": at}}
         try:
-            self._write(_encode(record))
+            self._write(encode(record))
         except OSError as exc:
             kept.clear()  # not on disk: no longer a record of the game (it keeps its place in the count)
             self._durable += 1
@@ -402,9 +268,9 @@ class Journal:
 
     def rollback(self) -> int:
         """After a failed write: forget the records that never reached the disk; how many."""
-        lost = len(self.records) - self._durable
+        lost = min(self.count - self._durable, len(self.tail))
         if lost > 0:
-            del self.records[self._durable :]
+            del self.tail[len(self.tail) - lost :]
         return max(0, lost)
 
     def close(self) -> None:
@@ -413,17 +279,38 @@ class Journal:
             fd, self._fd = self._fd, None
             fsio.close(fd)
 
-    def actions(self) -> list[dict[str, Any]]:
+    @property
+    def count(self) -> int:
+        """How many records the journal holds (past its header)."""
+        return len(self.tail) + (len(self.head) if self.head is not None else 0)
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """Every record, oldest first (the head's decoded for it: the session's reads need
+        none of them, see :meth:`timeline`, :meth:`newest_first`)."""
+        return self.tail if self.head is None else [*self.head.records(), *self.tail]
+
+    def newest_first(self) -> Iterator[dict[str, Any]]:
+        """The records newest first, the head's actions left out (decoding nothing): what a
+        search for the last note, task or time reads."""
+        yield from reversed(self.tail)
+        if self.head is not None:
+            yield from self.head.notes_newest_first()
+
+    def actions(self) -> list[dict[str, Any]] | Lazy:
         """The accepted actions in effect: every action, less the ones undone."""
         return self.timeline().actions
 
     def timeline(self) -> Timeline:
         """The actions in effect, which of them join the move before, and the snapshots that
         still describe a point of that line (written with as many actions in effect, and no undo
-        gone below that point since), oldest first."""
+        gone below that point since), oldest first. The head's are read without decoding them."""
         line = Timeline()
+        if self.head is not None:
+            line.actions, line.joined = self.head.actions(), self.head.joined()
+            line.snaps = list(self.head.line()[2])
         actions, joined, snaps = line.actions, line.joined, line.snaps
-        for record in self.records:
+        for record in self.tail:
             if "a" in record:
                 actions.append(record["a"])
                 joined.append(record.get("j") == 1)
@@ -441,23 +328,26 @@ class Journal:
 
     def draft(self) -> dict[str, Any] | None:
         """The answers of an unfinished simultaneous prompt, if the last record is one."""
-        for record in reversed(self.records):
+        records: Iterator[dict[str, Any] | None] = iter(reversed(self.tail))
+        if self.head is not None:
+            records = itertools.chain(records, self.head.newest_first())
+        for record in records:
+            if record is None or "a" in record or "undo" in record:  # (None: one of the head's actions)
+                return None
             if "draft" in record:
                 return record["draft"]
-            if "a" in record or "undo" in record:
-                return None
         return None
 
     def last(self, key: str) -> dict[str, Any] | None:
-        """The newest record holding ``key``."""
-        for record in reversed(self.records):
+        """The newest record holding ``key`` (not an action: ``"a"`` is not searched in the head)."""
+        for record in self.newest_first():
             if key in record:
                 return record
         return None
 
     def last_meta(self, name: str) -> Any:
         """The newest ``meta`` value named ``name`` (``{"meta": {name: VALUE}}``), or ``None``."""
-        for record in reversed(self.records):
+        for record in self.newest_first():
             meta = record.get("meta")
             if isinstance(meta, dict) and name in meta:
                 return meta[name]
@@ -466,7 +356,8 @@ class Journal:
     def metas(self, name: str) -> list[Any]:
         """Every ``meta`` value named ``name``, oldest first."""
         out = []
-        for record in self.records:
+        notes = self.head.notes() if self.head is not None else iter(())
+        for record in itertools.chain(notes, iter(self.tail)):
             meta = record.get("meta")
             if isinstance(meta, dict) and name in meta:
                 out.append(meta[name])

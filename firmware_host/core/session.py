@@ -14,19 +14,17 @@ a game started before the sync and ended after it gets its start date from its e
 
 from __future__ import annotations
 
-import json
-import math
 import secrets
 import time
-import zlib
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
 from firmware_host.core import fsio
-from firmware_host.core.journal import Journal, snap_body
+from firmware_host.core.journal import Journal
+from firmware_host.core.rebuild import Point, Replay, digest, from_snapshot, played, usable_time
 from firmware_host.core.replay import Script, ScriptError
-from firmware_host.core.snapshot import SnapshotError, decode_state, encode_state, fingerprint, same_state
+from firmware_host.core.snapshot import SnapshotError, encode_state, fingerprint, same_state
 from firmware_host.core.store import Store, StoreError
 from firmware_host.core.wallclock import clock_synced
 from games.core import Action, Effect, Engine, Prompt, Refused, T, Task, View
@@ -36,51 +34,6 @@ SNAP_EVERY = 100
 undo and resume replay at most this many actions."""
 KEEP_EVERY = 25
 """Actions between two checkpoints kept in memory for the game in play (an undo replays fewer)."""
-OUTCOMES_KEPT = 40
-"""Outcomes ("What happened") a session keeps and writes in its snapshots."""
-
-
-class _Point:
-    """The game after the first ``n`` actions: its state, its last outcomes, how many in all."""
-
-    __slots__ = ("n", "said", "saids", "state")
-
-    def __init__(self, n: int, state: Any, said: tuple[str, ...], saids: int) -> None:
-        self.n, self.state, self.said, self.saids = n, state, said, saids
-
-    def then(self, state: Any, effects: list[Effect]) -> _Point:
-        """The point one action later."""
-        new = tuple(e.value for e in effects if e.kind == "say")
-        said = (self.said + new)[-OUTCOMES_KEPT:] if new else self.said
-        return _Point(self.n + 1, state, said, self.saids + len(new))
-
-
-class Replay:
-    """What replaying a line of actions came to (:meth:`Session.prepare_undo`)."""
-
-    def __init__(self, actions: list[Action], start: _Point) -> None:
-        self.actions = actions
-        self.start = self.end = start
-        self.snapshot: int | None = None
-        """The point of the journal's snapshot it started from, if one."""
-        self.refused: tuple[int, str] | None = None
-        """The index of an action the engine refused (the replay stopped there), and why."""
-        self.keep: list[_Point] = []
-        """Points worked out on the way, kept as checkpoints when the replay is taken."""
-
-
-def _digest(action: Action | None) -> int:
-    """A checksum of one action, by which a snapshot names the last action it follows."""
-    if action is None:
-        return 0
-    body = json.dumps(action, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    return zlib.crc32(body.encode("utf-8"))
-
-
-def _time(value: Any, default: Any) -> Any:
-    """``value`` when it is a usable time (a finite number), else ``default``."""
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    return value if ok else default
 
 
 class Session:
@@ -103,7 +56,7 @@ class Session:
         self.mono = mono
         self.synced = synced or (lambda: clock_synced(self.wall()))
         """Whether the wall clock shows the real time now (default: judged on ``wall``)."""
-        self._elapsed_at = (_elapsed(journal), mono())
+        self._elapsed_at = (played(journal), mono())
         """Seconds in play by the last record, and the monotonic time this session began."""
         header = journal.header
         self.base = Script(header["game"], list(header["players"]), header["seed"], dict(header.get("options", {})))
@@ -120,7 +73,7 @@ class Session:
         self.joined: list[bool] = []
         """Per action in effect: whether it belongs to the move of the action before it."""
         self._state: Any = self._start
-        self._points: dict[int, _Point] = {0: _Point(0, self._start, (), 0)}
+        self._points: dict[int, Point] = {0: Point(0, self._start, (), 0)}
         """Checkpoints of the line in play: every :data:`SNAP_EVERY`-th and the last few."""
         self._point = self._points[0]
         self.skipped: str | None = None
@@ -139,11 +92,11 @@ class Session:
         self._snaps = line.snaps
         """The journal's snapshots of points of the line in play (used when undo goes back to them)."""
         self._rebuild(line.actions, line.joined)
-        self.unchecked: tuple[list[Action], _Point] | None = None
+        self.unchecked: tuple[list[Action], Point] | None = None
         """The line rebuilt from a journal snapshot and where it led, until :meth:`agrees` has
         compared it with the replay of its actions from the first."""
         if self.snapshot_used is not None:
-            self.unchecked = (list(self.actions), self._point)
+            self.unchecked = (self.actions[:], self._point)
 
     # -- making one ---------------------------------------------------------------------------
     @classmethod
@@ -233,7 +186,9 @@ class Session:
             if journal.ended:  # ended, but the power went before it was filed
                 end = journal.last("end") or {}
                 extra = end.get("extra") if isinstance(end.get("extra"), dict) else {}
-                session._file(journal.ended, _time(end.get("t"), session._last_time()), extra, end.get("clock_synced"))
+                session._file(
+                    journal.ended, usable_time(end.get("t"), session._last_time()), extra, end.get("clock_synced")
+                )
                 return None
             if session.over:  # the last action ended it; the power went before the end record (or the
                 # table still had its result on screen, where the move could be taken back)
@@ -255,10 +210,10 @@ class Session:
 
     def _last_time(self) -> float:
         """When the journal last heard of the game (its last record's time, else its start)."""
-        for record in reversed(self.journal.records):
-            if _time(record.get("t"), None) is not None:
+        for record in self.journal.newest_first():
+            if usable_time(record.get("t"), None) is not None:
                 return record["t"]
-        return _time(self.journal.header.get("started"), self.wall())
+        return usable_time(self.journal.header.get("started"), self.wall())
 
     def _rebuild(self, actions: list[Action], joined: list[bool]) -> None:
         """Make ``actions`` the line in play, from the nearest checkpoint or snapshot before its end."""
@@ -269,9 +224,9 @@ class Session:
 
         Changes nothing (so it may run off the loop while the session waits): checkpoints in
         memory are of the line in play (or of a longer one ``actions`` begins); the journal's
-        snapshots are checked before use (see :meth:`_from_snapshot`). A replay from a snapshot
-        that the engine then refuses or fails on is made again from the first action (the
-        snapshot lied); ``trust=False`` does that from the start.
+        snapshots are checked before use (see :func:`~firmware_host.core.rebuild.from_snapshot`).
+        A replay from a snapshot that the engine then refuses or fails on is made again from the
+        first action (the snapshot lied); ``trust=False`` does that from the start.
         """
         n = len(actions)
         if not trust:
@@ -279,7 +234,7 @@ class Session:
         snaps = [snap for snap in self._snaps if snap.get("n", 0) <= n]
         start = self._points[max(k for k in self._points if k <= n)]
         if snaps and start.n < n:
-            snapped = self._from_snapshot(actions, snaps, start.n)
+            snapped = from_snapshot(self.engine, self.base.game, type(self._start), actions, snaps, start.n)
             if snapped is not None:
                 try:
                     result = self._replay_from(actions, snapped, snapped.n)
@@ -291,7 +246,7 @@ class Session:
         return self._replay_from(actions, start, None)
 
     def _replay_from(
-        self, actions: list[Action], start: _Point, snapshot: int | None, stop: Callable[[], bool] | None = None
+        self, actions: list[Action], start: Point, snapshot: int | None, stop: Callable[[], bool] | None = None
     ) -> Replay:
         """The game after ``actions``, replayed from ``start`` (the journal's snapshot ``snapshot``,
         if one). ``stop``: asked now and then; when it says so the replay ends where it is (a
@@ -304,13 +259,13 @@ class Session:
         if snapshot is not None:
             result.keep.append(start)
         point = start
-        for i in range(start.n, len(actions)):
+        for i, action in enumerate(actions[start.n :], start.n):  # (the journal's decoded at once)
             if stop is not None and i % 50 == 0:
                 time.sleep(0)  # off the loop: let the loop's thread have the interpreter
                 if stop():
                     break
             try:
-                state, effects = self.engine.apply(point.state, actions[i])
+                state, effects = self.engine.apply(point.state, action)
             except Refused as exc:
                 result.refused = (i, str(exc))
                 break
@@ -339,47 +294,6 @@ class Session:
         self.actions, self.joined = result.actions[:kept], joined[:kept]
         self._point = result.end
         self.state = result.end.state
-
-    def _from_snapshot(self, actions: list[Action], snaps: list[dict[str, Any]], after: int) -> _Point | None:
-        """The newest usable snapshot past ``after`` of the line ``actions``, or ``None``.
-
-        A snapshot is used only when it names this game and the very code of its engine, follows
-        the same last action, and decodes into a state of the engine's own class; any other is
-        ignored (the actions are the truth: replaying them is always right, only slower).
-        """
-        code = fingerprint(type(self.engine))
-        for snap in reversed(snaps):
-            try:
-                point = self._snapshot_point(snap, actions, after, code)
-            except Exception:  # whatever a snapshot holds, a bad one is only ignored
-                point = None
-            if point is not None:
-                return point
-        return None
-
-    def _snapshot_point(self, snap: dict[str, Any], actions: list[Action], after: int, code: str) -> _Point | None:
-        """The point one journal snapshot describes, when it passes every check; else ``None``."""
-        n = snap.get("n")
-        if type(n) is not int or not after < n <= len(actions):
-            return None
-        snap = snap_body(snap)
-        if snap.get("n") != n or snap.get("g") != self.base.game or snap.get("k") != code:
-            return None
-        if snap.get("d") != _digest(actions[n - 1]):
-            return None
-        try:
-            state = decode_state(snap.get("s"))
-            said = decode_state(snap.get("o", []))
-        except SnapshotError:
-            return None
-        saids = snap.get("os")
-        if type(state) is not type(self._start) or type(said) is not list or type(saids) is not int:
-            return None
-        if not all(isinstance(line, str) for line in said):
-            return None
-        # the questions every screen asks of a state must have answers (else it is no state of play)
-        self.engine.summary(state), self.engine.prompt(state), self.engine.view(state)
-        return _Point(n, state, tuple(said)[-OUTCOMES_KEPT:], saids)
 
     def replay_whole(self, stop: Callable[[], bool] | None = None) -> Replay | None:
         """The line this session was rebuilt with from a snapshot, replayed from its first action
@@ -420,7 +334,7 @@ class Session:
         self._snapshot()
         return False
 
-    def _keep(self, point: _Point) -> None:
+    def _keep(self, point: Point) -> None:
         """Keep ``point`` as a checkpoint: every :data:`KEEP_EVERY`-th for good, others a while."""
         every = min(KEEP_EVERY, SNAP_EVERY)
         self._points[point.n] = point
@@ -436,7 +350,7 @@ class Session:
                 "n": point.n,
                 "g": self.base.game,
                 "k": fingerprint(type(self.engine)),
-                "d": _digest(self.actions[-1] if self.actions else None),
+                "d": digest(self.actions[-1] if self.actions else None),
                 "s": encode_state(point.state),
                 "o": encode_state(list(point.said)),
                 "os": point.saids,
@@ -565,7 +479,7 @@ class Session:
 
     def _confirmed(self, key: str) -> bool:
         at = len(self.actions)
-        for record in reversed(self.journal.records):
+        for record in self.journal.newest_first():
             task = record.get("task")
             if isinstance(task, dict) and task.get("done") == key and task.get("at") == at:
                 return True
@@ -614,8 +528,8 @@ class Session:
         extra = extra or {}
         summary = self.summary
         header = self.journal.header
-        duration = _elapsed(self.journal)
-        started = _time(header.get("started"), now)
+        duration = played(self.journal)
+        started = usable_time(header.get("started"), now)
         start_synced = header.get("clock_synced")
         if start_synced is False and end_synced is True:
             started = now - duration  # begun before the clock was set: dated from its end
@@ -680,23 +594,3 @@ class Session:
         if self._seen is None or self._seen[0] != self._version:
             self._seen = (self._version, self.engine.view(self.state))
         return self._seen[1]
-
-
-def _elapsed(journal: Journal) -> float:
-    """Seconds in play by the journal's last record: the newest ``e``, plus the wall time from that
-    record to the last one when later records carry none (journals written before ``e`` existed:
-    the wall time since the start); never below zero."""
-
-    def number(value: Any) -> float | None:
-        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-        return float(value) if ok else None
-
-    last_t = next((t for r in reversed(journal.records) if (t := number(r.get("t"))) is not None), None)
-    base, since = 0.0, number(journal.header.get("started"))
-    for record in reversed(journal.records):
-        e = number(record.get("e"))
-        if e is not None and e >= 0:
-            base, since = e, number(record.get("t"))
-            break
-    tail = last_t - since if last_t is not None and since is not None else 0.0
-    return base + min(max(0.0, tail), 1e9)

@@ -1,4 +1,5 @@
-"""The device and its parts: the device loop (composition root), hardware, display, tower lights.
+"""The device and its parts: the composition root (``device``), its parts (``parts/``), hardware,
+display, tower lights.
 
 Owns the asyncio loop, the one door in from driver threads, and building the services and
 screens, handing each its narrow door. Imports ``games``, ``drivers``, ``core``, ``timers``,

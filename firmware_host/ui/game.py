@@ -51,6 +51,8 @@ from firmware_host.ui.render import BAR_W, Frame, Row, panel, text_width
 from games.core import Collect, Menu, Order, Prompt, T, Task, View, join
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from firmware_host.ui.table import GameTable
 
 
@@ -230,8 +232,15 @@ class GameScreen(Screen):
         elif press.button == "back":
             self.table.open_game_menu()
 
-    def _wrong_seat(self, press: Press, players: tuple[str, ...] | None, turn: str | None = None) -> bool:
-        """Answer a seat press that cannot act here, with the reason; True when it was one."""
+    def _wrong_seat(
+        self,
+        press: Press,
+        players: tuple[str, ...] | None,
+        turn: str | None = None,
+        others: Mapping[str, str] | None = None,
+    ) -> bool:
+        """Answer a seat press that cannot act here, with the reason (the game's own, ``others``,
+        else who answers now); True when it was one."""
         if not is_seat(press):
             return False
         player = self.table.player_of(press.button)
@@ -242,7 +251,8 @@ class GameScreen(Screen):
             self.table.toast(T("{player}'s turn", player=turn), now=True)
             return True
         if players is not None and player not in players:
-            self.table.toast(T("{player} is not in this turn", player=player), now=True)
+            why = T("Only {players} now, not {player}", players=join(players), player=player)
+            self.table.toast((others or {}).get(player) or why, now=True)
             return True
         return False
 
@@ -322,7 +332,7 @@ class GameScreen(Screen):
         if press.button == "ok" and self._all_counted(prompt):
             self._answered(prompt)  # the table has checked every card against the table's
             return
-        if not is_seat(press) or self._wrong_seat(press, prompt.players):
+        if not is_seat(press) or self._wrong_seat(press, prompt.players, others=prompt.others):
             if press.button in ("ok", "next", "prev"):  # the hint is on screen already: say why
                 left = [p for p in prompt.players if p not in self.locked]
                 if prompt.counting:
@@ -421,7 +431,7 @@ class GameScreen(Screen):
                 self._back_to_parent()
             else:
                 self.table.open_game_menu()
-        elif self._wrong_seat(press, prompt.players):
+        elif self._wrong_seat(press, prompt.players, others=prompt.others):
             return
         elif not is_seat(press):  # ok, next, prev: the order is the players' own presses
             left = [p for p in prompt.players if p not in self.order]

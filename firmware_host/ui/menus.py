@@ -24,7 +24,7 @@ from firmware_host.ui.phone import PhoneScreen
 from firmware_host.ui.render import Frame, Row, panel, text_width
 from firmware_host.ui.rules import rules_for
 from firmware_host.ui.timer_menu import MODE_LABELS, timer_screen
-from games import TITLES, get_engine
+from games import TITLES, get_engine, unit_of
 from games.core import Menu, Option, T, View, join, score_places
 
 if TYPE_CHECKING:
@@ -279,7 +279,8 @@ def result_rows(entry: dict[str, Any], headline: Sequence[str] = ()) -> list[Row
     else:
         cells = [(name, str(score)) for name, score in scores.items()]
     table = grid(cells, 2)
-    rows = [big_row(head)] if head else []  # who won: big where there is room
+    unit = unit_of(entry.get("game"))  # what the numbers count, where a bare number would not say (drinks)
+    rows = [Row.of(head, unit, cut=True) if unit else big_row(head)] if head else []  # big where there is room
     on = panel()
     room = on.rows - 1 - on.height_of(rows) - on.height_of(table)  # under them: the hint
     news = list(headline[1:]) if entry.get("reason") == "over" else []

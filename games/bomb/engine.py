@@ -423,6 +423,7 @@ class Bomb(Engine[BombState]):
                 {p: VALUES for p in alive},
                 build=lambda answers: {"type": "reveal", "cards": dict(answers)},
                 counting=True,
+                others={p: T("{player} is out: no lives left", player=p) for p in s.out},
             )
         if phase == "claim":
             p, n = s.claim, s.claim_cards
@@ -435,7 +436,10 @@ class Bomb(Engine[BombState]):
         if not s.ties:
             return menu
         tied = tuple(p for p in s.defusers if any(p in g for g in s.ties))
-        choose = Order(T("Press in defusal order"), tied, build=lambda order: {"type": "order", "players": list(order)})
+        untied = {p: T("{player} is not in the tie", player=p) for p in s.players if p not in tied}
+        choose = Order(
+            T("Press in defusal order"), tied, lambda order: {"type": "order", "players": list(order)}, untied
+        )
         options = (Option(T("Random order"), then=menu), Option(T("Choose on screen"), then=choose))
         return Menu(T("Tie on lives: order?"), options)
 
@@ -475,7 +479,8 @@ class Bomb(Engine[BombState]):
         return Menu(T("{player} defuses", player=p), options, p)
 
     def view(self, s: BombState) -> View:
-        scores = tuple((p, T("out") if p in s.out else str(s.lives[p])) for p in s.players)
+        # a heart beside each number: lives, not cards (the card entry shows both beside the names)
+        scores = tuple((p, T("out") if p in s.out else f"{s.lives[p]}♥") for p in s.players)
         if s.red:
             title = T("Bomb R{round} {dice}d+red", round=s.round, dice=s.dice)
         else:

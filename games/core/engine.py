@@ -114,6 +114,9 @@ class Engine(ABC, Generic[S]):
     ranks: ClassVar[bool] = True
     """Whether the game ranks its players; a session that names no winner (Trottelmütze) only
     counts, and its result is the totals, not places."""
+    unit: ClassVar[str] = ""
+    """What a score counts, where the number alone would not say it (Trottelmütze: ``drinks``,
+    beer, shots and water together): the result screen and the history label the scores with it."""
 
     # -- making and changing states ---------------------------------------------------------
     def new(self, players: list[str], seed: int = 0, options: Mapping[str, Any] | None = None) -> S:

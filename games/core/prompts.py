@@ -97,6 +97,9 @@ class Collect:
     """Answers are entered by holding: a player's held button counts up through their values
     (shown as it counts) and letting go locks the one showing. One press an answer, whatever
     the value: for cards already revealed on the table (Bomb, Ab in die Tonne)."""
+    others: Mapping[str, str] = field(default_factory=dict)
+    """Why a player of the game who is not in ``players`` cannot answer, by name (``Cy is out
+    of the game``): what their button tells them; one not named is told who answers now."""
 
     def label(self, value: str) -> str:
         """How ``value`` reads on screen."""
@@ -110,6 +113,8 @@ class Order:
     title: str
     players: tuple[str, ...]
     build: Callable[[list[str]], Action]
+    others: Mapping[str, str] = field(default_factory=dict)
+    """Why a player not in ``players`` cannot press here, by name (as :attr:`Collect.others`)."""
 
 
 @dataclass(frozen=True)

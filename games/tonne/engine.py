@@ -355,7 +355,8 @@ class Tonne(Engine[TonneState]):
                 return reveal
             values = join(sorted({str(cards[g[0]]) for g in groups}, key=int), ",")
             title = T("Tie on {values}: fewer mice first", values=values)
-            return Order(title, tuple(tied), lambda order: {**reveal, "order": order})
+            untied = {p: T("{player} is not in the tie", player=p) for p in s.players if p not in tied}
+            return Order(title, tuple(tied), lambda order: {**reveal, "order": order}, untied)
 
         title = T("Round {round}: cards", round=s.round)
         return Collect(title, tuple(s.players), values, build=build, counting=True)

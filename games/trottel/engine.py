@@ -105,6 +105,7 @@ class Trottel(Engine[TrottelState]):
     option_keys = frozenset({"board", "casino", "alcohol_free"})
     rules_pick_start = True
     ranks = False  # a session: nobody wins, the totals of drinks are its result
+    unit = T("drinks")  # beer, shots and water together: the number each player's result shows
     confirm: ClassVar[dict[str, str]] = {"end": T("End the session now? The scores go to the history.")}
     menu_options = (("alcohol_free", T("Alcohol-free"), ((T("off"), False), (T("on"), True))),)
     """Options the device asks for when a game starts (key, label, choices)."""

@@ -54,7 +54,7 @@ async def _play(folder: Path, count: int, threaded: bool) -> dict[str, Any]:
 
     device.apply = timed(device.apply)
     device.start_named = timed(device.start_named)
-    device._written = timed(device._written)
+    device.saving._written = timed(device.saving._written)  # type: ignore[method-assign]
 
     async def heartbeat() -> None:
         while beating:
@@ -92,7 +92,7 @@ async def _play(folder: Path, count: int, threaded: bool) -> dict[str, Any]:
 
 
 async def _settled(device: Any) -> None:
-    while device._inflight:
+    while device.saving.inflight:
         await asyncio.sleep(0.001)
 
 

@@ -5,11 +5,15 @@ A long party evening is thousands of actions in one journal. This builds session
 written as the device writes them), then on a real event loop with the simulated hardware:
 
 - **resume**: the device boots on that folder (the journal read from its last snapshot on, the
-  game rebuilt from that snapshot, off the loop); the time :meth:`Session.resume` takes (the
-  replay from the first action that then checks the snapshot, on a thread of its own, is awaited
-  before the rest is measured);
-- **state**: what ``tablemate state`` does (read the journal, rebuild, print the SCRIPT), timed
-  in-process (the command runs in its own process, never on the device's loop);
+  lines before it left undecoded, the game rebuilt from that snapshot, off the loop); the time
+  :meth:`Session.resume` takes. The replay from the first action that then checks the snapshot
+  runs on a thread of its own and the device does not wait for it (``READY`` is sent before it
+  ends); the bench waits for it before measuring the rest, only so that its thread does not
+  share the CPU with what is measured next (``state`` runs in this process here, while the real
+  command has a process of its own; the undos would be slowed by it, not held up);
+- **state**: what ``tablemate state`` does (read the journal, rebuild, build and encode the
+  SCRIPT of every action), timed in-process (the command runs in its own process, never on the
+  device's loop);
 - **undo**: :data:`UNDOS` undos in a row through :meth:`Device.undo`, each timed from the call
   until the undo is journaled and shown (the slowest is reported).
 
@@ -124,7 +128,7 @@ async def _measure(folder: Path) -> dict[str, Any]:
         Session.resume = real_resume  # type: ignore[method-assign]
     out: dict[str, Any] = {"resume_ms": resumed[0] * 1000, "resume_loop_ms": blocked[0] * 1000}
     assert device.session is not None and len(device.session.actions) > UNDOS
-    await device.checked.wait()  # the resumed game's replay check (on a thread of its own) is done
+    await device.checked.wait()  # the replay check's thread done (the device never waits for it: see above)
     await asyncio.sleep(0.5)
     ticker.reset()
     await asyncio.sleep(1.0)  # the floor: the same loop, idle (drawing, the machine's other work)
@@ -138,7 +142,7 @@ async def _measure(folder: Path) -> dict[str, Any]:
         before = len(device.session.actions)
         start = time.perf_counter()
         device.undo()
-        while device._busy is not None or device._inflight or len(device.session.actions) == before:
+        while device.game.busy is not None or device.saving.inflight or len(device.session.actions) == before:
             await asyncio.sleep(0.0005)
         slowest = max(slowest, time.perf_counter() - start)
         await asyncio.sleep(0.02)  # the table reads the message before the next undo

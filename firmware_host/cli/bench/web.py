@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_host.cli.bench.wakeups import switches
+from firmware_host.cli.bench.webpress import PressTiming
 from games.workloads import PLAIN
 
 IDLE_TARGET, IDLE_THREADS, ONE_CLIENT_TARGET = 0.5, 3, 1.0
@@ -129,120 +130,6 @@ def wakeups(seconds: float) -> dict[str, Any]:
     return {"idle": idle, "threads": threads, "one": one, "threads_one": threads_one, "connected": connected.is_set()}
 
 
-# -- press → display() under load, in this process -------------------------------------------------
-class _Timing:
-    """Hooks on the live device: frames handed to the display, actions accepted, loop lateness."""
-
-    def __init__(self, table: Any) -> None:
-        self.table = table
-        self.shown: list[float] = []
-        self.accepted = 0
-        self.refused = 0
-        self.worst_block = 0.0
-        """The longest the loop ran late past a 5 ms heartbeat (its own work, or waiting for a CPU)."""
-        self.worst_busy = 0.0
-        """The most CPU the loop's thread spent between two heartbeats: its own longest stretch of work."""
-        self.worst_gc = 0.0
-        self.worst_gc_generation = None
-        """The longest garbage collection (it stops the loop like any other work)."""
-        self.errors = 0
-        self.frame = threading.Event()
-        self.tid = 0
-        self.quiet: list[bool] = []
-        """Per press: whether the loop's thread ran it without being preempted by another process."""
-
-    def install(self) -> None:
-        device = self.table.device
-        show, apply = device.display.show, device.apply
-
-        def timed_show(image: Any) -> None:
-            self.shown.append(time.perf_counter())
-            self.frame.set()
-            show(image)
-
-        def counted_apply(action: Any) -> bool:
-            ok = apply(action)
-            self.accepted += ok
-            self.refused += not ok
-            return ok
-
-        device.display.show, device.apply = timed_show, counted_apply
-        self.tid = threading.get_native_id()
-        asyncio.get_running_loop().create_task(self._watch_loop())
-        import gc
-
-        started = [0.0]
-
-        def collected(phase: str, info: dict[str, Any]) -> None:
-            if phase == "start":
-                started[0] = time.perf_counter()
-            else:
-                took = time.perf_counter() - started[0]
-                if took > self.worst_gc:
-                    self.worst_gc, self.worst_gc_generation = took, info.get("generation")
-
-        gc.callbacks.append(collected)
-        timing = self
-
-        class Count(logging.Handler):
-            def emit(self, record: logging.LogRecord) -> None:
-                if record.exc_info or record.levelno >= logging.ERROR:
-                    timing.errors += 1
-
-        logging.getLogger().addHandler(Count())
-        asyncio.get_running_loop().set_exception_handler(lambda loop, ctx: setattr(self, "errors", self.errors + 1))
-
-    async def _watch_loop(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            t, cpu = loop.time(), time.thread_time()
-            await asyncio.sleep(0.005)
-            self.worst_block = max(self.worst_block, loop.time() - t - 0.005)
-            self.worst_busy = max(self.worst_busy, time.thread_time() - cpu)
-
-    def press(self, button: str) -> float:
-        """One press; seconds from its release to the next frame handed to the display."""
-        table = self.table
-        buttons = table.device.hw.buttons
-        buttons.press(button)  # from this thread, as a driver thread does: stamped now, posted to the loop
-        time.sleep(0.06)
-        self.frame.clear()
-        before = self._preempted()
-        released = time.perf_counter()
-        buttons.release(button)
-        deadline = released + 3.0
-        while time.perf_counter() < deadline:  # no busy wait: this thread must not take the GIL from the loop's
-            self.frame.wait(max(0.0, deadline - time.perf_counter()))
-            self.frame.clear()
-            later = [t for t in self.shown[-5:] if t > released]
-            if later:
-                self.quiet.append(self._preempted() == before)
-                time.sleep(0.04)  # the finger lifts; the display service's pause between frames
-                return later[0] - released
-        self.quiet.append(False)
-        return float("nan")
-
-    def _preempted(self) -> int:
-        """Involuntary context switches of the loop's thread so far (another process took its CPU)."""
-        try:
-            status = Path(f"/proc/self/task/{self.tid}/status").read_text()
-        except OSError:
-            return 0
-        return int(next(x for x in status.splitlines() if x.startswith("nonvoluntary")).split()[1])
-
-    def jump(self) -> list[float]:
-        """One jump (two presses: the jumper, then where it landed); a new game when one ends."""
-        device = self.table.device
-        for _ in range(300):  # the last jump durable first: a game it ended is over only then
-            if not self.table.call(lambda: device._inflight):
-                break
-            time.sleep(0.01)
-        if self.table.call(lambda: self.table.device.session is None):
-            self.table.call(lambda: self.table.device.start_named(PLAIN.game, list(PLAIN.players)))
-            time.sleep(0.1)
-        return [self.press("ok"), self.press("ok")]
-
-
 def _spawn_load(url: str, *args: str) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "firmware_host.cli.bench.webload", url, *args], stdout=subprocess.PIPE, text=True
@@ -260,7 +147,7 @@ def latency(presses: int, flood_seconds: float, rounds: int = ROUNDS) -> dict[st
 
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp, LiveTable(Path(tmp) / "state") as table:
-        timing = _Timing(table)
+        timing = PressTiming(table)
         table.call(timing.install)
         jumps = 0
 
@@ -368,7 +255,7 @@ def hostile(count: int) -> dict[str, Any]:
     from firmware_host.cli.bench.webtable import LiveTable
 
     with tempfile.TemporaryDirectory() as tmp, LiveTable(Path(tmp) / "state") as table:
-        timing = _Timing(table)
+        timing = PressTiming(table)
         table.call(timing.install)
         before = table.call(lambda: (dict(table.device.names), dict(table.device.settings), table.device.phones.count))
         proc = _spawn_load(table.url, "--malformed", str(count))
@@ -492,7 +379,7 @@ def attacks(seconds: float, names: tuple[str, ...] | None = None) -> dict[str, A
     root.addHandler(lines)
     try:
         with tempfile.TemporaryDirectory() as tmp, LiveTable(Path(tmp) / "state") as table:
-            timing = _Timing(table)
+            timing = PressTiming(table)
             table.call(timing.install)
             for _ in range(5):
                 timing.jump()

@@ -1,0 +1,109 @@
+"""Playing: ``run`` (the device, real or ``--sim``, with its page) and ``sim`` (the simulator in a
+terminal, or a ``--script`` on virtual time, whose output is fixed by ``docs/commands.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from firmware_host.cli.common import EXIT_OK, Fail, held_store, load_config, say
+
+if TYPE_CHECKING:
+    from firmware_host.core import config as configuration
+    from firmware_host.core.store import Store
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run the device: real hardware, or simulated with ``--sim``."""
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        config = load_config(args)
+    except Fail as exc:
+        if not args.sim:
+            from firmware_host.runtime.errors import show_on_display
+
+            show_on_display(args.config, str(exc))
+        raise
+    if args.sim:
+        config = config.with_sim()
+    with held_store(args) as store:
+        return _serve(config, store)
+
+
+def _serve(config: configuration.Config, store: Store) -> int:
+    """Run the device on ``store`` until it stops; exit 2 with one line when a save failed."""
+    import asyncio
+
+    from firmware_host.runtime.device import Device
+
+    device = Device(config, store, signals_on=True)
+
+    async def serve() -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        # the display and the journal have writer threads of their own; the default pool serves
+        # only the journal's drain at stop (and the page's plots): one worker (asyncio's would start up to 6)
+        pool = ThreadPoolExecutor(1, thread_name_prefix="display")
+        asyncio.get_running_loop().set_default_executor(pool)
+        from firmware_host.runtime.garbage import settle as settle_garbage
+
+        run = asyncio.create_task(device.run())
+        ready = asyncio.create_task(device.ready.wait())
+        await asyncio.wait([run, ready], return_when=asyncio.FIRST_COMPLETED)
+        page = None
+        # the page starts once the table is ready (READY is not delayed by aiohttp's import)
+        if ready.done() and not run.done() and config["web"]["enabled"]:
+            from firmware_host.web.server import start_page
+
+            page = device.companion = await start_page(device, config["web"])
+            if page is not None:
+                say(f"tablemate run: companion page at {page.url()}")
+        ready.cancel()
+        # the resume ran in the pool: its worker would idle on as a fourth thread; a new pool starts one when asked
+        pool.shutdown(wait=False)
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(1, thread_name_prefix="display"))
+        settle_garbage()
+        try:
+            await run
+        finally:
+            if page is not None:
+                await page.close()
+
+    asyncio.run(serve())
+    return _saves_said(device, store)
+
+
+def _saves_said(device: Any, store: Store) -> int:
+    """The exit status of a device that stopped: 2 (raised, one line) when any save failed,
+    the filing at the stop included."""
+    if device.storage_faults:
+        raise Fail(f"{device.last_storage_fault} ({device.storage_faults} failed saves, state folder {store.root})")
+    return EXIT_OK
+
+
+def cmd_sim(args: argparse.Namespace) -> int:
+    """The simulator: interactive in a terminal, or fed by ``--script``."""
+    config = load_config(args)
+    if args.script is None:
+        from firmware_host.sim.terminal import run_terminal
+
+        with held_store(args) as store:
+            return run_terminal(config, store, args.seed)
+    from firmware_host.sim.script import SimScriptError, load, run_script
+
+    try:
+        commands = load(Path(args.script))
+    except SimScriptError as exc:
+        raise Fail(str(exc)) from None
+    with held_store(args) as store:
+        try:
+            frames = Path(args.frames) if args.frames else None
+            device = run_script(config, store, commands, frames, args.seed, args.realtime)
+        except OSError as exc:
+            from firmware_host.core.fsio import storage_message
+
+            raise Fail(f"{storage_message(exc)} ({getattr(exc, 'filename', None) or store.root})") from None
+        return _saves_said(device, store)

@@ -1,0 +1,180 @@
+"""The journal's line format: one JSON object a line, keys sorted, sealed by a CRC-32 of the rest.
+
+:func:`encode` writes a record as a line; :func:`decode` and :func:`decode_all` read lines back
+(``None`` for a torn or damaged one); :func:`proven` checks every line before the journal's last
+snapshot in one pass. A snapshot's state is read only when it is used (:class:`Snap`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from typing import Any
+
+
+class JournalError(Exception):
+    """A journal that cannot be read back: names the file and line."""
+
+
+def encode(record: dict[str, Any]) -> bytes:
+    """One record as its line: compact JSON, keys sorted, its CRC-32 as ``"c"`` last."""
+    body = json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    crc = zlib.crc32(body.encode("utf-8"))
+    return (body[:-1] + f',"c":{crc}}}\n').encode("utf-8") if body != "{}" else b'{"c":0}\n'
+
+
+_NUMBER = rb"(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)"
+_SNAP_HEAD = re.compile(
+    rb'^\{(?:"e":'
+    + _NUMBER
+    + rb',)?"snap":\{(?:"ac":([0-9]+),"at":([0-9]+),)?"d":[0-9]+,"g":"[a-z]+","k":"[0-9a-f]+","n":([0-9]+),'
+)
+"""The start of a snapshot line as :func:`encode` writes it (keys sorted): its times, the
+checksum of every byte before it and where it starts (``ac``, ``at``), and its point."""
+_SNAP_BODY = re.compile(rb'\],"os":[0-9]+,"s":\{"\$c":"games\.')
+"""What follows a snapshot's outcomes: how a snapshot line whose head is damaged is still known."""
+_SNAP_TAIL = re.compile(rb',"t":' + _NUMBER + rb"$")
+_SNAP_NEAR = 64
+"""A snapshot line names itself within its first bytes (``"snap":{`` after its time)."""
+
+
+class Snap(dict):  # type: ignore[type-arg]
+    """A snapshot record's body read only as far as its point (``n``): the rest, a state much
+    longer than an action, is parsed by :meth:`full` when the snapshot is used."""
+
+    def __init__(self, n: int, line: bytes) -> None:
+        super().__init__(n=n)
+        self.line = line
+
+    def full(self) -> dict[str, Any]:
+        """The whole body (empty when it does not parse: then it is not used)."""
+        try:
+            body = json.loads(self.line).get("snap")
+        except (UnicodeDecodeError, ValueError, RecursionError, AttributeError):
+            return {}
+        return body if isinstance(body, dict) else {}
+
+
+def snap_body(snap: dict[str, Any]) -> dict[str, Any]:
+    """The whole body of a snapshot record (see :class:`Snap`)."""
+    return snap.full() if isinstance(snap, Snap) else snap
+
+
+def sealed(line: bytes) -> int | None:
+    """The checksum of a line as :func:`encode` wrote it, when its bytes match it; else ``None``."""
+    cut = line.rfind(b',"c":')
+    if cut > 0 and line.endswith(b"}") and line[cut + 5 : -1].isdigit():
+        crc = int(line[cut + 5 : -1])
+        if zlib.crc32(line[:cut] + b"}") == crc:
+            return crc
+    return None
+
+
+def snap_record(line: bytes) -> dict[str, Any] | None:
+    """A sealed snapshot line as a record whose body is read later (:class:`Snap`), else ``None``."""
+    head = _SNAP_HEAD.match(line)
+    if head is None:
+        return None
+    cut = line.rfind(b',"c":')
+    tail = _SNAP_TAIL.match(line, line.rfind(b',"t":', 0, cut), cut)
+    if tail is None:
+        return None
+    record: dict[str, Any] = {"snap": Snap(int(head.group(4)), line)}
+    if head.group(1) is not None:
+        record["e"] = float(head.group(1))
+    record["t"] = float(tail.group(1))
+    return record
+
+
+def is_snapshot(line: bytes) -> bool:
+    """Whether a (damaged) line was a snapshot: its head, or else its body, says so."""
+    return _SNAP_HEAD.match(line) is not None or _SNAP_BODY.search(line) is not None
+
+
+def decode(line: bytes) -> dict[str, Any] | None:
+    """The record of one line, or ``None`` when the line is torn or damaged."""
+    crc = sealed(line)
+    if crc is not None:
+        record = snap_record(line)
+        if record is not None:
+            return record
+        try:
+            record = json.loads(line)
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            record = None
+        if isinstance(record, dict) and record.pop("c", None) == crc:
+            return record
+    try:
+        record = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):  # also over-long integers, deep nesting
+        return None
+    if not isinstance(record, dict) or not isinstance(record.get("c"), int):
+        return None
+    crc = record.pop("c")
+    body = json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return record if zlib.crc32(body.encode("utf-8")) == crc else None
+
+
+PARSE_LINES = 200
+"""Lines parsed in one go: few enough that a journal read off the loop lets the loop run between."""
+
+
+def decode_all(lines: list[bytes], proven: bool = False) -> list[dict[str, Any] | None]:
+    """:func:`decode` of every line; the sealed ones parsed together (one parse, not thousands).
+
+    ``proven``: the lines are known intact (:func:`proven`), their checksums not checked one by one.
+    """
+    out: list[dict[str, Any] | None] = [None] * len(lines)
+    batch: list[int] = []
+    crcs: list[int | None] = []
+    for i, line in enumerate(lines):
+        crc = None if proven else sealed(line)
+        if crc is None and not proven:
+            out[i] = decode(line)
+            continue
+        record = snap_record(line) if b'"snap":{' in line[:_SNAP_NEAR] else None
+        if record is not None:
+            out[i] = record
+        else:
+            batch.append(i)
+            crcs.append(crc)
+    for at in range(0, len(batch), PARSE_LINES):
+        part, sums = batch[at : at + PARSE_LINES], crcs[at : at + PARSE_LINES]
+        try:
+            parsed = json.loads(b"[" + b",".join(lines[i] for i in part) + b"]")
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            parsed = None
+        if not isinstance(parsed, list) or len(parsed) != len(part):
+            parsed = [None] * len(part)
+        for i, crc, record in zip(part, sums, parsed, strict=True):
+            if isinstance(record, dict) and "c" in record and (crc is None or record["c"] == crc):
+                del record["c"]
+                out[i] = record
+            else:
+                out[i] = decode(lines[i])
+    return out
+
+
+def proven(raw: bytes, end: int) -> tuple[int, int]:
+    """Where the journal's last snapshot line starts, when it proves every byte before it intact,
+    and the checksum of those bytes: the snapshot names where its line starts and the CRC-32 of
+    every byte before it (``at``, ``ac``), checked in one pass instead of line by line. Only the
+    lines after it are looked at (``end``: where the last whole line ends). ``(0, 0)`` when no
+    snapshot near the end proves anything (then every line is checked on its own)."""
+    first = raw.find(b"\n")  # the header's end: never a snapshot
+    stop, tried = end - 1, 0
+    while stop > first:
+        pos = raw.rfind(b"\n", 0, stop) + 1
+        if raw.find(b'"snap":{"ac":', pos, min(stop, pos + _SNAP_NEAR)) >= 0:
+            line = raw[pos:stop]
+            head = _SNAP_HEAD.match(line)
+            tried += 1
+            if head is not None and head.group(3) is not None and int(head.group(3)) == pos and sealed(line):
+                crc = zlib.crc32(memoryview(raw)[:pos])
+                if crc == int(head.group(2)):
+                    return pos, crc
+            if tried == 2:
+                break
+        stop = pos - 1
+    return 0, 0

@@ -1,0 +1,35 @@
+"""The scale: HX711 words clocked through the configured path."""
+
+from __future__ import annotations
+
+from firmware_host.core.config import Config
+from firmware_host.runtime.doctor.base import (
+    FAIL,
+    REINSTALL,
+    SKIP,
+    Result,
+    reason,
+)
+from firmware_host.runtime.doctor.system import System
+
+
+def check_hx711(config: Config, system: System) -> Result:
+    """HX711 words clocked through the configured path: dropped and corrupt reads per minute
+    (:mod:`firmware_host.runtime.scale_check`; a low DOUT alone is no answer)."""
+    from drivers.scale.hx711_open import describe
+    from firmware_host.runtime.scale_check import check_seconds, judge
+
+    s = config["scale"]
+    if s["backend"] != "hx711":
+        return Result("scale", SKIP, f"scale backend {s['backend']}")
+    path = describe(s)
+    try:
+        report = system.hx711_words(s, check_seconds(s["sps"]))
+    except Exception as exc:
+        fix = {
+            "spi": f"{REINSTALL} (dtoverlay=spi1-1cs in config.txt, the spi group, pi extra: spidev), then sudo reboot",
+            "iio": "the overlay in docs/hx711-timing.md (the iio path)",
+        }.get(s["interface"], f"{REINSTALL} (pi extra: gpiod) and run on the Pi")
+        return Result("scale", FAIL, f"{path}: {reason(exc)}", fix)
+    status, found, fix = judge(s, report, path)
+    return Result("scale", status, found, fix)

@@ -1,0 +1,78 @@
+"""``bench web``'s "not preempted" presses: the loop thread's involuntary switches are read when
+its frame is handed over, so the wake-ups the frame itself causes never count against a press."""
+
+from __future__ import annotations
+
+import io
+import threading
+from contextlib import redirect_stdout
+
+from firmware_host.cli.bench.web import print_attacks
+from firmware_host.cli.bench.webpress import first_frame, timed
+
+
+class LoopThread:
+    """The loop thread's involuntary context switches, moved by whoever takes its CPU."""
+
+    def __init__(self) -> None:
+        self.switches = 0
+
+    def preempted(self) -> None:
+        self.switches += 1
+
+
+def _press(loop: LoopThread, frames: list, frame: threading.Event, show, released: float) -> tuple[float, bool]:
+    """A press on the hooked display: its release, then the loop draws and hands the frame over."""
+    before = loop.switches
+    show(object())
+    found = first_frame(frames, released, before)
+    assert found is not None
+    return found
+
+
+def test_a_press_whose_frame_wakes_the_display_writer_still_counts_as_not_preempted():
+    # bug: on a quiet machine the bench read the switches only after the frame had woken the
+    # bench and the display's writer -- wake-ups that preempt the loop thread on any machine --
+    # so no press was ever "not preempted" and the column printed nan.
+    loop, frames, frame = LoopThread(), [], threading.Event()
+    handed = []
+
+    def display_show(image: object) -> None:  # the writer thread wakes and takes the loop's CPU
+        loop.preempted()
+        handed.append(image)
+
+    show = timed(display_show, frames, frame, lambda: loop.switches)
+    took, quiet = _press(loop, frames, frame, show, released=0.0)
+    assert quiet and took > 0 and frame.is_set() and len(handed) == 1
+    assert loop.switches == 1  # the switch happened, after the frame: it is not the press's
+
+
+def test_a_press_preempted_before_its_frame_counts_as_preempted():
+    loop, frames, frame = LoopThread(), [], threading.Event()
+    show = timed(lambda image: None, frames, frame, lambda: loop.switches)
+    before = loop.switches
+    loop.preempted()  # another process took the loop's CPU between the release and the frame
+    show(object())
+    assert first_frame(frames, 0.0, before) == (frames[0][0], False)
+
+
+def test_only_a_frame_after_the_release_answers_the_press():
+    frames = [(1.0, 0), (2.5, 3)]
+    assert first_frame(frames, 2.0, 3) == (0.5, True)
+    assert first_frame(frames, 3.0, 3) is None
+
+
+def test_the_attacks_table_gives_the_not_preempted_idle_presses_as_a_number():
+    loop, frame = LoopThread(), threading.Event()
+    idle, quiet = [], []
+    for _ in range(10):
+        frames: list = []
+        show = timed(lambda image: loop.preempted(), frames, frame, lambda: loop.switches)
+        took, q = _press(loop, frames, frame, show, released=0.0)
+        idle.append(took)
+        quiet.append(q)
+    assert all(quiet)
+    out = io.StringIO()
+    with redirect_stdout(out):
+        print_attacks({"idle": idle, "idle_quiet": [v for v, q in zip(idle, quiet, strict=True) if q], "attacks": {}})
+    assert "nan" not in out.getvalue() and "the presses no other process preempted: " in out.getvalue()

@@ -63,7 +63,8 @@ def test_the_device_imports_no_importlib_metadata_and_gpiozero_and_pygal_still_f
     library's module, and either brings a dozen modules (email, zipfile…) before any pin is opened."""
     code = (
         "import sys, firmware_host.runtime.device, gpiozero.devices\n"
-        "loaded = [m for m in sys.modules if m.startswith('importlib_metadata') or m in ('importlib.metadata', 'email')]\n"
+        "names = ('importlib.metadata', 'email')\n"
+        "loaded = [m for m in sys.modules if m.startswith('importlib_metadata') or m in names]\n"
         "print(sorted(loaded))\n"
         "print('mock' in {e.name for e in gpiozero.devices.entry_points(group='gpiozero_pin_factories')})\n"
         "import pygal\n"

@@ -195,8 +195,9 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def build(out_dir: Path, snapshot: bool | None) -> Path:
-    """Build the image into ``out_dir``; returns the compressed image's path."""
+def build(out_dir: Path, snapshot: bool | None, compress: bool = True) -> Path:
+    """Build the image into ``out_dir``; returns the compressed image's path (with ``compress``
+    false, the raw image's: for ``dev.py vm`` at once, 14 min of ``xz`` on 2 busy cores saved)."""
     started = time.monotonic()
     cache = rootfs.cache_root()
     epoch = source_epoch()
@@ -256,6 +257,13 @@ def build(out_dir: Path, snapshot: bool | None) -> Path:
     t = time.monotonic()
     out_dir.mkdir(parents=True, exist_ok=True)
     name = f"tablemate-{commit()}-bookworm-arm64.img"
+    if not compress:
+        final = out_dir / name
+        os.replace(raw, final)
+        (out_dir / f"{name}.packages.txt").write_text(manifest, encoding="utf-8")
+        (out_dir / f"{name}.sha256").write_text(f"{sha256(final)}  {name}\n", encoding="utf-8")
+        say(f"done in {(time.monotonic() - started) / 60:.1f} min, not compressed")
+        return final
     final = out_dir / f"{name}.xz"
     with open(final, "wb") as fh:
         run(["xz", "-T0", "-6", "--stdout", str(raw)], stdout=fh)
@@ -278,8 +286,14 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="packages from snapshot.debian.org (default: when it answers)",
     )
+    parser.add_argument(
+        "--compress",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="xz the image (default; --no-compress leaves the raw .img, for dev.py vm at once)",
+    )
     args = parser.parse_args(argv)
-    final = build(Path(args.out), args.snapshot)
+    final = build(Path(args.out), args.snapshot, args.compress)
     print(final)
     return 0
 

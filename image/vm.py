@@ -49,8 +49,9 @@ def run(cmd: list, **kwargs) -> subprocess.CompletedProcess:
 
 
 def newest_image() -> Path:
-    """The newest image ``dev.py image`` made."""
-    found = sorted((rootfs.cache_root() / "out").glob("*.img.xz"), key=lambda p: p.stat().st_mtime)
+    """The newest image ``dev.py image`` made (compressed or not)."""
+    out = rootfs.cache_root() / "out"
+    found = sorted([*out.glob("*.img.xz"), *out.glob("*.img")], key=lambda p: p.stat().st_mtime)
     if not found:
         raise SystemExit("vm: no image yet: python3 dev.py image")
     return found[-1]

@@ -40,6 +40,15 @@ def test_unit_has_what_the_device_relies_on():
         assert line in text
 
 
+def test_a_slow_start_is_waited_for_not_killed_into_a_restart_loop():
+    """Fixed: on the emulated board READY came after 87 s; systemd's default 90 s start limit
+    killed such starts and each restart began again from nothing."""
+    import re
+
+    [limit] = re.findall(r"^TimeoutStartSec=(\d+)min$", UNIT.read_text(), re.M)
+    assert int(limit) * 60 > 90
+
+
 class FakeSystem:
     """Answers the installer's commands like a Pi would, remembering users, groups and units."""
 

@@ -56,3 +56,19 @@ def test_bench_start_baseline_takes_every_library_the_device_loaded_and_none_of_
         ]
     )
     assert _libraries(importtime) == ["asyncio", "gpiozero.pins.mock"]
+
+
+def test_the_device_imports_no_importlib_metadata_and_gpiozero_and_pygal_still_find_entry_points():
+    """Fixed start-up cost: gpiozero took the PyPI backport (installed for pygal) over the standard
+    library's module, and either brings a dozen modules (email, zipfile…) before any pin is opened."""
+    code = (
+        "import sys, firmware_host.runtime.device, gpiozero.devices\n"
+        "names = ('importlib.metadata', 'email')\n"
+        "loaded = [m for m in sys.modules if m.startswith('importlib_metadata') or m in names]\n"
+        "print(sorted(loaded))\n"
+        "print('mock' in {e.name for e in gpiozero.devices.entry_points(group='gpiozero_pin_factories')})\n"
+        "import pygal\n"
+        "print(pygal.__name__, sys.modules['importlib_metadata'].version('gpiozero') is not None)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert out.stdout.split("\n")[:3] == ["['importlib_metadata']", "True", "pygal True"], out.stderr

@@ -140,3 +140,29 @@ def test_no_host_module_imports_a_game_engine_or_names_a_game():
             if isinstance(node, ast.Constant) and node.value in ENGINES
         }
         assert not named, f"{name} names the game {sorted(named)}"
+
+
+MAX_LINES = 650
+MAX_METHODS = 40
+LONG_ALLOWED = {"firmware_host/scale/detector.py"}
+"""The event detector is one algorithm, documented where it runs; it may be longer."""
+
+
+def test_the_parts_stay_small_the_composition_root_builds_and_wires_only():
+    """The device as parts: no module over 650 lines (the detector excepted), no class with more
+    than 40 methods, and ``runtime/device.py`` — the composition root — at most 400 lines."""
+    long = {
+        p.relative_to(ROOT).as_posix(): n
+        for p in HOST.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert set(long) <= LONG_ALLOWED, long
+    assert len((HOST / "runtime/device.py").read_text(encoding="utf-8").splitlines()) <= 400
+    big = {}
+    for path in HOST.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                count = sum(isinstance(b, ast.FunctionDef | ast.AsyncFunctionDef) for b in node.body)
+                if count > MAX_METHODS:
+                    big[f"{path.relative_to(ROOT).as_posix()}:{node.name}"] = count
+    assert big == {}

@@ -201,7 +201,7 @@ if [ "$PHASE" = 2 ]; then
     check power-cut "the game before the cut is not the game after it" python3 -c "
 import json
 before = json.load(open('/var/lib/state-before.json')); after = json.load(open('/tmp/state-after.json'))
-assert before['game'] == after['game'] == 'arschbombe', (before.get('game'), after.get('game'))
+assert before['summary']['game'] == after['summary']['game'] == 'arschbombe', (before, after)
 assert after['summary']['jumps'] == before['summary']['jumps'] == {'Ann': 1, 'Ben': 1}, after['summary']
 api = open('/tmp/api2.json').read()
 assert 'arschbombe' in api, api[:300]

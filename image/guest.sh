@@ -227,8 +227,10 @@ print('ended as the uninterrupted game:', cut['reason'], cut['scores'])"
     fi
     # -- the unit's seccomp filter with the kill action, on this kernel --------------------------------
     python3 -m venv --system-site-packages /var/tmp/tv >/dev/null
-    /var/tmp/tv/bin/pip install -q --no-index --find-links /mnt/wheelhouse --find-links /mnt/testwheels --no-deps \
-        -r /mnt/wheelhouse/requirements-cp311-aarch64.txt pytest pluggy iniconfig pyseccomp >/tmp/pip.out 2>&1
+    /var/tmp/tv/bin/pip install -q --no-index --find-links /mnt/wheelhouse --no-deps \
+        -r /mnt/wheelhouse/requirements-cp311-aarch64.txt >/tmp/pip.out 2>&1
+    # the test tools with whatever they need (pytest 8 needs pygments too), from their own folder
+    /var/tmp/tv/bin/pip install -q --no-index --find-links /mnt/testwheels pytest pyseccomp >>/tmp/pip.out 2>&1
     (cd /var/tmp/src && /var/tmp/tv/bin/python -m pytest -q -p no:cacheprovider tests/test_sandbox.py) >/tmp/sandbox.out 2>&1
     res=$?; summary=$(tail -n 1 /tmp/sandbox.out)
     [ "$res" = 0 ] && ok sandbox-test "tests/test_sandbox.py with the kill action: $summary" ||

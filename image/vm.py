@@ -288,7 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     phase_times = []
     for phase in (1, 2):
         t = time.monotonic()
-        guest = Guest(work, kernel, initrd, overlay, tools, phase, args.derive and phase == 1)
+        derive = args.derive and phase == 2  # guest.sh records the calls in its second boot
+        guest = Guest(work, kernel, initrd, overlay, tools, phase, derive)
         word = guest.run(on_line)
         if phase == 1:
             guest.kill()  # the power cut (or the end of a run that went wrong)

@@ -61,6 +61,19 @@ def write_script(tmp_path: Path) -> Callable[..., Path]:
     return write
 
 
+def tablemate_run(*args: object) -> subprocess.CompletedProcess:
+    """Run ``tablemate ARGS`` as a real process to its end (output captured, the wait scaled)."""
+    from tests.waits import scaled
+
+    return subprocess.run(
+        [sys.executable, "-m", "firmware_host", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=scaled(60),
+    )
+
+
 def tablemate_process(*args: str, **kwargs: Any) -> subprocess.Popen:
     """Start ``tablemate ARGS`` as a real process (for kill -9 and signals)."""
     return subprocess.Popen([sys.executable, "-m", "firmware_host", *map(str, args)], cwd=ROOT, **kwargs)

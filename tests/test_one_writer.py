@@ -15,17 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, tablemate_process
+from tests.conftest import tablemate_run as tablemate
 from tests.waits import scaled
-
-
-def tablemate(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "firmware_host", *map(str, args)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=scaled(60),
-    )
 
 
 def _holding(tmp_path: Path) -> tuple[subprocess.Popen, Path]:

@@ -11,17 +11,8 @@ import sys
 import time
 
 from tests.conftest import ROOT, tablemate_process
+from tests.conftest import tablemate_run as tablemate
 from tests.waits import scaled
-
-
-def tablemate(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "firmware_host", *map(str, args)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=scaled(60),
-    )
 
 
 def wait_for(condition, timeout: float = 30.0) -> None:

@@ -75,9 +75,9 @@ class GameLife:
         """What the last action's engine said (the game-over screen shows it under the result)."""
         self.last_result: dict[str, Any] | None = None
         """The history entry of the game that ended last while running (its result on the page)."""
-        self.busy: str | None = None
-        """What the device is working out off the loop ("Resuming…", "Undoing…"), if anything:
-        presses are answered with it, actions refused until it is done."""
+        self._busy: str | None = None
+        self._idle = asyncio.Event()
+        self._idle.set()
         self.move: int | None = None
         """Actions applied by the press being handled (``None`` outside a press): the second and
         later are automatic ones of the same move, taken back with it by one undo."""
@@ -88,6 +88,25 @@ class GameLife:
         """The history as last read, keyed on its file's inode, mtime and size."""
 
     # -- starting -------------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> str | None:
+        """What the device is working out off the loop ("Resuming…", "Undoing…"), if anything:
+        presses are answered with it, actions refused until it is done."""
+        return self._busy
+
+    @busy.setter
+    def busy(self, what: str | None) -> None:
+        self._busy = what
+        if what is None:
+            self._idle.set()
+        else:
+            self._idle.clear()
+
+    async def idle(self) -> None:
+        """Wait until nothing is being worked out off the loop."""
+        await self._idle.wait()
+
     def start_game(
         self,
         game: str,

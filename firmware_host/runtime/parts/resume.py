@@ -80,8 +80,7 @@ class Resume:
             else:
                 with ThreadPoolExecutor(1, thread_name_prefix="resume-check") as pool:
                     replay = await loop.run_in_executor(pool, session.replay_whole, self.stopping)
-            while game.busy is not None:  # an undo is being worked out: it must not see the game change
-                await asyncio.sleep(0.05)
+            await game.idle()  # an undo being worked out must not see the game change
             if replay is None or session.unchecked is None or game.session is not session:
                 return
             if not session.agrees(replay):

@@ -86,6 +86,13 @@ if [ "$PHASE" = 1 ]; then
     say "@@ timing ready=$(ready_seconds) import=$(bare_import)"
     # where start -> READY goes: the unit's log with monotonic stamps, the slowest imports
     journalctl -u tablemate -b -o short-monotonic --no-pager | tail -n 25 | sed 's/^/@@ journal /' > "$PORT"
+    # what else the boot ran beside it (the first boot's own work), and when the kernel's random
+    # pool was ready (a read of os.urandom blocks until then)
+    say "@@ boot start=$(prop tablemate ExecMainStartTimestampMonotonic) $(systemd-analyze 2>&1 | head -n 1)"
+    systemd-analyze blame --no-pager 2>&1 | head -n 12 | sed 's/^/@@ blame /' > "$PORT"
+    dmesg | grep -E 'crng|random:' | head -n 4 | sed 's/^/@@ dmesg /' > "$PORT"
+    pid=$(prop tablemate MainPID)
+    say "@@ cpu utime/stime ticks of the service: $(cut -d' ' -f14,15 /proc/$pid/stat)"
     $VENV/bin/python -X importtime -c "import firmware_host.cli.main, firmware_host.runtime.device" 2>&1 |
         awk -F'|' '{c=$2; gsub(/ /, "", c); print c, $3}' | sort -n | tail -n 25 | sed 's/^/@@ importtime /' > "$PORT"
     # the same start again, profiled, in a unit of its own without the sandbox: where the seconds go

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from drivers import blinka_chip
 from drivers.scale.reader_thread import ReaderThread
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ log = logging.getLogger(__name__)
 # Blinka's ``microcontroller`` (imported by adafruit's module) prints a platform warning to stdout
 # on a laptop; keep it out of the CLI's output.
 with contextlib.redirect_stdout(io.StringIO()) as _blinka_says:
+    blinka_chip.remember()  # Blinka's board detection once, not ~220 times off a Pi
     from adafruit_hx711 import hx711 as adafruit
 if _blinka_says.getvalue().strip():
     log.debug("blinka: %s", _blinka_says.getvalue().strip())

@@ -170,7 +170,10 @@ def gpiozero_factory() -> str:
 
 def blinka_pins() -> str:
     """The board Blinka detected and the module that drives its pins."""
+    from drivers import blinka_chip
+
     with contextlib.redirect_stdout(io.StringIO()):
+        blinka_chip.remember()
         import board
     board_id = getattr(board, "board_id", None)
     pin = getattr(board, "D4", None)

@@ -72,3 +72,26 @@ def test_the_device_imports_no_importlib_metadata_and_gpiozero_and_pygal_still_f
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert out.stdout.split("\n")[:3] == ["['importlib_metadata']", "True", "pygal True"], out.stderr
+
+
+def test_a_command_alone_parses_as_it_does_among_all_the_others():
+    """``main`` builds only the parser of the command asked for; it must be the same parser."""
+    samples = {
+        "replay": ["s.json"],
+        "state": ["--state-dir", "d"],
+        "history": ["--csv"],
+        "run": ["--sim", "--config", "c.toml", "--state-dir", "d"],
+        "sim": ["--script", "x.sim", "--seed", "3", "--realtime"],
+        "install": ["--dry-run", "--root", "/r"],
+        "wheelhouse": ["out", "--python", "3.11"],
+        "doctor": ["--config", "c.toml"],
+        "calibrate": ["--sim", "--weight", "100"],
+    }
+    assert set(samples) == set(cli_main.LEAF_COMMANDS)
+    full = cli_main.build_parser()
+    for name, rest in samples.items():
+        alone = cli_main.build_parser(name)
+        assert vars(alone.parse_args([name, *rest])) == vars(full.parse_args([name, *rest])), name
+        sub_full = full._subparsers._group_actions[0].choices[name]
+        sub_alone = alone._subparsers._group_actions[0].choices[name]
+        assert sub_alone.format_help() == sub_full.format_help(), name

@@ -27,8 +27,6 @@ the development machine (a container with no NTP) reports "not synced", as it sh
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import time
 from pathlib import Path
 
@@ -42,25 +40,29 @@ TIME_ERROR = 5
 STA_UNSYNC = 0x0040
 
 
-class _Timex(ctypes.Structure):
-    """The head of the kernel's ``struct timex``; the rest is room the call may fill."""
-
-    _fields_ = [
-        ("modes", ctypes.c_uint),
-        ("offset", ctypes.c_long),
-        ("freq", ctypes.c_long),
-        ("maxerror", ctypes.c_long),
-        ("esterror", ctypes.c_long),
-        ("status", ctypes.c_int),
-        ("_rest", ctypes.c_byte * 256),
-    ]
-
-
 def kernel_synced() -> bool | None:
-    """The kernel's NTP status (``adjtimex`` with no changes): ``None`` when it cannot be asked."""
+    """The kernel's NTP status (``adjtimex`` with no changes): ``None`` when it cannot be asked.
+
+    ``ctypes`` is imported here, not with the module: the service, which never asks (its seccomp
+    filter would refuse), does not pay for it at start."""
+    import ctypes
+
+    class Timex(ctypes.Structure):
+        """The head of the kernel's ``struct timex``; the rest is room the call may fill."""
+
+        _fields_ = [
+            ("modes", ctypes.c_uint),
+            ("offset", ctypes.c_long),
+            ("freq", ctypes.c_long),
+            ("maxerror", ctypes.c_long),
+            ("esterror", ctypes.c_long),
+            ("status", ctypes.c_int),
+            ("_rest", ctypes.c_byte * 256),
+        ]
+
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        timex = _Timex()  # modes = 0: read only
+        libc = ctypes.CDLL(None, use_errno=True)  # this process's own symbols: libc's among them
+        timex = Timex()  # modes = 0: read only
         state = libc.adjtimex(ctypes.byref(timex))
     except (OSError, AttributeError):
         return None

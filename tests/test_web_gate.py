@@ -278,3 +278,33 @@ def test_a_closed_connection_is_freed_at_once_not_left_for_the_garbage_collector
     served, left, answer = run_device(tmp_path, body)
     assert served == 10 and answer.startswith(b"HTTP/1.1 200")
     assert left == 0
+
+
+def test_a_screen_that_closes_its_websocket_is_freed_at_once_too(tmp_path):
+    """aiohttp's handler of a WebSocket and its frame reader hold each other: the gate breaks that
+    when the connection ends, so screens coming and going leave nothing for the collector."""
+
+    async def body(dev):
+        async with page(dev) as (companion, _session, base):
+            gc.disable()
+            try:
+                served, states = [], []
+                for _ in range(5):
+                    connector = aiohttp.TCPConnector(force_close=True)
+                    async with (
+                        aiohttp.ClientSession(connector=connector) as screen,
+                        screen.ws_connect(f"{base}/ws") as ws,
+                    ):
+                        states.append(json.loads((await ws.receive()).data)["event_type"])
+                        served += [weakref.ref(t) for t in companion.gate.live]  # the page's own session has none open
+                for _ in range(100):
+                    await asyncio.sleep(0.01)
+                    if all(ref() is None for ref in served):
+                        break
+                return len(served), sum(ref() is not None for ref in served), states
+            finally:
+                gc.enable()
+
+    served, left, states = run_device(tmp_path, body)
+    assert served >= 5 and states == ["state"] * 5
+    assert left == 0

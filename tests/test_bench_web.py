@@ -76,3 +76,32 @@ def test_the_attacks_table_gives_the_not_preempted_idle_presses_as_a_number():
     with redirect_stdout(out):
         print_attacks({"idle": idle, "idle_quiet": [v for v, q in zip(idle, quiet, strict=True) if q], "attacks": {}})
     assert "nan" not in out.getvalue() and "the presses no other process preempted: " in out.getvalue()
+
+
+def test_the_attacks_table_says_each_attacks_collections_and_the_longest_in_cpu_time():
+    attack = {
+        "presses": [0.005] * 20,
+        "quiet": [0.005] * 20,
+        "worst_busy_ms": 9.0,
+        "worst_block_ms": 12.0,
+        "worst_gc_ms": 7.5,  # wall time: another process had the CPU meanwhile
+        "gc_counts": [40, 4, 0],
+        "gc_cpu_ms": [0.8, 2.4, 0.0],
+        "jumps": 10,
+        "accepted": 10,
+        "new_client_worst_s": 0.1,
+        "new_client_failed": 0,
+        "new_client_asked": 5,
+        "saves": 10,
+        "saves_ok": 10,
+        "log_lines_a_minute": 1.0,
+        "rss_start_mb": 50.0,
+        "rss_after_mb": 50.5,
+        "pairings": [],
+        "load": {"http 200": 100},
+    }
+    out = io.StringIO()
+    with redirect_stdout(out):
+        ok = print_attacks({"idle": [0.005] * 20, "idle_quiet": [0.005] * 20, "attacks": {"flood-50": attack}})
+    assert ok
+    assert "collections 40/4/0, longest 2.4 ms CPU (gen 1)" in out.getvalue()

@@ -115,3 +115,25 @@ def test_the_phone_page_speaks_the_tables_german_from_the_qr_link_on_and_gives_t
     assert options == [*beeps, *modes]
     assert labels == ["Speichern", "Timer-Töne", "Zugtimer"]
     assert given is not None and abs(given - time.time()) < 60
+
+
+def test_the_scoreboard_spells_out_the_panels_short_lines_in_the_tables_language(tmp_path, chromium):
+    import re
+
+    seen = {}
+    with LiveTable(tmp_path) as table:
+        table.call(lambda: table.device.start_named("arschbombe", ["Dee", "Ben"]))
+        for language in ("en", "de"):
+            table.call(lambda language=language: table.device.change_setting("language", language))
+            short = table.call(lambda: table.device.snapshot()["lines"])  # what the 128×64 panel shows
+            page = chromium.new_page(viewport=PHONE, bypass_csp=True)
+            page.goto(table.url + "/")
+            page.wait_for_selector("#lines li")
+            seen[language] = (short, page.inner_text("#lines"))
+            page.close()
+    (en_short, en_page), (de_short, de_page) = seen["en"], seen["de"]
+    r, d = re.search(r"Dee R(\d+) D(\d+) left", " ".join(en_short)).groups()
+    assert f"Dee hat R{r} K{d}" in de_short  # the panel keeps its short form
+    assert f"Dee has {r} rascals and {d} divers left" in en_page
+    assert f"Dee hat noch {r} Rabauken und {d} Kunstspringer" in de_page
+    assert not re.search(r"\bR\d+ [DK]\d+", en_page + de_page)

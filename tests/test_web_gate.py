@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 import resource
 import select
 import subprocess
 import sys
+import weakref
 from collections.abc import Callable
 
 import aiohttp
@@ -240,3 +242,69 @@ def test_an_address_that_sent_past_its_budget_is_refused_for_a_while_and_others_
     assert gate.admit("fd00:1::99") is None and gate.admit("fd00:2::1") == "fd00:2::/64"
     now[0] = 31.0
     assert gate.admit("fd00:1::99") == "fd00:1::/64"
+
+
+def test_a_closed_connection_is_freed_at_once_not_left_for_the_garbage_collector(tmp_path):
+    """Python 3.11's socket transport keeps a bound method of itself: without the gate breaking that
+    cycle, every connection of a flood waited, with its socket, for a full pass of the collector,
+    and those passes stopped the loop (the buttons' too) for tens of milliseconds."""
+
+    async def body(dev):
+        async with page(dev) as (companion, _session, _base):
+            gc.disable()  # only reference counting frees anything now
+            try:
+                served = []
+                for _ in range(10):
+                    reader, writer = await asyncio.open_connection("127.0.0.1", companion.port)
+                    mine = writer.get_extra_info("sockname")
+                    writer.write(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                    for _ in range(100):  # weak references only: the test must not keep it either
+                        live = companion.gate.live
+                        if ours := [weakref.ref(t) for t in live if t.get_extra_info("peername") == mine]:
+                            served += ours
+                            break
+                        await asyncio.sleep(0.001)
+                    answer = await reader.read()  # the page answers and closes
+                    writer.close()
+                    await writer.wait_closed()
+                for _ in range(100):
+                    await asyncio.sleep(0.01)
+                    if all(ref() is None for ref in served):
+                        break
+                return len(served), sum(ref() is not None for ref in served), answer
+            finally:
+                gc.enable()
+
+    served, left, answer = run_device(tmp_path, body)
+    assert served == 10 and answer.startswith(b"HTTP/1.1 200")
+    assert left == 0
+
+
+def test_a_screen_that_closes_its_websocket_is_freed_at_once_too(tmp_path):
+    """aiohttp's handler of a WebSocket and its frame reader hold each other: the gate breaks that
+    when the connection ends, so screens coming and going leave nothing for the collector."""
+
+    async def body(dev):
+        async with page(dev) as (companion, _session, base):
+            gc.disable()
+            try:
+                served, states = [], []
+                for _ in range(5):
+                    connector = aiohttp.TCPConnector(force_close=True)
+                    async with (
+                        aiohttp.ClientSession(connector=connector) as screen,
+                        screen.ws_connect(f"{base}/ws") as ws,
+                    ):
+                        states.append(json.loads((await ws.receive()).data)["event_type"])
+                        served += [weakref.ref(t) for t in companion.gate.live]  # the page's own session has none open
+                for _ in range(100):
+                    await asyncio.sleep(0.01)
+                    if all(ref() is None for ref in served):
+                        break
+                return len(served), sum(ref() is not None for ref in served), states
+            finally:
+                gc.enable()
+
+    served, left, states = run_device(tmp_path, body)
+    assert served >= 5 and states == ["state"] * 5
+    assert left == 0

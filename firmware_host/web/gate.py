@@ -13,6 +13,12 @@ Every TCP connection the page accepts passes :class:`Gate` before aiohttp sees a
   :data:`HEADER_SECONDS` of opening, or of its last answer, or it is closed (one byte every few
   seconds no longer keeps it). aiohttp's ``keepalive_timeout`` closes idle keep-alive connections;
   request bodies have their own deadline where they are read (:mod:`firmware_host.web.server`).
+- **In turns**: at most :data:`ACCEPTS_PER_TURN` connections are accepted in a loop turn, and
+  a few connections' bytes go to the parser per turn, the others' a turn later, their reading
+  paused meanwhile (:mod:`firmware_host.web.pacing`): a storm's hundreds of ready sockets cost
+  short turns between the buttons' work, not one long one.
+- **Freed at once**: a closed connection leaves no reference cycle for the garbage collector
+  (:func:`unlink`).
 - **Quiet**: refusals and closings are counted, and :class:`Tally` writes one line a minute at most
   about them. The gate accepts connections itself (:meth:`Gate.serve`), so asyncio's own
   ``accept()`` error path, which logs a traceback for each failure, is never taken.
@@ -33,6 +39,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from firmware_host.web.pacing import TurnShare
+
 log = logging.getLogger(__name__)
 
 MAX_CONNECTIONS = 512
@@ -43,7 +51,7 @@ RESERVE = 64
 """Descriptors kept for the device itself (journal, history, settings, drivers, threads)."""
 HEADER_SECONDS = 10.0
 """Seconds a connection has to send a request's head, from opening or from its last answer."""
-ACCEPTS_PER_TURN = 32
+ACCEPTS_PER_TURN = 16
 """Connections accepted per loop turn at most (the rest wait in the kernel's queue for the next)."""
 LINGER_RESET = struct.pack("ii", 1, 0)
 """``SO_LINGER`` on with no time: a refused connection is reset at once, leaving no TIME_WAIT."""
@@ -104,10 +112,28 @@ class Tally:
             log.warning("companion page: %s (at most one such line a minute)", text)
 
 
+def unlink(transport: asyncio.BaseTransport | None, protocol: asyncio.BaseProtocol | None = None) -> None:
+    """Break the reference cycles a closed connection keeps, so it is freed at once when it ends
+    instead of waiting, with its socket and its buffers, for a full pass of the garbage collector
+    (a flood otherwise left thousands in the oldest generation, and the full passes walking them
+    stopped the loop for 10-45 ms):
+
+    - Python 3.11's socket transport holds a bound method of its own (``_read_ready_cb``; CPython
+      gh-100348, fixed in 3.12);
+    - aiohttp's handler of a connection that became a WebSocket holds its frame reader's callback
+      (``_data_received_cb``), and the reader holds the handler.
+
+    Called only once the connection is lost: neither reads anything after it."""
+    if transport is not None and getattr(transport, "_read_ready_cb", None) is not None:
+        transport._read_ready_cb = None  # type: ignore[attr-defined]
+    if protocol is not None and getattr(protocol, "_data_received_cb", None) is not None:
+        protocol._data_received_cb = None  # type: ignore[attr-defined]
+
+
 class _Gated(asyncio.Protocol):
     """One accepted connection: admitted (then aiohttp's handler has it) or aborted."""
 
-    __slots__ = ("_factory", "deadline", "gate", "inner", "key", "transport")
+    __slots__ = ("_factory", "_held", "deadline", "gate", "inner", "key", "transport")
 
     def __init__(self, gate: Gate, factory: Callable[[], asyncio.Protocol], key: str) -> None:
         self.gate = gate
@@ -117,6 +143,8 @@ class _Gated(asyncio.Protocol):
         """The group the connection was admitted under (its place is given back when it closes)."""
         self.deadline: asyncio.TimerHandle | None = None
         self._factory = factory
+        self._held: list[bytes] | None = None
+        """Bytes read while the loop turn had no room for them (reading pauses until they are given on)."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -145,10 +173,35 @@ class _Gated(asyncio.Protocol):
             self.transport.abort()
 
     def data_received(self, data: bytes) -> None:
-        if self.inner is not None:
+        """Give ``data`` to the parser in this turn when it has room, else in a later one (reading
+        pauses meanwhile: the kernel holds the rest, and the sender waits)."""
+        if self.inner is None:
+            return
+        if self._held is not None:
+            self._held.append(data)
+        elif self.gate.turns.take():
             self.inner.data_received(data)
+        else:
+            self._held = [data]
+            assert self.transport is not None
+            self.transport.pause_reading()
+            self.gate.turns.later(self._give)
+
+    def _give(self) -> bool:
+        """The turn has room: reading resumes and the bytes held go to the parser."""
+        held, self._held = self._held, None
+        if not held or self.inner is None or self.transport is None or self.transport.is_closing():
+            return False
+        self.transport.resume_reading()  # first: the parser may pause reading again, and that stays
+        for chunk in held:
+            if self.inner is None:
+                break
+            self.inner.data_received(chunk)
+        return True
 
     def eof_received(self) -> bool | None:
+        if self._held is not None:
+            self._give()  # the bytes before the end go first (rare: a client that half-closes)
         return self.inner.eof_received() if self.inner is not None else None
 
     def pause_writing(self) -> None:
@@ -161,12 +214,16 @@ class _Gated(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.disarm()
+        unlink(self.transport)
         if self.inner is None:
             return
         inner, self.inner = self.inner, None
         self.gate.live.pop(self.transport, None)  # type: ignore[arg-type]
         self.gate.release(self.key)
-        inner.connection_lost(exc)
+        try:
+            inner.connection_lost(exc)
+        finally:
+            unlink(None, inner)
 
 
 class Gate:
@@ -186,6 +243,8 @@ class Gate:
         self.held: Counter[str] = Counter()
         """Connections held per group."""
         self.live: dict[asyncio.BaseTransport, _Gated] = {}
+        self.turns = TurnShare()
+        """Connections whose bytes go to the parser in one loop turn (:mod:`firmware_host.web.pacing`)."""
         self.tally = Tally(clock or (lambda: asyncio.get_running_loop().time()))
         self._tasks: set[asyncio.Task[None]] = set()
 

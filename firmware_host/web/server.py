@@ -40,6 +40,7 @@ from firmware_host.web.api.phone import PhoneRoutes
 from firmware_host.web.door import TableDoor
 from firmware_host.web.gate import Gate, connection_budget, group
 from firmware_host.web.net import handed_socket, lan_address, listening_socket, own_names, plain_address, split_host
+from firmware_host.web.pacing import TurnShare
 from firmware_host.web.ratelimit import Budget, RateLimit
 from firmware_host.web.routing import (
     COOKIE,
@@ -101,6 +102,8 @@ class Companion:
         """The page's answers a second, all addresses together (:class:`~firmware_host.web.ratelimit.Budget`)."""
         self.gate = gate or Gate()
         """The caps on connections and the deadline for a request's head (:mod:`firmware_host.web.gate`)."""
+        self.turns = TurnShare()
+        """A few requests begin per loop turn, the rest in the next (:mod:`firmware_host.web.pacing`)."""
         self._sock: socket.socket | None = None
         self._names: set[str] = own_names(bind)
         """The names ``Host`` may give (see :meth:`_own_host`)."""
@@ -153,10 +156,12 @@ class Companion:
     @web.middleware
     async def _doorway(self, request: web.Request, handler: Any) -> web.StreamResponse:
         """A request's head has come: its connection's header deadline stops until it is answered.
+        It begins when the loop turn has room for it (:class:`~firmware_host.web.pacing.TurnShare`).
         Only the device's own names are served (a page elsewhere whose name was pointed at the
         device, DNS rebinding, gets 421 on every route)."""
         self.gate.began(request.transport)
         try:
+            await self.turns.begin()
             if not self._own_host(request):
                 return envelope(421, ERRORS[421], "this is the table's page: ask for it by the table's name or address")
             return await handler(request)
@@ -209,6 +214,7 @@ class Companion:
                 await asyncio.sleep(wait)
             finally:
                 self._held -= 1
+            await self.turns.begin()  # many held requests' times come together after the loop was held up
         turn = self.budget.ask(key)
         if turn is not True and (turn is None or not await turn):
             raise self._too_many("the table is answering many requests: try again in a moment")

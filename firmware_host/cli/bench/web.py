@@ -181,7 +181,7 @@ def latency(presses: int, flood_seconds: float, rounds: int = ROUNDS) -> dict[st
             out["rounds"].append((none, twenty))
         flood = _spawn_load(table.url, "--ws", "200", "--http", "50", "--seconds", str(flood_seconds))
         time.sleep(3.0)  # the 200 screens connect; then the flood is measured
-        timing.worst_block = timing.worst_busy = timing.worst_gc = 0.0
+        timing.reset_worst()
         out["flood_clients"] = len(table.page.clients)
         flooded: list[float] = []
         started = time.monotonic()
@@ -392,7 +392,7 @@ def attacks(seconds: float, names: tuple[str, ...] | None = None) -> dict[str, A
             for name in names or ATTACKS:
                 table.call(gc.collect)
                 rss, logged, jumps, accepted = _rss_mb(), lines.count, 0, timing.accepted
-                timing.worst_busy = timing.worst_block = timing.worst_gc = 0.0
+                timing.reset_worst()
                 load = subprocess.Popen(
                     [
                         sys.executable,
@@ -421,10 +421,13 @@ def attacks(seconds: float, names: tuple[str, ...] | None = None) -> dict[str, A
                         time.sleep(0.3)
                         saved = json.loads((Path(tmp) / "state" / "settings.json").read_text()).get("brightness")
                         saves_ok += saved == brightness
-                        if name == "pair-jam" and len(pairings) < 3 and time.monotonic() - started < seconds - 20:
+                        if name == "pair-jam" and (
+                            not pairings or (len(pairings) < 3 and time.monotonic() - started < seconds - 20)
+                        ):  # a short run tries once
                             pairings.append(_pair_as_the_person(table))
                     saves = brightness - 100
                 worst_busy, worst_block, worst_gc = timing.worst_busy, timing.worst_block, timing.worst_gc
+                gc_counts, gc_cpu = list(timing.gc_counts), list(timing.gc_cpu)
                 result, _ = load.communicate(timeout=seconds + 120)
                 took_minutes = (time.monotonic() - started + 3.0) / 60
                 time.sleep(3.0)  # the attack's connections close
@@ -435,6 +438,8 @@ def attacks(seconds: float, names: tuple[str, ...] | None = None) -> dict[str, A
                     "worst_busy_ms": worst_busy * 1e3,
                     "worst_block_ms": worst_block * 1e3,
                     "worst_gc_ms": worst_gc * 1e3,
+                    "gc_counts": gc_counts,
+                    "gc_cpu_ms": [t * 1e3 for t in gc_cpu],
                     "jumps": jumps,
                     "accepted": timing.accepted - accepted,
                     "new_client_worst_s": probe.worst,
@@ -497,12 +502,20 @@ def print_attacks(result: dict[str, Any]) -> bool:
             f"  | {name} | {sent}{extra} | {p99:.2f} ms = {p99 / idle:.2f}× "
             f"({_p99(a['quiet']) * 1e3:.2f} ms = {_p99(a['quiet']) * 1e3 / idle_quiet:.2f}×, {len(a['quiet'])}) "
             f"| {a['worst_busy_ms']:.1f} ms "
-            f"(GC {a['worst_gc_ms']:.1f}) "
+            f"(GC {a['worst_gc_ms']:.1f}; {_collections(a)}) "
             f"| {max(0, lost)} of {a['jumps']} | {a['new_client_worst_s'] * 1e3:.0f} ms ({a['new_client_failed']} of "
             f"{a['new_client_asked']} failed) | {a['saves_ok']}/{a['saves']} | {a['log_lines_a_minute']:.1f} "
             f"| {grown:+.1f} MB | {_mark(good)} |"
         )
     return ok
+
+
+def _collections(a: dict[str, Any]) -> str:
+    """An attack's garbage collections: how many of each generation (young/middle/full), and the
+    longest in CPU time with its generation."""
+    counts, cpu = a.get("gc_counts", [0, 0, 0]), a.get("gc_cpu_ms", [0.0, 0.0, 0.0])
+    longest = max(range(3), key=lambda g: cpu[g])
+    return f"collections {counts[0]}/{counts[1]}/{counts[2]}, longest {cpu[longest]:.1f} ms CPU (gen {longest})"
 
 
 # -- the command -----------------------------------------------------------------------------------------------

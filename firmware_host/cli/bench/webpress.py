@@ -63,6 +63,12 @@ class PressTiming:
         self.worst_gc = 0.0
         self.worst_gc_generation = None
         """The longest garbage collection (it stops the loop like any other work)."""
+        self.gc_counts = [0, 0, 0]
+        """Garbage collections per generation (on any thread of the process: the collector holds
+        the interpreter, so each stops the loop)."""
+        self.gc_cpu = [0.0, 0.0, 0.0]
+        """The longest collection per generation, in CPU seconds of the thread that ran it (no other
+        process's time in it, unlike :attr:`worst_gc`)."""
         self.errors = 0
         self.frame = threading.Event()
         self.tid = 0
@@ -85,13 +91,16 @@ class PressTiming:
         asyncio.get_running_loop().create_task(self._watch_loop())
         import gc
 
-        started = [0.0]
+        started = [0.0, 0.0]
 
         def collected(phase: str, info: dict[str, Any]) -> None:
             if phase == "start":
-                started[0] = time.perf_counter()
+                started[:] = time.perf_counter(), time.thread_time()
             else:
                 took = time.perf_counter() - started[0]
+                generation = min(2, max(0, info.get("generation", 0)))
+                self.gc_counts[generation] += 1
+                self.gc_cpu[generation] = max(self.gc_cpu[generation], time.thread_time() - started[1])
                 if took > self.worst_gc:
                     self.worst_gc, self.worst_gc_generation = took, info.get("generation")
 
@@ -105,6 +114,12 @@ class PressTiming:
 
         logging.getLogger().addHandler(Count())
         asyncio.get_running_loop().set_exception_handler(lambda loop, ctx: setattr(self, "errors", self.errors + 1))
+
+    def reset_worst(self) -> None:
+        """Start the worst figures (lateness, busy stretch, collections) afresh."""
+        self.worst_block = self.worst_busy = self.worst_gc = 0.0
+        self.worst_gc_generation = None
+        self.gc_counts, self.gc_cpu = [0, 0, 0], [0.0, 0.0, 0.0]
 
     async def _watch_loop(self) -> None:
         loop = asyncio.get_running_loop()

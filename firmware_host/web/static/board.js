@@ -35,7 +35,7 @@ function render() {
   const said = new Set([state.message || ""]);  // the last move is said once: not again in the lists
   const lines = (state.lines || []).filter((t) => !said.has(t));
   lines.forEach((t) => said.add(t));
-  $("lines").replaceChildren(...lines.map((t) => el("li", {text: t})));
+  $("lines").replaceChildren(...lines.map((t) => el("li", {text: spelled(t)})));
   const outcomes = (state.outcomes || []).filter((t) => !said.has(t)).slice(-5).reverse();
   $("last-h").hidden = !outcomes.length;
   $("last-h").textContent = w("last");

@@ -30,6 +30,22 @@ const WORDS = {
     mode_off: "kein Timer", mode_turn: "je Zug", mode_hourglass: "Sanduhr", mode_bank: "Zeitkonto",
     mode_countup: "aufwärts zählen"},
 };
+// The table's short lines, which its 128×64 panel needs, spelled out where the page has room: per
+// language, the line as the game's catalogue says it (games/*/locale) and the page's sentence.
+const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+const SPELLED = {
+  en: [[/^(.+) R(\d+) D(\d+) left$/, (who, r, d) =>
+    `${who} has ${plural(+r, "rascal", "rascals")} and ${plural(+d, "diver", "divers")} left`]],
+  de: [[/^(.+) hat R(\d+) K(\d+)$/, (who, r, d) =>
+    `${who} hat noch ${plural(+r, "Rabauke", "Rabauken")} und ${plural(+d, "Kunstspringer", "Kunstspringer")}`]],
+};
+function spelled(line) {
+  for (const [pattern, words] of SPELLED[LANG] || []) {
+    const m = pattern.exec(line);
+    if (m) return words(...m.slice(1));
+  }
+  return line;
+}
 let LANG = "en";
 function w(key) { return (WORDS[LANG] || WORDS.en)[key] || WORDS.en[key] || key; }
 function el(tag, attrs, ...kids) {

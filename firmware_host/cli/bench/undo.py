@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import json
 import tempfile
 import time
 from pathlib import Path
@@ -86,6 +85,7 @@ class Ticker:
 
 def _state(folder: Path) -> float:
     """Seconds ``tablemate state`` takes past its start-up: read, rebuild, print the SCRIPT."""
+    from firmware_host.cli.cmd_records import state_text
     from firmware_host.core.session import Session
     from firmware_host.core.store import Store
 
@@ -93,8 +93,7 @@ def _state(folder: Path) -> float:
     store = Store(folder, create=False)
     journal = store.open_game()
     assert journal is not None
-    session = Session(store, journal)
-    json.dumps({"summary": session.summary, "script": session.script().to_json()})
+    state_text(Session(store, journal))
     return time.perf_counter() - start
 
 
@@ -174,12 +173,23 @@ def best(game: str, count: int, repeat: int, folder: Path | None = None) -> dict
     return {key: min(r[key] for r in runs) for key in runs[0]}
 
 
+def ratios(game: str, small: dict[str, Any], large: dict[str, Any], few: int, many: int) -> str:
+    """How much longer resume, ``state`` and the slowest undo take with ``many`` actions than with
+    ``few``, in this process: what grows with the journal, whatever the machine's other work."""
+    parts = [
+        f"{name} x{large[key] / max(small[key], 1e-6):.1f}"
+        for name, key in (("resume", "resume_ms"), ("state", "state_ms"), ("undo", "undo_ms"))
+    ]
+    return f"{game} {many}/{few} actions, in-process ratios: " + ", ".join(parts)
+
+
 def main(sizes: tuple[int, ...] = SIZES, repeat: int = 3, folder: Path | None = None) -> int:
     """Print the figures for each game and size; exit 1 when a target is missed."""
     missed = False
     for game in LONG_GAMES:
+        figures: dict[int, dict[str, Any]] = {}
         for count in sizes:
-            r = best(game, count, repeat, folder)
+            r = figures[count] = best(game, count, repeat, folder)
             ok = all(r[k] <= TARGET_MS for k in ("resume_ms", "state_ms", "undo_ms")) and all(
                 r[k] <= LOOP_TARGET_MS for k in ("resume_loop_ms", "state_loop_ms", "undo_loop_ms")
             )
@@ -191,4 +201,6 @@ def main(sizes: tuple[int, ...] = SIZES, repeat: int = 3, folder: Path | None = 
                 f"idle loop blocked max {r['idle_loop_ms']:.1f} ms"
                 + ("" if ok else f"  MISSED (targets {TARGET_MS:g} ms, loop {LOOP_TARGET_MS:g} ms)")
             )
+        if len(figures) > 1:
+            print(ratios(game, figures[min(figures)], figures[max(figures)], min(figures), max(figures)))
     return 1 if missed else 0

@@ -35,7 +35,7 @@ _ACTION_LINE = re.compile(
 )
 """An action's line as :func:`~firmware_host.core.journal_lines.encode` writes it (keys sorted):
 the action, and whether it joins the move before."""
-_SEAM = re.compile(rb',"e":[-0-9.eE+]+(?:,"j":1)?,"t":[-0-9.eE+]+,"c":[0-9]+\}\n\{"a":(?=\{)')
+_SEAM = re.compile(rb',"e":[-0-9.eE+]++(?:,"j":1)?,"t":[-0-9.eE+]++,"c":[0-9]++\}\n\{"a":(?=\{)')
 """Where one action ends and the next begins in lines as :func:`~firmware_host.core.journal_lines.encode`
 writes them: the rest of an action's line (its numbers, keys sorted), the newline, the start of
 the next line (an action's line ends with its checksum's ``}``, which its action cannot hold)."""

@@ -219,21 +219,19 @@ class Head:
         Python)."""
         pieces: list[bytes] = []
         total = 0
-        for first, count, start, size in self.line()[0]:
+        for first, count, start, size in self.line()[0]:  # a run at a time: the loop's thread gets turns
             take = min(count, stop - total)
             if take <= 0:
                 break
-            pieces.append(self.data[start : self._lines_end(first, start, size, take)])
+            run = self.data[start : self._lines_end(first, start, size, take)]
+            if not run.startswith(b'{"a":{'):
+                return None
+            cut, seams = _SEAM.subn(b",", run[5:] + b'{"a":{')
+            if seams != take:  # a line not as written: one more field, a different number, no time
+                return None
+            pieces.append(cut[:-2])  # (the "{" after the last seam)
             total += take
-        if not total:
-            return ""
-        blob = b"".join(pieces)
-        if not blob.startswith(b'{"a":{'):
-            return None
-        out, seams = _SEAM.subn(b",", blob[5:] + b'{"a":{')
-        if seams != total:  # a line not as written: one more field, a different number, no time
-            return None
-        out = out[:-2]  # (the "{" after the last seam)
+        out = b",".join(pieces)
         text = out.translate(None, _NOT_TEXT)
         if b"\\" in out or text.count(b'"') != 2 * text.count(b'""'):
             return None  # an escape, or a separator in a text: decoded and written again instead

@@ -215,8 +215,9 @@ class Head:
         joins the move before), its action written compact with its keys sorted. Decoded and
         written again by ``json.dumps``, the action comes out the same but for a space after each
         separator: so when no text in it holds an escape or a separator, that is all the change.
-        A few passes over the bytes check it, whatever their number (nothing done per action in
-        Python)."""
+        One search a run of lines at a time cuts the actions out, a few passes over the bytes
+        check them: nothing is done per action in Python. (Keys written twice in one object, which
+        no encoder here writes, would be printed twice where a decode keeps the last.)"""
         pieces: list[bytes] = []
         total = 0
         for first, count, start, size in self.line()[0]:  # a run at a time: the loop's thread gets turns

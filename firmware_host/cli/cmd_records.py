@@ -11,11 +11,14 @@ import math
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware_host.cli.common import EXIT_OK, EXIT_REFUSED, Fail, note, open_store, print_json, say, state_root
 from firmware_host.core.limits import one_line
 from firmware_host.core.replay import Script, ScriptError, replay
+
+if TYPE_CHECKING:
+    from firmware_host.core.session import Session
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -56,10 +59,33 @@ def cmd_state(args: argparse.Namespace) -> int:
     if session is None:
         print_json({"summary": None, "script": None})
     else:
-        print_json({"summary": session.summary, "script": session.script().to_json()})
+        sys.stdout.write(state_text(session) + "\n")
     for name in store.kept_files():
         note("state", f"{name}: a damaged or unfiled file the device kept aside")
     return EXIT_OK
+
+
+def state_text(session: Session) -> str:
+    """``tablemate state``'s JSON object for ``session``, as :func:`print_json` writes it.
+
+    The SCRIPT's actions are the most of it: a long game's come from the journal's bytes as they
+    are (see :meth:`~firmware_host.core.journal_head.Lazy.json`), the rest is encoded as usual.
+    """
+    from firmware_host.core.journal_head import Lazy
+
+    script = session.base.to_json()  # its actions (empty) are the last item: replaced by the text
+    data = {"summary": session.summary, "script": script}
+    text = json.dumps(data, ensure_ascii=False)
+    actions = session.actions
+    listed = actions.json() if isinstance(actions, Lazy) else json.dumps(list(actions), ensure_ascii=False)
+    assert text.endswith("[]}}")
+    text = text[:-4] + listed + "}}"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # as print_json: text that cannot be written as UTF-8 goes escaped
+        script["actions"] = list(actions)
+        text = json.dumps(data)
+    return text
 
 
 HISTORY_FIELDS = ("date", "game", "duration", "players", "scores", "winners", "reason", "time")

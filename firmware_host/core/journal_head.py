@@ -35,6 +35,12 @@ _ACTION_LINE = re.compile(
 )
 """An action's line as :func:`~firmware_host.core.journal_lines.encode` writes it (keys sorted):
 the action, and whether it joins the move before."""
+_SEAM = re.compile(rb',"e":[-0-9.eE+]++(?:,"j":1)?,"t":[-0-9.eE+]++,"c":[0-9]++\}\n\{"a":(?=\{)')
+"""Where one action ends and the next begins in lines as :func:`~firmware_host.core.journal_lines.encode`
+writes them: the rest of an action's line (its numbers, keys sorted), the newline, the start of
+the next line (an action's line ends with its checksum's ``}``, which its action cannot hold)."""
+_NOT_TEXT = bytes(sorted(set(range(256)) - set(b'",:')))
+"""Every byte but a quote and the two separators (left out to check where the separators are)."""
 PIECE = 40_000
 """Bytes of the head searched and parsed in one go (about 200 actions)."""
 FEW = 16
@@ -53,16 +59,8 @@ class Head:
 
     def __init__(self, name: str, data: bytes, first: int) -> None:
         self.name, self.data, self.first = name, data, first
-        self._count = data.count(b"\n")
-        found: list[tuple[int, int, int]] = []  # (line index, start, end) of each line not an action
-        index, prev = 0, 0
-        for match in ([None] if not data.startswith(ACTION) else []) + list(_NOT_ACTION.finditer(data)):
-            start = 0 if match is None else match.end()
-            if start >= len(data):
-                break
-            index += data.count(b"\n", prev, start)
-            prev = start
-            found.append((index, start, data.index(b"\n", start)))
+        found = _not_actions(data)
+        self._count = found[-1][0] + 1 + data.count(b"\n", found[-1][2] + 1) if found else data.count(b"\n")
         self._at = {i: (start, end) for i, start, end in found}
         """Where each line that is not an action starts and ends, by line index."""
         self.others: dict[int, dict[str, Any]] = {}
@@ -207,6 +205,57 @@ class Head:
         records = [r for i, r in enumerate(self.records()) if i not in self.others]
         return [r["a"] for r in records], [r.get("j") == 1 for r in records]
 
+    def text(self, stop: int) -> str | None:
+        """The first ``stop`` actions in effect as JSON text, exactly as ``json.dumps`` of their
+        list (its brackets left out) writes them, copied from the lines' bytes without decoding
+        them; ``None`` when a line is not as :func:`~firmware_host.core.journal_lines.encode`
+        writes an action (then the caller decodes them).
+
+        An action's line is ``{"a":ACTION,"e":E,"t":T,"c":C}`` (``"j":1`` before ``"t"`` when it
+        joins the move before), its action written compact with its keys sorted. Decoded and
+        written again by ``json.dumps``, the action comes out the same but for a space after each
+        separator: so when no text in it holds an escape or a separator, that is all the change.
+        One search a run of lines at a time cuts the actions out, a few passes over the bytes
+        check them: nothing is done per action in Python. (Keys written twice in one object, which
+        no encoder here writes, would be printed twice where a decode keeps the last.)"""
+        pieces: list[bytes] = []
+        total = 0
+        for first, count, start, size in self.line()[0]:  # a run at a time: the loop's thread gets turns
+            take = min(count, stop - total)
+            if take <= 0:
+                break
+            run = self.data[start : self._lines_end(first, start, size, take)]
+            if not run.startswith(b'{"a":{'):
+                return None
+            cut, seams = _SEAM.subn(b",", run[5:] + b'{"a":{')
+            if seams != take:  # a line not as written: one more field, a different number, no time
+                return None
+            pieces.append(cut[:-2])  # (the "{" after the last seam)
+            total += take
+        out = b",".join(pieces)
+        text = out.translate(None, _NOT_TEXT)
+        if b"\\" in out or text.count(b'"') != 2 * text.count(b'""'):
+            return None  # an escape, or a separator in a text: decoded and written again instead
+        try:
+            return out.replace(b",", b", ").replace(b":", b": ").decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+
+    def _lines_end(self, first: int, start: int, size: int, take: int) -> int:
+        """Where the first ``take`` lines of the run of ``size`` action lines from byte ``start``
+        (line ``first``) end (past the newline)."""
+        if take == size:
+            return self._run_end(first + size, start, size) + 1
+        if take <= size - take:
+            pos = start
+            for _ in range(take):
+                pos = self.data.index(b"\n", pos) + 1
+            return pos
+        end = self._run_end(first + size, start, size)
+        for _ in range(size - take):
+            end = self.data.rindex(b"\n", 0, end)
+        return end + 1
+
     def newest_first(self) -> Iterator[dict[str, Any] | None]:
         """The records newest first, ``None`` standing for an action (nothing decoded)."""
         others = self.others
@@ -281,6 +330,27 @@ class Head:
         return Lazy(self._joined, self.line()[3])
 
 
+def _not_actions(data: bytes) -> list[tuple[int, int, int]]:
+    """The line index, start and end (its newline) of each line of ``data`` that is not an action.
+
+    The search runs over the action lines only: a line that is not one (a snapshot, much longer
+    than an action) is stepped over to its newline, and the lines are counted between them."""
+    found: list[tuple[int, int, int]] = []
+    search, size = _NOT_ACTION.search, len(data)
+    index, after = -1, 0  # the last line found, and where the lines after it start
+    start = 0 if not data.startswith(ACTION) else None
+    while True:
+        if start is None:
+            match = search(data, max(0, after - 1))
+            if match is None or match.end() >= size:
+                return found
+            start = match.end()
+        index += 1 + data.count(b"\n", after, start)
+        end = data.index(b"\n", start)
+        found.append((index, start, end))
+        after, start = end + 1, None
+
+
 class _Items:
     """One field of the head's actions in effect: read one by one, or all at once."""
 
@@ -304,6 +374,14 @@ class _Items:
             return self.all()[start:stop]
         index = self.head.index
         return [self._value(r) for r in self.head.decode([index(k) for k in range(start, stop)])]
+
+    def text(self, stop: int) -> str:
+        """Items ``0`` to ``stop`` as JSON text, as ``json.dumps`` of their list writes them
+        (without its brackets): copied from the head's bytes when they allow (:meth:`Head.text`)."""
+        text = self.head.text(stop) if self._all is None and self.key == "a" else None
+        if text is None:
+            text = json.dumps(self.all()[:stop], ensure_ascii=False)[1:-1]
+        return text
 
     def all(self) -> list[Any]:
         """Every item, the head's lines decoded at once (once)."""
@@ -368,6 +446,13 @@ class Lazy(Sequence):  # type: ignore[type-arg]
         if self._n:
             yield from self._items.all()[: self._n]  # type: ignore[union-attr]
         yield from self.tail
+
+    def json(self) -> str:
+        """The list as JSON text, exactly as ``json.dumps(list(line), ensure_ascii=False)`` writes
+        it, the head's part copied from the journal's bytes where it can be (nothing decoded)."""
+        head = self._items.text(self._n) if self._n else ""  # type: ignore[union-attr]
+        tail = json.dumps(self.tail, ensure_ascii=False)[1:-1]
+        return "[" + head + (", " if head and tail else "") + tail + "]"
 
     def append(self, item: Any) -> None:
         """Add ``item`` at the end."""

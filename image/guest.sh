@@ -245,9 +245,10 @@ print('ended as the uninterrupted game:', cut['reason'], cut['scores'])"
     [ "$res" = 0 ] && ok sandbox-test "tests/test_sandbox.py with the kill action: $summary" ||
         fail sandbox-test "$(grep -E 'FAILED|Error' /tmp/sandbox.out | head -n 3 | tr '\n' ' ') $summary"
     if grep -q 'tablemate.derive=1' /proc/cmdline; then
-        dpkg -i /mnt/debs/*.deb >/dev/null 2>&1
+        dpkg -i /mnt/debs/*.deb >/tmp/dpkg.out 2>&1 || say "@@ derive: dpkg -i failed: $(tail -n 3 /tmp/dpkg.out | tr '\n' ' ')"
         (cd /var/tmp/src && /var/tmp/tv/bin/python -m tests.sandboxkit derive) >/tmp/derive.out 2>&1
         grep '^calls ' /tmp/derive.out | sed 's/^/@@ /' > "$PORT"
+        grep -q '^calls ' /tmp/derive.out || tail -n 8 /tmp/derive.out | sed 's/^/@@ derive: /' > "$PORT"
         check syscalls-aarch64 "derive failed" sh -c "grep '^calls aarch64' /tmp/derive.out >/dev/null && grep 'calls of' /tmp/derive.out"
     fi
 

@@ -34,7 +34,8 @@ from image import checks, disk, rootfs, shell
 ROOT = Path(__file__).resolve().parent.parent
 PHASE_TIMEOUT = 45 * 60
 TEST_WHEELS = ("pytest>=8", "pyseccomp>=0.1.2")
-GUEST_DEBS = ("strace",)
+GUEST_DEBS = ("strace", "libunwind8")
+"""The checks' own .debs: strace and what it needs that the image lacks (its libunwind8)."""
 """Debian packages the checks install in the VM (strace: the aarch64 call list)."""
 
 
@@ -93,7 +94,7 @@ def boot_files(raw: Path, dest: Path) -> tuple[Path, Path]:
 def guest_debs(dest: Path) -> None:
     """The arm64 .deb files the checks install, fetched with apt into a folder of their own (the
     machine's own apt state is not touched)."""
-    if any(dest.glob("strace_*_arm64.deb")):
+    if all(any(dest.glob(f"{package}_*_arm64.deb")) for package in GUEST_DEBS):
         return
     state = dest / ".apt"
     for sub in ("lists/partial", "cache/archives/partial"):

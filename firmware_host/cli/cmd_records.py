@@ -13,7 +13,17 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from firmware_host.cli.common import EXIT_OK, EXIT_REFUSED, Fail, note, open_store, print_json, say, state_root
+from firmware_host.cli.common import (
+    EXIT_OK,
+    EXIT_REFUSED,
+    Fail,
+    note,
+    open_store,
+    print_json,
+    say,
+    state_root,
+    utf8_writable,
+)
 from firmware_host.core.limits import one_line
 from firmware_host.core.replay import Script, ScriptError, replay
 
@@ -80,12 +90,10 @@ def state_text(session: Session) -> str:
     listed = actions.json() if isinstance(actions, Lazy) else json.dumps(list(actions), ensure_ascii=False)
     assert text.endswith("[]}}")
     text = text[:-4] + listed + "}}"
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # as print_json: text that cannot be written as UTF-8 goes escaped
-        script["actions"] = list(actions)
-        text = json.dumps(data)
-    return text
+    if utf8_writable(text):
+        return text
+    script["actions"] = list(actions)  # as print_json: text that cannot be written as UTF-8 goes escaped
+    return json.dumps(data)
 
 
 HISTORY_FIELDS = ("date", "game", "duration", "players", "scores", "winners", "reason", "time")

@@ -39,11 +39,18 @@ def print_json(data: Any) -> None:
     """One JSON document on a line; text that cannot be written as UTF-8 (a lone surrogate in an
     old file) is written as ``\\u`` escapes instead, still valid JSON."""
     text = json.dumps(data, ensure_ascii=False)
+    if not utf8_writable(text):
+        text = json.dumps(data)
+    sys.stdout.write(text + "\n")
+
+
+def utf8_writable(text: str) -> bool:
+    """Whether ``text`` can be written as UTF-8 (a lone surrogate from an old file cannot)."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        text = json.dumps(data)
-    sys.stdout.write(text + "\n")
+        return False
+    return True
 
 
 def say(message: str) -> None:

@@ -73,6 +73,9 @@ open(sys.argv[2], "w").write("\n".join(part) + "\n")
 PY
 }
 as_service() { runuser -u tablemate -- "$@"; }
+sources() { # the checkout's tests, copied once (after the start being timed: not beside it)
+    if [ ! -d /var/tmp/src ]; then cp -a /mnt/source /var/tmp/src; fi
+}
 
 say "@@ phase $PHASE"
 
@@ -83,7 +86,7 @@ if [ "$PHASE" = 1 ]; then
     else
         fail ready "not active after 600 s: $(journalctl -u tablemate -n 5 --no-pager | tr '\n' ' ')"
     fi
-    if [ ! -d /var/tmp/src ]; then cp -a /mnt/source /var/tmp/src; fi  # after the start being timed
+    sources
     say "@@ timing ready=$(ready_seconds) import=$(bare_import)"
     # where start -> READY goes: the unit's log with monotonic stamps, the slowest imports
     journalctl -u tablemate -b -o short-monotonic --no-pager | tail -n 25 | sed 's/^/@@ journal /' > "$PORT"
@@ -204,7 +207,7 @@ if [ "$PHASE" = 2 ]; then
     else
         fail ready-after-cut "not active after 600 s"
     fi
-    if [ ! -d /var/tmp/src ]; then cp -a /mnt/source /var/tmp/src; fi
+    sources
     api_state > /tmp/api2.json 2>&1
     as_service $TM state --state-dir $CUT > /tmp/state-after.json 2>&1
     check power-cut "the game before the cut is not the game after it" python3 -c "

@@ -19,6 +19,7 @@ from firmware_host.core.store import Store
 from firmware_host.runtime.device import Device
 from firmware_host.runtime.vtime import run_virtual
 from firmware_host.sim.script import ScriptRunner, parse
+from tests.conftest import ROOT
 
 JUMP = {"type": "jump", "jumper": "rascal", "result": "B"}
 TEN_YEARS = 10 * 365 * 86400.0
@@ -194,3 +195,16 @@ def test_the_history_table_never_shows_a_negative_or_absurd_duration(cli, tmp_pa
     )
     rows = cli("history", "--csv", "--state-dir", state).out.splitlines()[1:]
     assert [r.split(",")[2] for r in rows] == ["?", "?"]
+
+
+def test_the_clock_module_leaves_ctypes_unloaded_until_the_kernel_is_asked():
+    """Start-up does not pay for ctypes (and ctypes.util's shutil, bz2, lzma): only a question does."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from firmware_host.core import wallclock; before = 'ctypes' in sys.modules; "
+        "wallclock.kernel_synced(); print(before, 'ctypes' in sys.modules, 'ctypes.util' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.split() == ["False", "True", "False"]

@@ -100,3 +100,64 @@ def test_a_flood_of_connections_reaches_the_parser_a_batch_a_turn_in_order_and_w
     assert [n for n, _ in got] == [*range(50), 49]  # every connection's bytes, in the order they came
     assert got[-2:] == [(49, b"GET / HTTP/1.1\r\n"), (49, b"Host: x\r\n\r\n")]
     assert reading_again
+
+
+def test_while_a_press_is_on_its_way_no_request_begins_and_all_begin_once_its_frame_is_handed():
+    from firmware_host.runtime.precedence import Precedence
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        first = Precedence(longest=1.0, clock=loop.time)
+        share = TurnShare(per_turn=16, first=first)
+        begun: list[int] = []
+
+        async def request(i: int) -> None:
+            await share.begin()
+            begun.append(i)
+
+        first.hold()  # a button's edge, seen on the driver's thread
+        tasks = [asyncio.create_task(request(i)) for i in range(20)]
+        for _ in range(5):
+            await asyncio.sleep(0)
+        during = len(begun)
+        first.release()  # the press's frame is handed to the display
+        await asyncio.gather(*tasks)
+        return during, begun
+
+    during, begun = run_virtual(main)
+    assert during == 0  # the page waited for the table's press
+    assert begun == list(range(20))  # then every request began, in order
+
+
+def test_a_press_that_shows_nothing_holds_the_page_off_only_for_a_moment():
+    from firmware_host.runtime.precedence import LONGEST, Precedence
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        first = Precedence(clock=loop.time)
+        share = TurnShare(per_turn=16, first=first)
+        first.hold()  # never released
+        start = loop.time()
+        await share.begin()
+        return loop.time() - start
+
+    waited = run_virtual(main)
+    assert 0 < waited <= LONGEST + 0.01
+
+
+def test_the_collectors_young_passes_come_at_most_every_few_milliseconds_while_the_page_works():
+    from firmware_host.web.pacing import YoungSteps
+
+    async def main():
+        now = [0.0]
+        young = YoungSteps(every=0.02, clock=lambda: now[0])
+        for _ in range(10):  # ten turns of page work within one interval
+            young.poke()
+            await asyncio.sleep(0)
+        first = young.passes
+        now[0] = 0.05
+        young.poke()
+        await asyncio.sleep(0)
+        return first, young.passes
+
+    assert run_virtual(main) == (1, 2)

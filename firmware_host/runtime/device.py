@@ -42,6 +42,7 @@ from firmware_host.runtime.parts.saving import Saving
 from firmware_host.runtime.parts.screens import Screens
 from firmware_host.runtime.parts.settings import TableSettings
 from firmware_host.runtime.parts.signals import Signals
+from firmware_host.runtime.precedence import Precedence
 from firmware_host.scale.service import ScaleService
 from firmware_host.timers.service import TimerService
 from firmware_host.ui.base import Message
@@ -84,6 +85,9 @@ class Device:
         self.signals = Signals()
         self.message = MessageLine(self.signals.signal)
         self.drawing = Screens(panel_size(config), self.message, self.signals)
+        self.precedence = Precedence()
+        """Held from a button's edge until its frame is handed to the display: the page waits meanwhile."""
+        self.drawing.frame_handed = self.precedence.release
         self.saving = Saving(store, self.post, self.message, self.drawing, self)
         self.pairing = Phones(store, self.saving, self.message, self.drawing, wall)
         store.read_doc("scale", repair=True)  # a damaged calibration is kept aside and named
@@ -269,6 +273,7 @@ class Device:
         """Bring the hardware up, resume or show the menu, serve until :meth:`stop`."""
         self.loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
+        self.precedence.clock = self.loop.time
         if not getattr(self.loop, "inline_io", False):  # virtual time stays deterministic: inline
             self.store.writer = ThreadWriter()
         self.hw = build(
@@ -354,6 +359,7 @@ class Device:
             self.loop.call_soon_threadsafe(fn, *args)
 
     def _edge_from_thread(self, button: str, pressed: bool, t: float) -> None:
+        self.precedence.hold()  # before it is posted: the page's work already queued waits behind it
         self.post(self.presses.edge, button, pressed, t)
 
     def _tower_from_thread(self, status: str, detail: str | None) -> None:

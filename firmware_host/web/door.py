@@ -11,8 +11,24 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 
+class TableFirst(Protocol):
+    """The table's precedence over the page (:class:`firmware_host.runtime.precedence.Precedence`):
+    busy from a button's edge until its frame is on its way to the panel."""
+
+    def busy(self) -> bool:
+        """Whether the page's work should wait now."""
+        ...
+
+    def after(self, fn: Callable[[], None]) -> None:
+        """Call ``fn`` on the loop once the page may go on."""
+        ...
+
+
 class TableDoor(Protocol):
     """What the companion page sees of the table."""
+
+    precedence: TableFirst
+    """The table's work goes first (the page defers its own while it is busy)."""
 
     def snapshot(self) -> dict[str, Any]:
         """The table now, as plain data (JSON-ready)."""

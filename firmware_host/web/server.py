@@ -102,7 +102,9 @@ class Companion:
         """The page's answers a second, all addresses together (:class:`~firmware_host.web.ratelimit.Budget`)."""
         self.gate = gate or Gate()
         """The caps on connections and the deadline for a request's head (:mod:`firmware_host.web.gate`)."""
-        self.turns = TurnShare()
+        first = getattr(door, "precedence", None)
+        self.gate.first = self.gate.turns.first = first  # the table's presses go first
+        self.turns = TurnShare(first=first)
         """A few requests begin per loop turn, the rest in the next (:mod:`firmware_host.web.pacing`)."""
         self._sock: socket.socket | None = None
         self._names: set[str] = own_names(bind)

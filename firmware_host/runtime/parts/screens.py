@@ -53,6 +53,8 @@ class Screens:
         """Ask for the scale's readings, or give the ask back (the scale service's ``want``)."""
         self.writing: Callable[[], bool] = lambda: False
         """Whether writes are in flight (the saving part's): what changed shows once they are durable."""
+        self.frame_handed: Callable[[], None] = lambda: None
+        """Called after each frame is handed to the display (the table's precedence ends)."""
         self.players: Callable[[], Sequence[str]] = tuple
         """The players of the game in play (a line too long shortens their names first)."""
         self._dirty = False
@@ -140,6 +142,7 @@ class Screens:
             self._held = True
             return
         self.display.show(to_panel(self._picture(), self.panel_size))
+        self.frame_handed()
         for watcher in list(self.watchers):  # the other views, after the panel has its picture
             try:
                 watcher()

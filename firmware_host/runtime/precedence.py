@@ -6,8 +6,8 @@ those turns also carried a share of the page's work (a few requests parsed or an
 connections accepted): a press waited behind it at every step. :class:`Precedence` is held from
 the moment a button's edge is seen (on the driver's thread, before the edge is posted to the
 loop) until the frame it leads to is handed to the display, or :data:`LONGEST` at most; while it
-is held, the page defers its work to the turns after (:mod:`firmware_host.web.pacing`,
-:mod:`firmware_host.web.gate`): nothing is refused, only later, and the page cannot starve: a
+is held, the page defers its parsing and its handlers to the turns after
+(:mod:`firmware_host.web.pacing`; accepting goes on): nothing is refused, only later, and the page cannot starve: a
 press holds it off for a few milliseconds.
 """
 
@@ -33,13 +33,10 @@ class Precedence:
         self._since: float | None = None
         self._waiting: list[Callable[[], None]] = []
         self._timer: asyncio.TimerHandle | None = None
-        self.holds = 0
-        """Times it was held (for the tests and benches)."""
 
     def hold(self) -> None:
         """The table has input on its way (a button's edge): the page waits. Safe from any thread."""
         self._since = self.clock()
-        self.holds += 1
 
     def release(self) -> None:
         """The table's answer is on its way to the panel: the page goes on (on the loop)."""
@@ -55,13 +52,17 @@ class Precedence:
     def after(self, fn: Callable[[], None]) -> None:
         """Call ``fn`` on the loop once the page may go on (soon, if it may now)."""
         loop = asyncio.get_running_loop()
-        since = self._since
-        if since is None or not self.busy():
+        if not self.busy():
             loop.call_soon(fn)
             return
         self._waiting.append(fn)
         if self._timer is None:
-            self._timer = loop.call_later(max(0.0, since + self.longest - self.clock()), self._over)
+            self._timer = loop.call_later(self._left(), self._over)
+
+    def _left(self) -> float:
+        """Seconds until the hold lasted :data:`LONGEST` (it is held)."""
+        since = self._since
+        return 0.0 if since is None else max(0.0, since + self.longest - self.clock())
 
     def _over(self) -> None:
         """The hold ended (released, or it lasted :data:`LONGEST`): the waiting go on."""
@@ -69,11 +70,7 @@ class Precedence:
             self._timer.cancel()
             self._timer = None
         if self.busy():  # held again by a newer edge meanwhile: wait for that one
-            since = self._since
-            assert since is not None
-            self._timer = asyncio.get_running_loop().call_later(
-                max(0.001, since + self.longest - self.clock()), self._over
-            )
+            self._timer = asyncio.get_running_loop().call_later(max(0.001, self._left()), self._over)
             return
         waiting, self._waiting = self._waiting, []
         for fn in waiting:

@@ -37,12 +37,9 @@ import socket
 import struct
 from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from firmware_host.web.pacing import TurnShare
-
-if TYPE_CHECKING:
-    from firmware_host.web.door import TableFirst
 
 log = logging.getLogger(__name__)
 
@@ -248,10 +245,6 @@ class Gate:
         self.live: dict[asyncio.BaseTransport, _Gated] = {}
         self.turns = TurnShare()
         """Connections whose bytes go to the parser in one loop turn (:mod:`firmware_host.web.pacing`)."""
-        self.first: TableFirst | None = None
-        """The table's precedence: no connection's bytes are parsed while it is busy. Accepting goes
-        on (it is cheap, and a paused accept let the kernel's queue overflow: a new client's SYN
-        dropped, and retried a second later)."""
         self.tally = Tally(clock or (lambda: asyncio.get_running_loop().time()))
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -303,12 +296,10 @@ class Gate:
         sock.setblocking(False)
         fd = sock.fileno()
         paused: list[asyncio.TimerHandle] = []
-        stopped = False
 
         def resume() -> None:
             paused.clear()
-            if not stopped:
-                loop.add_reader(fd, accept)
+            loop.add_reader(fd, accept)
 
         def accept() -> None:
             for _ in range(ACCEPTS_PER_TURN):
@@ -336,8 +327,6 @@ class Gate:
         loop.add_reader(fd, accept)
 
         def stop() -> None:
-            nonlocal stopped
-            stopped = True
             loop.remove_reader(fd)
             for handle in paused:
                 handle.cancel()

@@ -15,7 +15,7 @@ The gate gives a connection's bytes to the HTTP parser in turn (:meth:`TurnShare
 its token, in turn (:meth:`TurnShare.begin`).
 
 While the table has a press on its way to the panel (:class:`~firmware_host.web.door.TableFirst`,
-held from the button's edge to the frame), nothing of the page goes on: what comes meanwhile waits
+held from the button's edge to the frame), no bytes are parsed and no handler goes on: what comes meanwhile waits
 for the turns after, so a press no longer waits behind the page's share at each of its turns.
 
 The garbage collector's young passes come in short steps too (:class:`YoungSteps`): while the

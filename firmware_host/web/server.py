@@ -103,7 +103,8 @@ class Companion:
         self.gate = gate or Gate()
         """The caps on connections and the deadline for a request's head (:mod:`firmware_host.web.gate`)."""
         first = getattr(door, "precedence", None)
-        self.gate.first = self.gate.turns.first = first  # the table's presses go first
+        self.gate.turns.first = first  # the table's presses go first (accepting goes on: a paused
+        # accept let the kernel's queue overflow, and a new client's SYN was sent again a second later)
         self.turns = TurnShare(first=first)
         """A few requests begin per loop turn, the rest in the next (:mod:`firmware_host.web.pacing`)."""
         self._sock: socket.socket | None = None

@@ -8,8 +8,10 @@ to the point where the scale is wanted.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from random import Random
+from typing import Any
 
-from games.core import Action
+from games.core import Action, Engine
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,58 @@ WEIGHING = Workload("tonne", ("Ann", "Ben"), ({"type": "reveal", "cards": {"Ann"
 """Ab in die Tonne past its card reveal: Ann owes three pieces and the scale is read."""
 
 
+def choices(prompt: object, rng: Random) -> list[Action]:
+    """The actions a game's ``prompt`` offers, in a seeded random order (as the buttons would
+    pick them: a submenu walked down to one action, an order or a collection filled in)."""
+    from games.core import Collect, Menu, Order, Task
+
+    def walk(option: object) -> Action:
+        while option.action is None:  # type: ignore[attr-defined]
+            sub = option.submenu()  # type: ignore[attr-defined]
+            if isinstance(sub, Order):
+                return sub.build(rng.sample(list(sub.players), len(sub.players)))
+            option = rng.choice(sub.options)
+        return option.action  # type: ignore[attr-defined]
+
+    while isinstance(prompt, Task):
+        prompt = prompt.then
+    out: list[Action] = []
+    if isinstance(prompt, Menu):
+        side = prompt.side
+        if side is not None and side.players and side.each is not None:
+            player = side.players[0]
+            out += [side.each(player, v) for v in rng.sample(list(side.values[player]), len(side.values[player]))]
+        out += [walk(o) for o in rng.sample(list(prompt.options), len(prompt.options))]
+    elif isinstance(prompt, Order):
+        out.append(prompt.build(rng.sample(list(prompt.players), len(prompt.players))))
+    elif isinstance(prompt, Collect):
+        if prompt.each is not None:
+            for player in prompt.players:
+                out.append(prompt.each(player, rng.choice(prompt.values[player])))
+        else:
+            built = prompt.build({p: rng.choice(prompt.values[p]) for p in prompt.players})
+            out += [built] if isinstance(built, dict) else choices(built, rng)
+    return out
+
+
+def next_action(engine: Engine, state: Any, rng: Random, fallback: tuple[Action, ...] = ()) -> tuple[Action, Any]:
+    """One legal action of ``engine`` from ``state`` that does not end the game (a seeded choice
+    of what its prompt offers, else one of ``fallback``), and the state after it; raises
+    RuntimeError when there is none."""
+    from games.core import Refused
+
+    for action in [*choices(engine.prompt(state), rng), *fallback]:
+        if action.get("type") == "end":
+            continue
+        try:
+            new, _ = engine.apply(state, action)
+        except Refused:
+            continue
+        if not new.over:
+            return action, new
+    raise RuntimeError("no choice that goes on")
+
+
 def long_session(
     game: str, players: tuple[str, ...], count: int, seed: int = 1, fallback: tuple[Action, ...] = ()
 ) -> Workload:
@@ -43,56 +97,17 @@ def long_session(
     import random
 
     from games import get_engine
-    from games.core import Collect, Menu, Order, Refused, Task
 
     rng = random.Random(seed)
     engine = get_engine(game)
     state = engine.new(list(players), seed, {})
     actions: list[Action] = []
-
-    def walk(option: object) -> Action:
-        while option.action is None:  # type: ignore[attr-defined]
-            sub = option.submenu()  # type: ignore[attr-defined]
-            if isinstance(sub, Order):
-                return sub.build(rng.sample(list(sub.players), len(sub.players)))
-            option = rng.choice(sub.options)
-        return option.action  # type: ignore[attr-defined]
-
-    def candidates(prompt: object) -> list[Action]:
-        while isinstance(prompt, Task):
-            prompt = prompt.then
-        out: list[Action] = []
-        if isinstance(prompt, Menu):
-            side = prompt.side
-            if side is not None and side.players and side.each is not None:
-                player = side.players[0]
-                out += [side.each(player, v) for v in rng.sample(list(side.values[player]), len(side.values[player]))]
-            out += [walk(o) for o in rng.sample(list(prompt.options), len(prompt.options))]
-        elif isinstance(prompt, Order):
-            out.append(prompt.build(rng.sample(list(prompt.players), len(prompt.players))))
-        elif isinstance(prompt, Collect):
-            if prompt.each is not None:
-                for player in prompt.players:
-                    out.append(prompt.each(player, rng.choice(prompt.values[player])))
-            else:
-                built = prompt.build({p: rng.choice(prompt.values[p]) for p in prompt.players})
-                out += [built] if isinstance(built, dict) else candidates(built)
-        return out
-
     while len(actions) < count:
-        for action in [*candidates(engine.prompt(state)), *fallback]:
-            if action.get("type") == "end":
-                continue
-            try:
-                new, _ = engine.apply(state, action)
-            except Refused:
-                continue
-            if not new.over:
-                state = new
-                actions.append(action)
-                break
-        else:
-            raise RuntimeError(f"{game}: no choice that goes on after {len(actions)} actions")
+        try:
+            action, state = next_action(engine, state, rng, fallback)
+        except RuntimeError:
+            raise RuntimeError(f"{game}: no choice that goes on after {len(actions)} actions") from None
+        actions.append(action)
     return Workload(game, players, tuple(actions))
 
 

@@ -50,6 +50,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_state(args: argparse.Namespace) -> int:
     """Print the game the device would resume, and the SCRIPT that rebuilds it (read only)."""
+    from firmware_host.core.journal_lines import JournalError
     from firmware_host.core.session import Session
     from firmware_host.core.store import StoreError
 
@@ -59,17 +60,17 @@ def cmd_state(args: argparse.Namespace) -> int:
         return EXIT_OK
     store = open_store(args, create=False)
     try:
-        journal = store.open_game()
+        journal = store.open_game(defer=True)  # read from the last snapshot on, as far as it can
         session = Session(store, journal) if journal is not None and not journal.ended else None
-    except (StoreError, ScriptError) as exc:
+        text = state_text(session) if session is not None and not session.over else None
+    except (StoreError, ScriptError, JournalError) as exc:  # (a line found damaged once it was needed)
         raise Fail(str(exc)) from None
     if session is not None and session.over:  # the device files it at its next start
         note("state", "the game in game.jsonl is over and is filed in the history at the next start")
-        session = None
-    if session is None:
+    if text is None:
         print_json({"summary": None, "script": None})
     else:
-        sys.stdout.write(state_text(session) + "\n")
+        sys.stdout.write(text + "\n")
     for name in store.kept_files():
         note("state", f"{name}: a damaged or unfiled file the device kept aside")
     return EXIT_OK
@@ -87,7 +88,9 @@ def state_text(session: Session) -> str:
     data = {"summary": session.summary, "script": script}
     text = json.dumps(data, ensure_ascii=False)
     actions = session.actions
-    listed = actions.json() if isinstance(actions, Lazy) else json.dumps(list(actions), ensure_ascii=False)
+    listed = session.journal.script_json(actions)  # the SCRIPT's cache, where it checks
+    if listed is None:
+        listed = actions.json() if isinstance(actions, Lazy) else json.dumps(list(actions), ensure_ascii=False)
     assert text.endswith("[]}}")
     text = text[:-4] + listed + "}}"
     if utf8_writable(text):

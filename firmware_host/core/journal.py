@@ -54,6 +54,8 @@ from firmware_host.core.journal_lines import (
     proven,
     snap_body,
 )
+from firmware_host.core.script_cache import ScriptCache, actions_text, cache_path
+from firmware_host.core.script_cache import read as read_script
 from firmware_host.core.writer import Writer
 
 log = logging.getLogger(__name__)
@@ -119,7 +121,7 @@ class Journal:
     created: Future | None = None
     """The future of the journal's creation (done when the file exists whole)."""
     _durable: int = 0
-    """Records on disk (set by the writer)."""
+    """Records of :attr:`tail` on disk (set by the writer)."""
     _fd: int | None = None
     _cut: bool = False
     """Whether the file may hold bytes past ``_size`` (a torn tail, a failed write) to cut first."""
@@ -127,6 +129,12 @@ class Journal:
     """The CRC-32 of the file's first ``_size`` bytes (a snapshot names it: see :func:`proven`)."""
     head: Head | None = None
     """The lines before the last snapshot, decoded when needed (``None``: all are in ``tail``)."""
+    script: ScriptCache | None = None
+    """The cache of the SCRIPT's text beside the journal (see :mod:`firmware_host.core.script_cache`)."""
+
+    def __post_init__(self) -> None:
+        if self.script is None:
+            self.script = ScriptCache(cache_path(self.path))
 
     @classmethod
     def create(
@@ -159,8 +167,12 @@ class Journal:
         return journal
 
     @classmethod
-    def open(cls, path: Path, writer: Writer | None = None) -> Journal:
-        """Read a journal back; a torn last line is dropped, other damage raises JournalError."""
+    def open(cls, path: Path, writer: Writer | None = None, defer: bool = False) -> Journal:
+        """Read a journal back; a torn last line is dropped, other damage raises JournalError.
+
+        ``defer``: the lines before the last snapshot are not even searched for the records that
+        are not actions until something asks for one (see :attr:`Head.point`): what a read-only
+        ``tablemate state`` needs of a long game is that snapshot and what follows it."""
         raw = path.read_bytes()
         end = raw.rfind(b"\n") + 1
         tail = raw[end:]  # bytes after the last newline: empty unless the last write tore
@@ -168,57 +180,64 @@ class Journal:
         torn = bool(tail)
         known_end, known_crc = proven(raw, end)
         header_end = raw.find(b"\n") + 1
-        head = None
+        head_data = None
         if known_end > header_end:  # proven: the lines before the snapshot are read when needed
-            head = Head(path.name, raw[header_end:known_end], 2)
+            head_data = raw[header_end:known_end]
             lines = [raw[: header_end - 1], *raw[known_end : end - 1].split(b"\n")]
-            skip = len(head)  # line numbers past the head's
             good = known_end - header_end
         else:
             lines = raw[: end - 1].split(b"\n") if end else []
-            skip = good = 0
+            good = 0
             known_end = known_crc = 0
         collecting = gc.isenabled()
         gc.disable()  # thousands of fresh records, none garbage: no collection passes over them meanwhile
         try:
-            records_read = decode_all(lines[:1], proven=head is not None) + decode_all(lines[1:])
+            records_read = decode_all(lines[:1], proven=head_data is not None) + decode_all(lines[1:])
         finally:
             if collecting:
                 gc.enable()
-        for number, (line, record) in enumerate(zip(lines, records_read, strict=True), start=1):
-            if number > 1:
-                number += skip
-            if record is None and number < len(lines) + skip and is_snapshot(line):
+        head = None
+        if head_data is not None:
+            snap = records_read[1]["snap"] if len(records_read) > 1 and records_read[1] is not None else None
+            point = snap.get("n") if defer and isinstance(snap, dict) else None
+            head = Head(path.name, head_data, 2, point if type(point) is int and point >= 0 else None)
+
+        def number(at: int) -> int:  # a line's number in the file, from its place in ``lines``
+            return at if at == 1 or head is None else at + len(head)
+
+        for at, (line, record) in enumerate(zip(lines, records_read, strict=True), start=1):
+            if record is None and at < len(lines) and is_snapshot(line):
                 record = {"snap": {}}  # a damaged snapshot is only a lost shortcut: the actions replay
             if record is None:
-                if number == len(lines) + skip and not tail:
+                if at == len(lines) and not tail:
                     torn = True
                     break
-                raise JournalError(f"{path.name}: line {number} is damaged")
+                raise JournalError(f"{path.name}: line {number(at)} is damaged")
             decoded.append(record)
             good += len(line) + 1
         if not decoded:
             raise JournalError(f"{path.name}: no header")
         records = decoded[1:]
-        count = len(records) + (len(head) if head is not None else 0)
-        journal = cls(path, decoded[0], records, torn, good, writer or Writer(), None, count, None, torn)
+        journal = cls(path, decoded[0], records, torn, good, writer or Writer(), None, len(records), None, torn)
         journal.head = head
         journal._crc = zlib.crc32(memoryview(raw)[known_end:good], known_crc)
         return journal
 
-    def submit(self, record: dict[str, Any], optional: bool = False) -> Future:
+    def submit(self, record: dict[str, Any], optional: bool = False, line: tuple[Any, int] | None = None) -> Future:
         """Hand one record to the writer; the future is done when it survives a power cut.
 
         ``optional``: a record nothing depends on (a snapshot). Its failure breaks nothing: it
         is logged once, left out of :attr:`records`, its torn bytes cut by the next write, and
-        its future says ``False`` instead of raising.
+        its future says ``False`` instead of raising. ``line``, with a snapshot: the actions in
+        effect at its point and the fewest the line held since the last snapshot, for the
+        SCRIPT's cache (:meth:`~firmware_host.core.script_cache.ScriptCache.write`).
         """
         kept = dict(record)
         self.tail.append(kept)
         if not optional:
             data = encode(record)
             return self.writer.submit(lambda: self._write(data))
-        return self.writer.submit(lambda: self._write_optional(record, kept))
+        return self.writer.submit(lambda: self._write_optional(record, kept, line))
 
     def append(self, record: dict[str, Any]) -> None:
         """Write one record and fsync it; when this returns, the record survives a power cut."""
@@ -249,14 +268,19 @@ class Journal:
         self._durable += 1
         self._cut = False
 
-    def _write_optional(self, record: dict[str, Any], kept: dict[str, Any]) -> bool:
+    def _write_optional(self, record: dict[str, Any], kept: dict[str, Any], line: tuple[Any, int] | None) -> bool:
         """On the writer: :meth:`_write` of a record nothing depends on; ``False`` when it failed.
 
         A snapshot is encoded here, naming where its line starts and the checksum of every byte
-        before it, so that a read can trust all of them in one pass (:func:`proven`)."""
+        before it, so that a read can trust all of them in one pass (:func:`proven`), and the
+        SCRIPT's cache up to its point (written first)."""
         if isinstance(record.get("snap"), dict):
             at = self._size  # where it goes: a torn tail past it is cut first
-            record = {**record, "snap": {**record["snap"], "ac": self._crc, "at": at}}
+            cs = self.script.write(*line) if line is not None and self.script is not None else None
+            extra = {"cs": cs} if cs is not None else {}
+            record = {**record, "snap": {**record["snap"], "ac": self._crc, "at": at, **extra}}
+            if cs is not None:
+                kept["snap"] = {**kept["snap"], "cs": cs}
         try:
             self._write(encode(record))
         except OSError as exc:
@@ -268,7 +292,7 @@ class Journal:
 
     def rollback(self) -> int:
         """After a failed write: forget the records that never reached the disk; how many."""
-        lost = min(self.count - self._durable, len(self.tail))
+        lost = len(self.tail) - self._durable
         if lost > 0:
             del self.tail[len(self.tail) - lost :]
         return max(0, lost)
@@ -306,9 +330,11 @@ class Journal:
         still describe a point of that line (written with as many actions in effect, and no undo
         gone below that point since), oldest first. The head's are read without decoding them."""
         line = Timeline()
+        if self.head is not None and not self.head.indexed and self._below_head():
+            self.head.search()  # an undo went into the head: its own snapshots are wanted
         if self.head is not None:
             line.actions, line.joined = self.head.actions(), self.head.joined()
-            line.snaps = list(self.head.line()[2])
+            line.snaps = self.head.snaps()
         actions, joined, snaps = line.actions, line.joined, line.snaps
         for record in self.tail:
             if "a" in record:
@@ -326,6 +352,45 @@ class Journal:
                     snaps.append(snap)
         return line
 
+    def seed_script(self, snaps: list[dict[str, Any]]) -> None:
+        """Tell the SCRIPT's cache the marks of the snapshots of the line in play (oldest first)."""
+        if self.script is not None:
+            self.script.seed(snaps)
+
+    def script_json(self, actions: Any) -> str | None:
+        """``json.dumps`` of the list ``actions`` (the line in play, or its first actions) with
+        its first part read from the SCRIPT's cache: ``None`` when the cache holds none of it."""
+        if self.script is None:
+            return None
+        found = read_script(self.script.path, self.script.marks, len(actions))
+        if found is None:
+            return None
+        n, text = found
+        rest = actions_text(actions[n:])
+        return "[" + text + (", " if text and rest else "") + rest + "]"
+
+    def older_snaps(self, floor: int) -> list[dict[str, Any]]:
+        """The snapshots of the head's line (searched now, if not yet) at most ``floor`` actions
+        in: those a line that has not gone below ``floor`` since it was read still holds."""
+        if self.head is None:
+            return []
+        self.head.search()
+        return [snap for snap in self.head.snaps() if snap.get("n", 0) <= floor]
+
+    def _below_head(self) -> bool:
+        """Whether the line of play went below the head's point since (an undo into the head)."""
+        assert self.head is not None and self.head.point is not None
+        n = point = self.head.point
+        for record in self.tail:
+            if "a" in record:
+                n += 1
+            elif "undo" in record:
+                k = record.get("k", 1)
+                n -= k if type(k) is int and k > 0 else 1
+                if n < point:
+                    return True
+        return False
+
     def draft(self) -> dict[str, Any] | None:
         """The answers of an unfinished simultaneous prompt, if the last record is one."""
         records: Iterator[dict[str, Any] | None] = iter(reversed(self.tail))
@@ -340,17 +405,39 @@ class Journal:
 
     def last(self, key: str) -> dict[str, Any] | None:
         """The newest record holding ``key`` (not an action: ``"a"`` is not searched in the head)."""
-        for record in self.newest_first():
+        for record in reversed(self.tail):
+            if key in record:
+                return record
+        if self.head is None:
+            return None
+        if not self.head.indexed:
+            known, found = self.head.newest_naming(key, lambda record: key in record)
+            if known:
+                return found
+        for record in self.head.notes_newest_first():
             if key in record:
                 return record
         return None
 
     def last_meta(self, name: str) -> Any:
         """The newest ``meta`` value named ``name`` (``{"meta": {name: VALUE}}``), or ``None``."""
-        for record in self.newest_first():
+
+        def holds(record: dict[str, Any]) -> bool:
             meta = record.get("meta")
-            if isinstance(meta, dict) and name in meta:
-                return meta[name]
+            return isinstance(meta, dict) and name in meta
+
+        for record in reversed(self.tail):
+            if holds(record):
+                return record["meta"][name]
+        if self.head is None:
+            return None
+        if not self.head.indexed:
+            known, found = self.head.newest_naming(name, holds)
+            if known:
+                return found["meta"][name] if found is not None else None
+        for record in self.head.notes_newest_first():
+            if holds(record):
+                return record["meta"][name]
         return None
 
     def metas(self, name: str) -> list[Any]:

@@ -21,7 +21,7 @@ import gc
 import json
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, overload
 
 from firmware_host.core.journal_lines import JournalError, decode_all, is_snapshot
@@ -57,27 +57,74 @@ class Head:
     two threads (the replay check decodes while the loop reads).
     """
 
-    def __init__(self, name: str, data: bytes, first: int) -> None:
+    def __init__(self, name: str, data: bytes, first: int, point: int | None = None) -> None:
         self.name, self.data, self.first = name, data, first
-        found = _not_actions(data)
-        self._count = found[-1][0] + 1 + data.count(b"\n", found[-1][2] + 1) if found else data.count(b"\n")
-        self._at = {i: (start, end) for i, start, end in found}
-        """Where each line that is not an action starts and ends, by line index."""
-        self.others: dict[int, dict[str, Any]] = {}
-        """The records that are not actions, by line index (in order)."""
-        lines = [data[start:end] for _, start, end in found]
-        for (i, _, _), line, record in zip(found, lines, decode_all(lines, proven=True), strict=True):
-            if record is None and is_snapshot(line):
-                record = {"snap": {}}  # only a lost shortcut, as everywhere in the journal
-            if record is None:
-                raise JournalError(f"{name}: line {first + i} is damaged")
-            self.others[i] = record
+        self.point = point
+        """With ``point`` (the actions in effect at the head's end, as the snapshot after it says),
+        the search for the lines that are not actions waits until something needs them: a read
+        that starts from that snapshot (``tablemate state`` with the SCRIPT's cache) finds none."""
+        self._index: tuple[dict[int, tuple[int, int]], dict[int, dict[str, Any]], int] | None = None
         self._lines: list[bytes] | None = None
         self._records: list[dict[str, Any]] | None = None
         self._fields: tuple[list[Any], list[bool]] | None = None
         self._lock = threading.RLock()
         self._line: tuple[list[tuple[int, int, int, int]], list[int], list[dict[str, Any]], int] | None = None
         self._actions, self._joined = _Items(self, "a"), _Items(self, "j")
+        if point is None:
+            self._indexed()
+
+    def _indexed(self) -> tuple[dict[int, tuple[int, int]], dict[int, dict[str, Any]], int]:
+        """Where each line that is not an action starts and ends and its record (by line index),
+        and how many lines there are: found with one search over the bytes, once."""
+        if self._index is not None:
+            return self._index
+        with self._lock:
+            if self._index is None:
+                name, data, first = self.name, self.data, self.first
+                found = _not_actions(data)
+                count = found[-1][0] + 1 + data.count(b"\n", found[-1][2] + 1) if found else data.count(b"\n")
+                where = {i: (start, end) for i, start, end in found}
+                others: dict[int, dict[str, Any]] = {}
+                lines = [data[start:end] for _, start, end in found]
+                for (i, _, _), line, record in zip(found, lines, decode_all(lines, proven=True), strict=True):
+                    if record is None and is_snapshot(line):
+                        record = {"snap": {}}  # only a lost shortcut, as everywhere in the journal
+                    if record is None:
+                        raise JournalError(f"{name}: line {first + i} is damaged")
+                    others[i] = record
+                self._index = (where, others, count)
+        return self._index
+
+    def search(self) -> None:
+        """Find the lines that are not actions now (if not yet)."""
+        self._indexed()
+
+    @property
+    def indexed(self) -> bool:
+        """Whether the lines that are not actions have been found (see :attr:`point`)."""
+        return self._index is not None
+
+    @property
+    def others(self) -> dict[int, dict[str, Any]]:
+        """The records that are not actions, by line index (in order)."""
+        return self._indexed()[1]
+
+    @property
+    def _at(self) -> dict[int, tuple[int, int]]:
+        return self._indexed()[0]
+
+    @property
+    def _count(self) -> int:
+        return self._indexed()[2]
+
+    def last_action(self) -> dict[str, Any] | None:
+        """The record of the head's last line when it is an action (the one its snapshot
+        follows), read without finding the other lines; ``None`` when it is not one."""
+        data = self.data
+        start = self._last_start()
+        if not data.startswith(ACTION, start):
+            return None
+        return self._action(len(self) - 1 if self.indexed else -1, data[start:-1])
 
     def __len__(self) -> int:
         return self._count
@@ -257,10 +304,49 @@ class Head:
         return end + 1
 
     def newest_first(self) -> Iterator[dict[str, Any] | None]:
-        """The records newest first, ``None`` standing for an action (nothing decoded)."""
+        """The records newest first, ``None`` standing for an action (nothing decoded; the last
+        line, when it is an action, said so before the head is searched)."""
+        top = self._count - 1 if self._index is not None else None
+        if top is None and self.data.startswith(ACTION, self._last_start()):
+            yield None
+            top = self._count - 2
         others = self.others
-        for i in range(self._count - 1, -1, -1):
+        for i in range(self._count - 1 if top is None else top, -1, -1):
             yield others.get(i)
+
+    def _last_start(self) -> int:
+        return self.data.rfind(b"\n", 0, len(self.data) - 1) + 1
+
+    def newest_naming(self, key: str, holds: Callable[[dict[str, Any]], bool]) -> tuple[bool, dict[str, Any] | None]:
+        """Before the head is searched (see :attr:`point`): its newest record that ``holds``
+        (a record holding ``key`` at its top, as notes do), as (known, the record or ``None``).
+
+        A record holding the key names it, so the lines naming it are read from the last one
+        back, each alone: action lines and snapshots are stepped over (their top holds only
+        ``a``, ``j``, ``snap``, ``e``, ``t``). Not known when more than :data:`FEW` lines that are
+        not snapshots name it (then the head is searched instead)."""
+        if key in ("a", "j", "snap", "e", "t"):
+            return False, None
+        data, needle, tries = self.data, f'"{key}":'.encode(), 0
+        pos = len(data)
+        while True:
+            pos = data.rfind(needle, 0, pos)
+            if pos < 0:
+                return True, None  # no line names the key: none holds it
+            start = data.rfind(b"\n", 0, pos) + 1
+            if b'"snap":{' in data[start : start + 64]:
+                pos = start  # a snapshot (its state may name anything): stepped over
+                continue
+            tries += 1
+            if tries > FEW:
+                return False, None
+            if not data.startswith(ACTION, start):
+                record = decode_all([data[start : data.index(b"\n", pos)]], proven=True)[0]
+                if record is None:
+                    return False, None
+                if holds(record):
+                    return True, record
+            pos = start
 
     def notes_newest_first(self) -> Iterator[dict[str, Any]]:
         """The records that are not actions, newest first."""
@@ -321,13 +407,22 @@ class Head:
         run = bisect.bisect_right(before, k) - 1
         return runs[run][0] + k - before[run]
 
+    def size(self) -> int:
+        """How many actions are in effect at the head's end (its snapshot's point until the head
+        is searched: see :attr:`point`)."""
+        return self.point if self._index is None and self.point is not None else self.line()[3]
+
+    def snaps(self) -> list[dict[str, Any]]:
+        """The snapshots of points of the head's line (none known until the head is searched)."""
+        return [] if self._index is None and self.point is not None else list(self.line()[2])
+
     def actions(self) -> Lazy:
         """The actions in effect at the head's end."""
-        return Lazy(self._actions, self.line()[3])
+        return Lazy(self._actions, self.size())
 
     def joined(self) -> Lazy:
         """Per action in effect: whether it joins the move of the one before it."""
-        return Lazy(self._joined, self.line()[3])
+        return Lazy(self._joined, self.size())
 
 
 def _not_actions(data: bytes) -> list[tuple[int, int, int]]:
@@ -366,7 +461,12 @@ class _Items:
     def get(self, k: int) -> Any:
         if self._all is not None:
             return self._all[k]
-        return self._value(self.head.record(self.head.index(k)))
+        head = self.head
+        if not head.indexed and head.point is not None and k == head.point - 1:
+            last = head.last_action()  # the action its snapshot follows: no search for it
+            if last is not None:
+                return self._value(last)
+        return self._value(head.record(head.index(k)))
 
     def run(self, start: int, stop: int) -> list[Any]:
         """Items ``start`` to ``stop`` (their lines decoded together, unless all are)."""
@@ -447,11 +547,12 @@ class Lazy(Sequence):  # type: ignore[type-arg]
             yield from self._items.all()[: self._n]  # type: ignore[union-attr]
         yield from self.tail
 
-    def json(self) -> str:
-        """The list as JSON text, exactly as ``json.dumps(list(line), ensure_ascii=False)`` writes
-        it, the head's part copied from the journal's bytes where it can be (nothing decoded)."""
+    def json(self, sort_keys: bool = False) -> str:
+        """The list as JSON text, exactly as ``json.dumps(list(line), ensure_ascii=False,
+        sort_keys=sort_keys)`` writes it, the head's part copied from the journal's bytes where
+        it can be (nothing decoded; its keys are sorted as the journal writes them)."""
         head = self._items.text(self._n) if self._n else ""  # type: ignore[union-attr]
-        tail = json.dumps(self.tail, ensure_ascii=False)[1:-1]
+        tail = json.dumps(self.tail, ensure_ascii=False, sort_keys=sort_keys)[1:-1]
         return "[" + head + (", " if head and tail else "") + tail + "]"
 
     def append(self, item: Any) -> None:

@@ -28,10 +28,13 @@ _NUMBER = rb"(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)"
 _SNAP_HEAD = re.compile(
     rb'^\{(?:"e":'
     + _NUMBER
-    + rb',)?"snap":\{(?:"ac":([0-9]+),"at":([0-9]+),)?"d":[0-9]+,"g":"[a-z]+","k":"[0-9a-f]+","n":([0-9]+),'
+    + rb',)?"snap":\{(?:"ac":(?P<ac>[0-9]+),"at":(?P<at>[0-9]+),)?(?:"cs":\[(?P<cs>[0-9]+),(?P<csc>[0-9]+)\],)?'
+    rb'"d":[0-9]+,"g":"[a-z]+","k":"[0-9a-f]+","n":(?P<n>[0-9]+),'
 )
 """The start of a snapshot line as :func:`encode` writes it (keys sorted): its times, the
-checksum of every byte before it and where it starts (``ac``, ``at``), and its point."""
+checksum of every byte before it and where it starts (``ac``, ``at``), the length and checksum
+of the SCRIPT text cached up to its point (``cs``: see :mod:`firmware_host.core.script_cache`),
+and its point."""
 _SNAP_BODY = re.compile(rb'\],"os":[0-9]+,"s":\{"\$c":"games\.')
 """What follows a snapshot's outcomes: how a snapshot line whose head is damaged is still known."""
 _SNAP_TAIL = re.compile(rb',"t":' + _NUMBER + rb"$")
@@ -43,9 +46,11 @@ class Snap(dict):  # type: ignore[type-arg]
     """A snapshot record's body read only as far as its point (``n``): the rest, a state much
     longer than an action, is parsed by :meth:`full` when the snapshot is used."""
 
-    def __init__(self, n: int, line: bytes) -> None:
+    def __init__(self, n: int, line: bytes, cs: list[int] | None = None) -> None:
         super().__init__(n=n)
         self.line = line
+        if cs is not None:
+            self["cs"] = cs
 
     def full(self) -> dict[str, Any]:
         """The whole body (empty when it does not parse: then it is not used)."""
@@ -80,7 +85,8 @@ def snap_record(line: bytes) -> dict[str, Any] | None:
     tail = _SNAP_TAIL.match(line, line.rfind(b',"t":', 0, cut), cut)
     if tail is None:
         return None
-    record: dict[str, Any] = {"snap": Snap(int(head.group(4)), line)}
+    cs = [int(head["cs"]), int(head["csc"])] if head["cs"] is not None else None
+    record: dict[str, Any] = {"snap": Snap(int(head["n"]), line, cs)}
     if head.group(1) is not None:
         record["e"] = float(head.group(1))
     record["t"] = float(tail.group(1))
@@ -170,9 +176,9 @@ def proven(raw: bytes, end: int) -> tuple[int, int]:
             line = raw[pos:stop]
             head = _SNAP_HEAD.match(line)
             tried += 1
-            if head is not None and head.group(3) is not None and int(head.group(3)) == pos and sealed(line):
+            if head is not None and head["at"] is not None and int(head["at"]) == pos and sealed(line):
                 crc = zlib.crc32(memoryview(raw)[:pos])
-                if crc == int(head.group(2)):
+                if crc == int(head["ac"]):
                     return pos, crc
             if tried == 2:
                 break

@@ -91,6 +91,14 @@ class Session:
         """Actions in effect by the journal when the session was made (a replay may keep fewer)."""
         self._snaps = line.snaps
         """The journal's snapshots of points of the line in play (used when undo goes back to them)."""
+        journal.seed_script(line.snaps)
+        self._low = len(line.actions)
+        """The fewest actions the line held since the last snapshot (for the SCRIPT's cache)."""
+        self._floor = len(line.actions)
+        """The fewest actions the line held since the session was made."""
+        self._head_snaps = journal.head is None or journal.head.indexed
+        """Whether the snapshots before the journal's last are among :attr:`_snaps` (a journal read
+        from its last snapshot on names them once its head is searched: see :meth:`_replay`)."""
         self._rebuild(line.actions, line.joined)
         self.unchecked: tuple[list[Action], Point] | None = None
         """The line rebuilt from a journal snapshot and where it led, until :meth:`agrees` has
@@ -175,7 +183,9 @@ class Session:
         A damaged journal is moved aside and raises StoreError, as does a folder that cannot take
         the writes a resume needs.
         """
-        journal = store.open_game(repair=True)
+        # the lines before the last snapshot are searched when first needed: on the device, by the
+        # replay that checks the resume, off the loop and after READY
+        journal = store.open_game(repair=True, defer=True)
         if journal is None:
             return None
         try:
@@ -231,6 +241,10 @@ class Session:
         n = len(actions)
         if not trust:
             return self._replay_from(actions, self._points[0], None)
+        head = self.journal.head
+        if not self._head_snaps and head is not None and head.point is not None and n < head.point:
+            self._head_snaps = True  # below the journal's last snapshot: the ones before it wanted
+            self._snaps[:0] = self.journal.older_snaps(self._floor)
         snaps = [snap for snap in self._snaps if snap.get("n", 0) <= n]
         start = self._points[max(k for k in self._points if k <= n)]
         if snaps and start.n < n:
@@ -291,6 +305,8 @@ class Session:
             else T("action {index} refused on resume: {reason}", index=index, reason=result.refused[1])
         )
         kept = n if index is None else index
+        self._low = min(self._low, kept)
+        self._floor = min(self._floor, kept)
         self.actions, self.joined = result.actions[:kept], joined[:kept]
         self._point = result.end
         self.state = result.end.state
@@ -357,7 +373,9 @@ class Session:
             }
         except SnapshotError:
             return  # a state the encoding does not know: the actions alone will do
-        self._track(self.journal.submit({"snap": body, **self._stamp()}, optional=True))
+        line = (self.actions[: point.n], min(self._low, point.n))
+        self._low = point.n
+        self._track(self.journal.submit({"snap": body, **self._stamp()}, optional=True, line=line))
 
     def outcomes(self) -> list[str]:
         """The last outcomes of the game in play, oldest first (what "What happened" lists)."""

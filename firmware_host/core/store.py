@@ -118,17 +118,18 @@ class Store:
         )
 
     # -- the game in play ---------------------------------------------------------------------
-    def open_game(self, repair: bool = False) -> Journal | None:
+    def open_game(self, repair: bool = False, defer: bool = False) -> Journal | None:
         """The journal of the game last played, or ``None`` (it may have ended but not been filed).
 
         A damaged journal raises StoreError naming the damage; with ``repair`` it is first moved
-        aside (kept, and a new game can start).
+        aside (kept, and a new game can start). ``defer``: see :meth:`Journal.open` (a reader
+        that starts from the last snapshot).
         """
         path = self.game_path
         if not path.exists():
             return None
         try:
-            journal = Journal.open(path, self.writer)
+            journal = Journal.open(path, self.writer, defer)
         except OSError as exc:
             raise StoreError(f"{path.name}: {exc.strerror or exc}") from None
         except JournalError as exc:

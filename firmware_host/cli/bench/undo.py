@@ -5,14 +5,16 @@ A long party evening is thousands of actions in one journal. This builds session
 written as the device writes them), then on a real event loop with the simulated hardware:
 
 - **resume**: the device boots on that folder (the journal read from its last snapshot on, the
-  lines before it left undecoded, the game rebuilt from that snapshot, off the loop); the time
+  lines before it proven by one CRC but neither searched nor decoded until the replay check
+  wants them, the game rebuilt from that snapshot, off the loop); the time
   :meth:`Session.resume` takes. The replay from the first action that then checks the snapshot
   runs on a thread of its own and the device does not wait for it (``READY`` is sent before it
   ends); the bench waits for it before measuring the rest, only so that its thread does not
   share the CPU with what is measured next (``state`` runs in this process here, while the real
   command has a process of its own; the undos would be slowed by it, not held up);
-- **state**: what ``tablemate state`` does (read the journal, rebuild, print the
-  SCRIPT of every action), timed in-process (the command runs in its own process, never on the
+- **state**: what ``tablemate state`` does (read the journal from its last snapshot on, rebuild,
+  print the SCRIPT of every action: the SCRIPT's cache up to that snapshot, the actions after it
+  from the journal), timed in-process (the command runs in its own process, never on the
   device's loop), the best of :data:`STATE_RUNS` in a row;
 - **undo**: :data:`UNDOS` undos in a row through :meth:`Device.undo`, each timed from the call
   until the undo is journaled and shown (the slowest is reported).
@@ -93,7 +95,7 @@ def _state(folder: Path) -> float:
 
     start = time.perf_counter()
     store = Store(folder, create=False)
-    journal = store.open_game()
+    journal = store.open_game(defer=True)
     assert journal is not None
     state_text(Session(store, journal))
     return time.perf_counter() - start

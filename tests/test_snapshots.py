@@ -259,6 +259,31 @@ LIES = {
 }
 
 
+def test_a_snapshot_naming_a_point_its_lines_do_not_hold_is_found_out_and_the_device_reads_every_line(
+    tmp_path, monkeypatch, cli, caplog
+):
+    """The lines before the last snapshot are searched only when needed, its point trusted until
+    then: one that names another point is found out when they are, never trusted past that."""
+    monkeypatch.setattr(sessions, "SNAP_EVERY", 10)
+    session = _long(Store(tmp_path), 25)
+    session.journal.close()
+    truth = _replayed(session.script(), session.actions)
+    _reseal(Store(tmp_path).game_path, lambda s: s.update(n=s["n"] + 1) if s["n"] == 20 else None)
+    shown = cli("state", "--state-dir", tmp_path)
+    assert "Traceback" not in shown.err
+    assert shown.status == 2 or shown.json()["script"]["actions"] == session.actions
+
+    async def body(dev):
+        await dev.checked.wait()
+        return dev.session.state, len(dev.session.actions)
+
+    with caplog.at_level("WARNING"):
+        state, count = run_device(tmp_path, body)
+    assert count == 25 and same_state(state, truth)
+    said = [r.getMessage() for r in caplog.records if "names 21 actions" in r.getMessage()]
+    assert len(said) == 1 and "read again from every line" in said[0]
+
+
 @pytest.mark.parametrize("lie", sorted(LIES))
 def test_a_crafted_snapshot_never_breaks_the_folder_and_the_device_keeps_the_replay(tmp_path, monkeypatch, cli, lie):
     monkeypatch.setattr(sessions, "SNAP_EVERY", 10)

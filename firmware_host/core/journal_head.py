@@ -64,6 +64,8 @@ class Head:
         the search for the lines that are not actions waits until something needs them: a read
         that starts from that snapshot (``tablemate state`` with the SCRIPT's cache) finds none."""
         self._index: tuple[dict[int, tuple[int, int]], dict[int, dict[str, Any]], int] | None = None
+        self._misled: str | None = None
+        """Why the snapshot's point is not the head's line (found when the head was searched)."""
         self._lines: list[bytes] | None = None
         self._records: list[dict[str, Any]] | None = None
         self._fields: tuple[list[Any], list[bool]] | None = None
@@ -76,7 +78,7 @@ class Head:
     def _indexed(self) -> tuple[dict[int, tuple[int, int]], dict[int, dict[str, Any]], int]:
         """Where each line that is not an action starts and ends and its record (by line index),
         and how many lines there are: found with one search over the bytes, once."""
-        if self._index is not None:
+        if self._index is not None and self._misled is None:
             return self._index
         with self._lock:
             if self._index is None:
@@ -93,6 +95,14 @@ class Head:
                         raise JournalError(f"{name}: line {first + i} is damaged")
                     others[i] = record
                 self._index = (where, others, count)
+                size = self.line()[3] if self.point is not None else None
+                if size != self.point:
+                    self._misled = (
+                        f"{name}: the snapshot after line {first + count - 1} names {self.point} actions"
+                        f" in effect, the lines before it hold {size}"
+                    )
+        if self._misled is not None:
+            raise JournalError(self._misled)  # the size trusted so far was the snapshot's: no read goes on from it
         return self._index
 
     def search(self) -> None:

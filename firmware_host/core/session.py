@@ -175,8 +175,12 @@ class Session:
         wall: Callable[[], float] = time.time,
         mono: Callable[[], float] = time.monotonic,
         synced: Callable[[], bool] | None = None,
+        defer: bool = True,
     ) -> Session | None:
         """The unfinished game of ``store``, exactly as it was, or ``None``.
+
+        ``defer``: the lines before the journal's last snapshot are searched when first needed
+        (see :meth:`Journal.open`); without, at once (a snapshot whose point its lines did not hold).
 
         A game that ended (an ``end`` record), or whose last action ended it while the power
         went before its ``end`` record, is filed now with its real result and ``None`` returned.
@@ -185,7 +189,7 @@ class Session:
         """
         # the lines before the last snapshot are searched when first needed: on the device, by the
         # replay that checks the resume, off the loop and after READY
-        journal = store.open_game(repair=True, defer=True)
+        journal = store.open_game(repair=True, defer=defer)
         if journal is None:
             return None
         try:

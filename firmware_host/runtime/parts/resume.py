@@ -9,6 +9,7 @@ import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from firmware_host.core.journal_lines import JournalError
 from firmware_host.core.replay import ScriptError
 from firmware_host.core.session import Session
 from firmware_host.core.store import Store, StoreError
@@ -87,7 +88,28 @@ class Resume:
                 log.warning("the snapshot resumed at action %d is not what its actions lead to: replayed instead", at)
                 game.events = game.past_events(session)
                 game.after_change()
+        except JournalError as exc:  # the snapshot's point is not what its lines hold: read them all
+            log.warning("%s: the game is read again from every line", exc)
+            await self._again(session)
         except Exception:  # the check is a safeguard: it never stops the table
             log.exception("checking the resumed game failed")
         finally:
             self.checked.set()
+
+    async def _again(self, old: Session) -> None:
+        """Resume the game once more from every line of its journal (none left for later)."""
+        loop = asyncio.get_running_loop()
+
+        def read() -> Session | None:
+            self.store.writer.drain()  # what the table did since is on disk first
+            old.journal.close()
+            return Session.resume(self.store, self.wall, loop.time, defer=False)
+
+        try:
+            fresh = await loop.run_in_executor(None, read)
+        except (StoreError, ScriptError, OSError) as exc:
+            log.error("cannot resume: %s", exc)
+            return
+        if fresh is not None and self.game.session is old:
+            self.game.enter(fresh)
+            self.game.after_change()

@@ -129,12 +129,11 @@ class Journal:
     """The CRC-32 of the file's first ``_size`` bytes (a snapshot names it: see :func:`proven`)."""
     head: Head | None = None
     """The lines before the last snapshot, decoded when needed (``None``: all are in ``tail``)."""
-    script: ScriptCache | None = None
+    script: ScriptCache = field(init=False)
     """The cache of the SCRIPT's text beside the journal (see :mod:`firmware_host.core.script_cache`)."""
 
     def __post_init__(self) -> None:
-        if self.script is None:
-            self.script = ScriptCache(cache_path(self.path))
+        self.script = ScriptCache(cache_path(self.path))
 
     @classmethod
     def create(
@@ -171,8 +170,8 @@ class Journal:
         """Read a journal back; a torn last line is dropped, other damage raises JournalError.
 
         ``defer``: the lines before the last snapshot are not even searched for the records that
-        are not actions until something asks for one (see :attr:`Head.point`): what a read-only
-        ``tablemate state`` needs of a long game is that snapshot and what follows it."""
+        are not actions until something asks for one (see :attr:`Head.point`): what ``tablemate
+        state`` and a resume need of a long game is that snapshot and what follows it."""
         raw = path.read_bytes()
         end = raw.rfind(b"\n") + 1
         tail = raw[end:]  # bytes after the last newline: empty unless the last write tore
@@ -276,7 +275,7 @@ class Journal:
         SCRIPT's cache up to its point (written first)."""
         if isinstance(record.get("snap"), dict):
             at = self._size  # where it goes: a torn tail past it is cut first
-            cs = self.script.write(*line) if line is not None and self.script is not None else None
+            cs = self.script.write(*line) if line is not None else None
             extra = {"cs": cs} if cs is not None else {}
             record = {**record, "snap": {**record["snap"], "ac": self._crc, "at": at, **extra}}
             if cs is not None:
@@ -354,14 +353,11 @@ class Journal:
 
     def seed_script(self, snaps: list[dict[str, Any]]) -> None:
         """Tell the SCRIPT's cache the marks of the snapshots of the line in play (oldest first)."""
-        if self.script is not None:
-            self.script.seed(snaps)
+        self.script.seed(snaps)
 
     def script_json(self, actions: Any) -> str | None:
         """``json.dumps`` of the list ``actions`` (the line in play, or its first actions) with
         its first part read from the SCRIPT's cache: ``None`` when the cache holds none of it."""
-        if self.script is None:
-            return None
         found = read_script(self.script.path, self.script.marks, len(actions))
         if found is None:
             return None
@@ -405,19 +401,7 @@ class Journal:
 
     def last(self, key: str) -> dict[str, Any] | None:
         """The newest record holding ``key`` (not an action: ``"a"`` is not searched in the head)."""
-        for record in reversed(self.tail):
-            if key in record:
-                return record
-        if self.head is None:
-            return None
-        if not self.head.indexed:
-            known, found = self.head.newest_naming(key, lambda record: key in record)
-            if known:
-                return found
-        for record in self.head.notes_newest_first():
-            if key in record:
-                return record
-        return None
+        return self._newest(key, lambda record: key in record)
 
     def last_meta(self, name: str) -> Any:
         """The newest ``meta`` value named ``name`` (``{"meta": {name: VALUE}}``), or ``None``."""
@@ -426,19 +410,22 @@ class Journal:
             meta = record.get("meta")
             return isinstance(meta, dict) and name in meta
 
+        record = self._newest(name, holds)
+        return record["meta"][name] if record is not None else None
+
+    def _newest(self, key: str, holds: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
+        """The newest record that ``holds`` (one holding ``key`` at its top): the tail's, then the
+        head's notes (found from the lines naming ``key`` while the head is not searched)."""
         for record in reversed(self.tail):
             if holds(record):
-                return record["meta"][name]
+                return record
         if self.head is None:
             return None
         if not self.head.indexed:
-            known, found = self.head.newest_naming(name, holds)
+            known, found = self.head.newest_naming(key, holds)
             if known:
-                return found["meta"][name] if found is not None else None
-        for record in self.head.notes_newest_first():
-            if holds(record):
-                return record["meta"][name]
-        return None
+                return found
+        return next((record for record in self.head.notes_newest_first() if holds(record)), None)
 
     def metas(self, name: str) -> list[Any]:
         """Every ``meta`` value named ``name``, oldest first."""

@@ -316,12 +316,12 @@ class Head:
     def newest_first(self) -> Iterator[dict[str, Any] | None]:
         """The records newest first, ``None`` standing for an action (nothing decoded; the last
         line, when it is an action, said so before the head is searched)."""
-        top = self._count - 1 if self._index is not None else None
-        if top is None and self.data.startswith(ACTION, self._last_start()):
+        said = 0
+        if self._index is None and self.data.startswith(ACTION, self._last_start()):
             yield None
-            top = self._count - 2
+            said = 1
         others = self.others
-        for i in range(self._count - 1 if top is None else top, -1, -1):
+        for i in range(self._count - 1 - said, -1, -1):
             yield others.get(i)
 
     def _last_start(self) -> int:

@@ -74,29 +74,33 @@ def _joined(before: int, text: str) -> bytes:
     return ((", " if before and text else "") + text).encode("utf-8")
 
 
-def _read(path: Path, size: int) -> bytes:
-    """The first ``size`` bytes of the cache (fewer when it is shorter; none when it cannot be read)."""
+def _on_file(path: Path, marks: Sequence[Mark]) -> tuple[Mark, bytes] | None:
+    """The newest of ``marks`` whose bytes the cache holds, with them (one read); ``None`` when
+    none does. A mark of actions but no text is never believed."""
+    usable = [m for m in marks if (m[0] == 0) == (m[1] == 0)]
+    if not usable:
+        return None
     try:
         with open(path, "rb") as f:
-            return f.read(size)
+            data = f.read(max(m[1] for m in usable))
     except OSError:
-        return b""
+        return None
+    for mark in reversed(usable):
+        if len(data) >= mark[1] and zlib.crc32(memoryview(data)[: mark[1]]) == mark[2]:
+            return mark, data[: mark[1]]
+    return None
 
 
 def read(path: Path, marks: Sequence[Mark], count: int) -> tuple[int, str] | None:
     """The cached text of the first actions of a line of ``count`` actions: the newest mark at
     or below ``count`` whose bytes check, as (its point, the text); ``None`` when none does."""
-    usable = [m for m in marks if m[0] <= count and (m[0] == 0) == (m[1] == 0)]
-    if not usable:
+    found = _on_file(path, [m for m in marks if m[0] <= count])
+    if found is None:
         return None
-    data = _read(path, max(m[1] for m in usable))
-    for n, length, crc in reversed(usable):
-        if len(data) >= length and zlib.crc32(memoryview(data)[:length]) == crc:
-            try:
-                return n, data[:length].decode("utf-8")
-            except UnicodeDecodeError:
-                return None
-    return None
+    try:
+        return found[0][0], found[1].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 class ScriptCache:
@@ -160,14 +164,16 @@ class ScriptCache:
         return [mark[1], mark[2]]
 
     def _base(self) -> Mark:
-        """The newest mark whose bytes are on the file (read back once a process), else the start."""
-        while self.marks:
-            mark = self.marks[-1]
-            if mark in self._checked:
-                return mark
-            data = _read(self.path, mark[1])
-            if len(data) == mark[1] and zlib.crc32(data) == mark[2]:
-                self._checked.add(mark)
-                return mark
-            self.marks.pop()
-        return 0, 0, 0
+        """The newest mark whose bytes are on the file (read back once a process), else the start;
+        the marks after it are dropped."""
+        marks = self.marks
+        if marks and marks[-1] in self._checked:
+            return marks[-1]
+        found = _on_file(self.path, marks)
+        if found is None:
+            self.marks = []
+            return 0, 0, 0
+        mark = found[0]
+        self.marks = marks[: marks.index(mark) + 1]
+        self._checked.add(mark)
+        return mark

@@ -196,8 +196,13 @@ class Companion:
                 raise
             text = exc.reason if exc.status != 413 else f"the body is larger than {MAX_BODY} bytes"
             return envelope(exc.status, ERRORS.get(exc.status, "HTTPError"), text)
-        except (asyncio.CancelledError, ConnectionError):
+        except asyncio.CancelledError:
             raise
+        except ConnectionError:
+            # the client went away before its answer (a WebSocket handshake a storm gave up on):
+            # nothing to log but the count; aiohttp's own path would log a traceback for each
+            self.gate.tally.note("requests whose client went away before the answer")
+            return web.Response(status=499)
         except Exception:
             log.exception("%s %s failed", request.method, request.path[:100])
             return envelope(500, "InternalError", "the table could not answer this; it goes on")

@@ -62,6 +62,32 @@ def test_only_a_frame_after_the_release_answers_the_press():
     assert first_frame(frames, 3.0, 3) is None
 
 
+def _attack(presses: list[float], idle: list[float]) -> dict:
+    return {
+        "presses": presses,
+        "quiet": presses,
+        "idle": idle,
+        "idle_quiet": idle,
+        "worst_busy_ms": 9.0,
+        "worst_block_ms": 12.0,
+        "worst_gc_ms": 7.5,  # wall time: another process had the CPU meanwhile
+        "gc_counts": [40, 4, 0],
+        "gc_cpu_ms": [0.8, 2.4, 0.0],
+        "jumps": 10,
+        "accepted": 10,
+        "new_client_worst_s": 0.1,
+        "new_client_failed": 0,
+        "new_client_asked": 5,
+        "saves": 10,
+        "saves_ok": 10,
+        "log_lines_a_minute": 1.0,
+        "rss_start_mb": 50.0,
+        "rss_after_mb": 50.5,
+        "pairings": [],
+        "load": {"http 200": 100},
+    }
+
+
 def test_the_attacks_table_gives_the_not_preempted_idle_presses_as_a_number():
     loop, frame = LoopThread(), threading.Event()
     idle, quiet = [], []
@@ -74,8 +100,27 @@ def test_the_attacks_table_gives_the_not_preempted_idle_presses_as_a_number():
     assert all(quiet)
     out = io.StringIO()
     with redirect_stdout(out):
-        print_attacks({"idle": idle, "idle_quiet": [v for v, q in zip(idle, quiet, strict=True) if q], "attacks": {}})
-    assert "nan" not in out.getvalue() and "the presses no other process preempted: " in out.getvalue()
+        print_attacks({"attacks": {"flood-50": _attack(idle, idle)}})
+    assert "nan" not in out.getvalue() and "1.00×, 10)" in out.getvalue()
+
+
+def test_each_attack_is_measured_against_the_idle_window_just_before_it():
+    """The machine's own noise drifts over minutes: an attack run while it was noisy is compared
+    with presses from that minute, not with a quiet minute before another attack."""
+    out = io.StringIO()
+    with redirect_stdout(out):
+        ok = print_attacks(
+            {
+                "attacks": {
+                    "slow-headers": _attack([0.004] * 20, [0.004] * 20),
+                    "ws-storm": _attack([0.012] * 20, [0.010] * 20),  # a noisy minute: 1.2× its idle
+                }
+            }
+        )
+    assert ok, out.getvalue()
+    assert "12.00 ms vs 10.00 ms = 1.20×" in out.getvalue()
+    with redirect_stdout(io.StringIO()):
+        assert not print_attacks({"attacks": {"ws-storm": _attack([0.016] * 20, [0.010] * 20)}})
 
 
 def test_the_attacks_table_says_each_attacks_collections_and_the_longest_in_cpu_time():
@@ -102,6 +147,6 @@ def test_the_attacks_table_says_each_attacks_collections_and_the_longest_in_cpu_
     }
     out = io.StringIO()
     with redirect_stdout(out):
-        ok = print_attacks({"idle": [0.005] * 20, "idle_quiet": [0.005] * 20, "attacks": {"flood-50": attack}})
+        ok = print_attacks({"attacks": {"flood-50": {**attack, "idle": [0.005] * 20, "idle_quiet": [0.005] * 20}}})
     assert ok
     assert "collections 40/4/0, longest 2.4 ms CPU (gen 1)" in out.getvalue()

@@ -4,7 +4,9 @@ Every TCP connection the page accepts passes :class:`Gate` before aiohttp sees a
 
 - **A cap in total and per address** (:func:`group`: an IPv4 address, or an IPv6 address's /64,
   since one machine has a whole /64 to itself). A connection over either cap is aborted at once
-  (a reset: no parsing, no answer, no log line of its own).
+  (a reset: no parsing, no answer, no log line of its own). An address at its cap, or banned,
+  is then refused by the kernel (:mod:`firmware_host.web.syn_filter`: its SYNs are dropped)
+  until it holds less again: its next thousand tries cost the loop nothing.
 - **The cap stays below the descriptors the device needs**: it is at most the process's
   descriptor limit less those open when the page starts and :data:`RESERVE`, which the journal,
   the history, the settings and the drivers always have. So ``accept()`` never meets
@@ -40,6 +42,7 @@ from collections.abc import Callable
 from typing import Any
 
 from firmware_host.web.pacing import TurnShare
+from firmware_host.web.syn_filter import SynFilter
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +58,9 @@ ACCEPTS_PER_TURN = 16
 """Connections accepted per loop turn at most (the rest wait in the kernel's queue for the next)."""
 LINGER_RESET = struct.pack("ii", 1, 0)
 """``SO_LINGER`` on with no time: a refused connection is reset at once, leaving no TIME_WAIT."""
+KEEP_OUT_SECONDS = 2.0
+"""How long the kernel refuses an address at least once it met its cap (a guest that closes one
+connection to open the next thousand is not let in at each close)."""
 BAN_SECONDS = 30.0
 """How long an address that sent past its budget is refused new connections."""
 TALLY_SECONDS = 60.0
@@ -246,6 +252,10 @@ class Gate:
         self.turns = TurnShare()
         """Connections whose bytes go to the parser in one loop turn (:mod:`firmware_host.web.pacing`)."""
         self.tally = Tally(clock or (lambda: asyncio.get_running_loop().time()))
+        self.kernel: SynFilter | None = None
+        """The addresses the kernel refuses for the listening socket (from :meth:`serve` on)."""
+        self._out: dict[str, float] = {}
+        """The groups the kernel refuses, each until a time at least (the clock's)."""
         self._tasks: set[asyncio.Task[None]] = set()
 
     def admit(self, address: str) -> str | None:
@@ -273,6 +283,45 @@ class Gate:
             now = self.tally.clock()
             self._banned = {k: t for k, t in self._banned.items() if t > now}
         self._banned[key] = self.tally.clock() + seconds
+        if self.kernel is not None:
+            self._keep_out(key, seconds)
+            self.kernel.flush()
+
+    def refused(self, key: str) -> None:
+        """A connection of ``key`` was refused: if the address itself is why (at its cap, or
+        banned), the kernel refuses its next ones for :data:`KEEP_OUT_SECONDS` at least and until
+        it holds less (the caller's :meth:`SynFilter.flush` puts that on the socket)."""
+        if key in self._out or self.kernel is None:
+            return  # kept out already: these are the connections it had queued before
+        if key in self._banned or self.held[key] >= self.max_per_group:
+            self._keep_out(key, KEEP_OUT_SECONDS)
+
+    def keep_out(self, key: str) -> None:
+        """The kernel refuses ``key``'s new connections for :data:`KEEP_OUT_SECONDS` (it asked for
+        more than it may have: each new try would cost the page a refusal)."""
+        if self.kernel is not None and key not in self._out:
+            self._keep_out(key, KEEP_OUT_SECONDS)
+            self.kernel.flush()
+
+    def _keep_out(self, key: str, seconds: float) -> None:
+        """The kernel refuses ``key`` from the next flush on, for ``seconds`` at least."""
+        if self.kernel is None:
+            return
+        until = self.tally.clock() + seconds
+        if until > self._out.get(key, 0.0) and self.kernel.block(key):
+            self._out[key] = until
+            asyncio.get_running_loop().call_later(seconds, self._let_in, key)
+
+    def _let_in(self, key: str) -> None:
+        """``key`` may connect again once its time out is over and it holds less than its cap
+        (called when its time is up and whenever one of its connections closes)."""
+        until = self._out.get(key)
+        if until is None or self.kernel is None:
+            return
+        if self.tally.clock() >= until - 0.001 and self.held[key] < self.max_per_group:  # a timer may wake a hair early
+            del self._out[key]
+            self.kernel.unblock(key)
+            self.kernel.flush()
 
     def release(self, key: str) -> None:
         """A connection of ``key`` closed."""
@@ -280,6 +329,7 @@ class Gate:
         self.held[key] -= 1
         if self.held[key] <= 0:
             del self.held[key]
+        self._let_in(key)
 
     def serve(self, sock: socket.socket, factory: Callable[[], asyncio.Protocol]) -> Callable[[], None]:
         """Accept connections on the listening ``sock`` for ``factory``'s protocols, behind the
@@ -296,12 +346,19 @@ class Gate:
         sock.setblocking(False)
         fd = sock.fileno()
         paused: list[asyncio.TimerHandle] = []
+        self.kernel = kernel = SynFilter(sock)
 
         def resume() -> None:
             paused.clear()
             loop.add_reader(fd, accept)
 
         def accept() -> None:
+            try:
+                take()
+            finally:
+                kernel.flush()
+
+        def take() -> None:
             for _ in range(ACCEPTS_PER_TURN):
                 try:
                     conn, peer = sock.accept()
@@ -313,8 +370,10 @@ class Gate:
                         loop.remove_reader(fd)
                         paused.append(loop.call_later(1.0, resume))
                     return  # ECONNABORTED and the like: the client gave up; nothing to do
-                key = self.admit(peer[0] if isinstance(peer, tuple) and peer else "")
+                address = peer[0] if isinstance(peer, tuple) and peer else ""
+                key = self.admit(address)
                 if key is None:
+                    self.refused(group(address))
                     with contextlib.suppress(OSError):
                         conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, LINGER_RESET)
                     conn.close()
@@ -330,6 +389,9 @@ class Gate:
             loop.remove_reader(fd)
             for handle in paused:
                 handle.cancel()
+            kernel.close()
+            self.kernel = None
+            self._out.clear()
 
         return stop
 

@@ -171,6 +171,7 @@ class LiveState:
             raise Refused(503, f"already {MAX_CLIENTS} screens follow the table")
         key = group(request.remote or "")
         if sum(1 for c in self.clients if c.key == key) >= MAX_SCREENS_PER_GROUP:
+            self.gate.keep_out(key)
             raise Refused(503, f"already {MAX_SCREENS_PER_GROUP} screens at this address follow the table")
         ws = web.WebSocketResponse(heartbeat=HEARTBEAT, max_msg_size=MAX_FRAME, compress=False, autoping=False)
         await ws.prepare(request)

@@ -43,7 +43,12 @@ def source(i: int) -> str:
 async def _slow_header(host: str, port: int, address: str, until: float, counts: Counter) -> None:
     while time.monotonic() < until:
         try:
-            reader, writer = await asyncio.open_connection(host, port, local_addr=(address, 0))
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_connection(host, port, local_addr=(address, 0)), max(0.1, until - time.monotonic())
+            )
+        except TimeoutError:
+            counts["connect unanswered"] += 1  # its SYNs dropped until the run ended
+            break
         except OSError:
             counts["connect failed"] += 1
             await asyncio.sleep(0.5)
@@ -122,7 +127,8 @@ async def attack(base: str, name: str, seconds: float) -> dict[str, Any]:
         tasks = [_flood(base, source(i % 50), until, counts, "/api/pair") for i in range(100)]
     else:
         raise SystemExit(f"webattack: no attack {name!r} (known: {', '.join(ATTACKS)})")
-    await asyncio.gather(*tasks, return_exceptions=True)
+    with contextlib.suppress(TimeoutError):  # a connect the page never answers ends with the run
+        await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), seconds + 2.0)
     return {"attack": name, "seconds": seconds, **dict(counts)}
 
 

@@ -124,29 +124,8 @@ def test_each_attack_is_measured_against_the_idle_window_just_before_it():
 
 
 def test_the_attacks_table_says_each_attacks_collections_and_the_longest_in_cpu_time():
-    attack = {
-        "presses": [0.005] * 20,
-        "quiet": [0.005] * 20,
-        "worst_busy_ms": 9.0,
-        "worst_block_ms": 12.0,
-        "worst_gc_ms": 7.5,  # wall time: another process had the CPU meanwhile
-        "gc_counts": [40, 4, 0],
-        "gc_cpu_ms": [0.8, 2.4, 0.0],
-        "jumps": 10,
-        "accepted": 10,
-        "new_client_worst_s": 0.1,
-        "new_client_failed": 0,
-        "new_client_asked": 5,
-        "saves": 10,
-        "saves_ok": 10,
-        "log_lines_a_minute": 1.0,
-        "rss_start_mb": 50.0,
-        "rss_after_mb": 50.5,
-        "pairings": [],
-        "load": {"http 200": 100},
-    }
     out = io.StringIO()
     with redirect_stdout(out):
-        ok = print_attacks({"attacks": {"flood-50": {**attack, "idle": [0.005] * 20, "idle_quiet": [0.005] * 20}}})
+        ok = print_attacks({"attacks": {"flood-50": _attack([0.005] * 20, [0.005] * 20)}})
     assert ok
     assert "collections 40/4/0, longest 2.4 ms CPU (gen 1)" in out.getvalue()

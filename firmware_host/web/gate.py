@@ -271,6 +271,8 @@ class Gate:
             return None
         if self.held[key] >= self.max_per_group:
             self.tally.note("connections refused (one address holds all it may)")
+            if key not in self._out:  # else: connections it had queued before the kernel refused it
+                self._keep_out(key, KEEP_OUT_SECONDS)
             return None
         self.total += 1
         self.held[key] += 1
@@ -283,28 +285,19 @@ class Gate:
             now = self.tally.clock()
             self._banned = {k: t for k, t in self._banned.items() if t > now}
         self._banned[key] = self.tally.clock() + seconds
+        self.keep_out(key, seconds)
+
+    def keep_out(self, key: str, seconds: float = KEEP_OUT_SECONDS) -> None:
+        """The kernel refuses ``key``'s new connections for ``seconds`` at least and until it holds
+        less than its cap (it asked for more than it may have: each new try would cost the page a
+        refusal)."""
+        self._keep_out(key, seconds)
         if self.kernel is not None:
-            self._keep_out(key, seconds)
-            self.kernel.flush()
-
-    def refused(self, key: str) -> None:
-        """A connection of ``key`` was refused: if the address itself is why (at its cap, or
-        banned), the kernel refuses its next ones for :data:`KEEP_OUT_SECONDS` at least and until
-        it holds less (the caller's :meth:`SynFilter.flush` puts that on the socket)."""
-        if key in self._out or self.kernel is None:
-            return  # kept out already: these are the connections it had queued before
-        if key in self._banned or self.held[key] >= self.max_per_group:
-            self._keep_out(key, KEEP_OUT_SECONDS)
-
-    def keep_out(self, key: str) -> None:
-        """The kernel refuses ``key``'s new connections for :data:`KEEP_OUT_SECONDS` (it asked for
-        more than it may have: each new try would cost the page a refusal)."""
-        if self.kernel is not None and key not in self._out:
-            self._keep_out(key, KEEP_OUT_SECONDS)
             self.kernel.flush()
 
     def _keep_out(self, key: str, seconds: float) -> None:
-        """The kernel refuses ``key`` from the next flush on, for ``seconds`` at least."""
+        """The kernel refuses ``key`` from the next flush on, for ``seconds`` at least (refusals
+        of :meth:`admit` are put on the socket once per batch of accepts)."""
         if self.kernel is None:
             return
         until = self.tally.clock() + seconds
@@ -370,10 +363,8 @@ class Gate:
                         loop.remove_reader(fd)
                         paused.append(loop.call_later(1.0, resume))
                     return  # ECONNABORTED and the like: the client gave up; nothing to do
-                address = peer[0] if isinstance(peer, tuple) and peer else ""
-                key = self.admit(address)
+                key = self.admit(peer[0] if isinstance(peer, tuple) and peer else "")
                 if key is None:
-                    self.refused(group(address))
                     with contextlib.suppress(OSError):
                         conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, LINGER_RESET)
                     conn.close()

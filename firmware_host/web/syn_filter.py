@@ -113,7 +113,8 @@ class SynFilter:
 
     def unblock(self, key: str) -> None:
         """Let ``key`` connect again from the next :meth:`flush` on."""
-        if self.blocked.pop(key, 0) is None:
+        if key in self.blocked:
+            del self.blocked[key]
             self._changed = True
 
     def flush(self) -> None:

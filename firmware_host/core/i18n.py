@@ -85,6 +85,9 @@ def parse_po(text: str) -> dict[str, str]:
 def _string(token: str, number: int) -> str:
     if len(token) < 2 or not (token.startswith('"') and token.endswith('"')):
         raise ValueError(f"line {number}: expected a quoted string, got {token!r}")
+    inner = token[1:-1]
+    if "\\" not in inner and '"' not in inner:
+        return inner  # most strings: nothing to unescape (literal_eval compiles each: slow on a Pi)
     return ast.literal_eval(token)  # the .po escapes (\n, \", \\, \t) are Python's
 
 

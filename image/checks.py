@@ -83,15 +83,21 @@ def timings(controls: list[Control]) -> dict[str, float]:
 
 
 def start_ready(figures: dict[str, float], limit: float = 2.0) -> Result:
-    """start -> READY of the real service against a bare import of the command line."""
-    ready, bare = figures.get("ready"), figures.get("import")
+    """start -> READY of the real service against a bare import of the command line, both on the
+    settled board (``restart``: the median of three restarts of the unit, as ``import`` is the
+    median of three imports); the boot's own start (``ready``), which shares the CPU with the rest
+    of the first boot, is reported beside it and judged only when no restart was timed."""
+    ready, bare, boot = figures.get("restart"), figures.get("import"), figures.get("ready")
+    if ready is None:
+        ready, boot = boot, None
     if ready is None or not bare:
         return Result("start-ready", False, "no timing reported")
     ratio = ready / bare
+    during_boot = f"; at boot, beside the first boot's own work: {boot:.1f} s" if boot is not None else ""
     return Result(
         "start-ready",
         ratio <= limit,
-        f"{ready:.1f} s start -> READY, {bare:.1f} s bare import: {ratio:.2f}x (target <= {limit:g}x)",
+        f"{ready:.1f} s start -> READY, {bare:.1f} s bare import: {ratio:.2f}x (target <= {limit:g}x){during_boot}",
     )
 
 

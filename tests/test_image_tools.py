@@ -150,3 +150,11 @@ def test_start_to_ready_is_judged_against_twice_the_bare_import():
     assert checks.start_ready(figures).ok and "1.75x" in checks.start_ready(figures).detail
     assert not checks.start_ready({"ready": 9.0, "import": 4.0}).ok
     assert not checks.start_ready({}).ok
+
+
+def test_start_ready_judges_the_settled_restarts_and_names_the_boots_start_beside_them():
+    figures = {"ready": 9.0, "restart": 2.0, "import": 1.25}
+    result = checks.start_ready(figures)
+    assert result.ok and "2.0 s start -> READY" in result.detail
+    assert "at boot, beside the first boot's own work: 9.0 s" in result.detail
+    assert not checks.start_ready({"ready": 2.0, "restart": 3.0, "import": 1.25}).ok

@@ -88,3 +88,52 @@ def test_starting_loads_no_game_and_no_benchmark():
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=scaled(60))
     assert out.stdout.strip() == "[]"
+
+
+def test_ready_comes_once_the_start_cannot_fail_and_the_table_says_when_it_is_up(tmp_path):
+    """READY=1 is sent when the config file is good and the state folder held (what follows only
+    degrades a part), before the device's modules load; STATUS=ready and one log line say when the
+    table is up, and the watchdog is fed in between."""
+    sock_path = tmp_path / "notify.sock"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(sock_path))
+    sock.settimeout(30)
+    env = dict(os.environ, NOTIFY_SOCKET=str(sock_path), WATCHDOG_USEC="30000000")
+    proc = tablemate_process("run", "--sim", "--state-dir", tmp_path / "state", env=env, stderr=subprocess.PIPE)
+    messages: list[str] = []
+    try:
+        while not any("STATUS=ready" in m for m in messages):
+            messages.append(sock.recv(4096).decode())
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(scaled(30)) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        sock.close()
+    assert messages[0].startswith("READY=1\nSTATUS=starting"), messages
+    up = next(i for i, m in enumerate(messages) if "STATUS=ready" in m)
+    assert any("WATCHDOG=1" in m for m in messages[1:up]), messages
+    assert "the table is up" in proc.stderr.read().decode()
+
+
+def test_a_bad_config_fails_the_start_before_ready(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[display]\nkind = "crt"\n')
+    sock_path = tmp_path / "notify.sock"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(sock_path))
+    sock.settimeout(0)
+    env = dict(os.environ, NOTIFY_SOCKET=str(sock_path))
+    proc = tablemate_process("run", "--config", bad, "--state-dir", tmp_path / "state", env=env, stderr=subprocess.PIPE)
+    try:
+        assert proc.wait(scaled(30)) != 0
+        assert "kind" in proc.stderr.read().decode()
+        try:
+            said = sock.recv(4096).decode()
+        except BlockingIOError:
+            said = ""
+        assert "READY=1" not in said
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        sock.close()

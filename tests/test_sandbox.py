@@ -55,7 +55,7 @@ def test_run_sim_comes_up_feeds_the_watchdog_and_stops_on_sigterm_inside_the_fil
     notify = NotifySocket(tmp_path / "notify.sock")
     proc = box.popen("run", "--sim", "--state-dir", tmp_path / "state", env=notify.env(), stderr=subprocess.PIPE)
     try:
-        notify.wait_for("READY=1")
+        notify.wait_for("STATUS=ready")  # READY=1 comes first, at the start
         notify.wait_for("WATCHDOG=1")
         proc.send_signal(signal.SIGTERM)
         status = proc.wait(scaled(30))

@@ -30,15 +30,35 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.sim:
         config = config.with_sim()
     with held_store(args) as store:
+        from firmware_host.runtime import sdnotify
+
+        # READY now: the rest of the start (the device's modules, its parts, the resume; seconds
+        # on a slow board) cannot fail the unit, only degrade a part; STATUS=ready says it is up.
+        # A stop asked from here on is kept until the device can stop cleanly.
+        _keep_stop_requests()
+        sdnotify.notify(sdnotify.STARTING)
         return _serve(config, store)
+
+
+_stop_requests: list[int] = []
+"""SIGTERM or SIGINT received while the device was still starting (before its own handlers)."""
+
+
+def _keep_stop_requests() -> None:
+    import signal
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda number, _frame: _stop_requests.append(number))
 
 
 def _serve(config: configuration.Config, store: Store) -> int:
     """Run the device on ``store`` until it stops; exit 2 with one line when a save failed."""
     import asyncio
 
+    from firmware_host.runtime import sdnotify
     from firmware_host.runtime.device import Device
 
+    sdnotify.notify("WATCHDOG=1")  # systemd's watchdog runs from READY on: the start feeds it too
     device = Device(config, store, signals_on=True)
 
     async def serve() -> None:
@@ -53,9 +73,11 @@ def _serve(config: configuration.Config, store: Store) -> int:
         run = asyncio.create_task(device.run())
         ready = asyncio.create_task(device.ready.wait())
         await asyncio.wait([run, ready], return_when=asyncio.FIRST_COMPLETED)
+        if _stop_requests:  # asked while starting: the device's own handlers came after it
+            device.stop()
         page = None
         # the page starts once the table is ready (READY is not delayed by aiohttp's import)
-        if ready.done() and not run.done() and config["web"]["enabled"]:
+        if ready.done() and not run.done() and not _stop_requests and config["web"]["enabled"]:
             from firmware_host.web.server import start_page
 
             page = device.companion = await start_page(device, config["web"])

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal as signals
 import threading
 import time
@@ -50,6 +51,8 @@ from firmware_host.ui.menus import MainMenu
 from games.core import T
 
 __all__ = ["DISPLAY_STATES", "TOAST_CHARS", "Device"]
+
+log = logging.getLogger(__name__)
 
 
 class Device:
@@ -274,6 +277,10 @@ class Device:
         self.loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self.precedence.clock = self.loop.time
+        interval = sdnotify.watchdog_interval()
+        if interval:  # fed from the start on (systemd's watchdog runs from READY, sent before this)
+            sdnotify.notify("WATCHDOG=1")
+            self._tasks.append(asyncio.create_task(self._feed_watchdog(interval), name="watchdog"))
         if not getattr(self.loop, "inline_io", False):  # virtual time stays deterministic: inline
             self.store.writer = ThreadWriter()
         self.hw = build(
@@ -295,14 +302,14 @@ class Device:
         if self.signals_on:
             for sig in (signals.SIGTERM, signals.SIGINT):
                 self.loop.add_signal_handler(sig, self.stop, T("Stopped"))
-        interval = sdnotify.watchdog_interval()
-        if interval:
-            self._tasks.append(asyncio.create_task(self._feed_watchdog(interval), name="watchdog"))
         self._tasks.append(asyncio.create_task(self.drawing.swim(), name="burn-in"))
         self.dimmer.wake()
         self.redraw()
         self.game.changed()
-        sdnotify.notify("READY=1\nSTATUS=ready")
+        sdnotify.notify(sdnotify.UP)
+        age = sdnotify.process_age() if self.signals_on else None
+        if age is not None:
+            log.info("the table is up %.2f s after its start", age)
         self.ready.set()
         try:
             await self._stopped.wait()

@@ -1,15 +1,30 @@
 """systemd's notification protocol (``sd_notify``), in the few lines it takes.
 
-``Type=notify`` units get ``NOTIFY_SOCKET``; we send ``READY=1`` once the hardware is up,
-``WATCHDOG=1`` from a task on the event loop (so a stuck loop stops feeding the watchdog and
-systemd restarts us), ``STATUS=…`` lines, and ``STOPPING=1`` on the way out. Without the
-variable every call does nothing, so the same code runs in a terminal.
+``Type=notify`` units get ``NOTIFY_SOCKET``; we send ``READY=1`` once the start can no longer
+fail (:data:`STARTING`: the config file is good and the state folder is held), ``WATCHDOG=1`` from
+then on (from a task on the event loop once it runs, so a stuck loop stops feeding the watchdog
+and systemd restarts us), :data:`UP` when the table is up (the menu or the game resumed on the
+panel, the buttons read), and ``STOPPING=1`` on the way out. Without the variable every call
+does nothing, so the same code runs in a terminal.
 """
 
 from __future__ import annotations
 
 import os
 import socket
+import time
+
+STARTING = "READY=1\nSTATUS=starting: the config is good and the state folder held"
+"""Sent once nothing expected can fail the start any more: what follows (the device's modules,
+the parts, the resume) degrades a part or says so on the panel, it does not fail the unit."""
+UP = "READY=1\nSTATUS=ready"
+"""Sent when the table is up: its menu (or the game it resumed) drawn, the buttons read. A tool
+that needs the whole device waits for ``STATUS=ready`` (:func:`is_up`)."""
+
+
+def is_up(datagram: bytes) -> bool:
+    """Whether a notification says the table is up (:data:`UP`), not only that it started."""
+    return b"STATUS=ready" in datagram
 
 
 def notify(message: str) -> bool:
@@ -37,4 +52,15 @@ def watchdog_interval() -> float | None:
     try:
         return int(usec) / 2_000_000
     except ValueError:
+        return None
+
+
+def process_age() -> float | None:
+    """Seconds since this process started (Linux's ``/proc/self/stat``), ``None`` elsewhere."""
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        ticks = int(fields[19])  # starttime, field 22 of the line: the fields after the name start at 3
+        return time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
         return None

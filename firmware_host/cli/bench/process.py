@@ -12,10 +12,13 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from firmware_host.runtime import sdnotify
+
 
 @contextlib.contextmanager
 def running_device(state: Path, folder: Path) -> Iterator[tuple[subprocess.Popen, float]]:
-    """Start ``run --sim`` on ``state``; yield the process and its seconds to READY=1, stop it after.
+    """Start ``run --sim`` on ``state``; yield the process and its seconds until the table is up
+    (``STATUS=ready``), stop it after.
 
     ``folder`` holds the notify socket. The process is terminated however the block ends.
     """
@@ -28,7 +31,7 @@ def running_device(state: Path, folder: Path) -> Iterator[tuple[subprocess.Popen
         started = time.monotonic()
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            while b"READY=1" not in sock.recv(4096):
+            while not sdnotify.is_up(sock.recv(4096)):  # READY=1 comes first, at the start
                 pass
             yield proc, time.monotonic() - started
         finally:

@@ -1,12 +1,15 @@
-"""``tablemate bench start``: how long from starting the device to its ``READY=1``.
+"""``tablemate bench start``: how long from starting the device to its ``READY=1`` and until the
+table is up.
 
 Starts ``tablemate run --sim`` as a real process, the way systemd does (``NOTIFY_SOCKET``), and
-times it from the start of the process to the ``READY=1`` datagram. Beside it, in the same run,
-the baseline: a bare Python that imports the same libraries -- exactly the modules of the
-standard library and of third parties the device had loaded when it said READY (asyncio, gpiozero,
-luma, PIL, Blinka...), found by one ``-X importtime`` run first -- and then says READY the same
-way. The difference is what tablemate itself costs: its own modules, building
-the screens and drivers, the first frame. Target: at most 100 ms over the baseline (medians).
+times it from the start of the process to the ``READY=1`` datagram (sent once the config file is
+good and the state folder held) and to ``STATUS=ready`` (the table up: the menu drawn, the buttons
+read). Beside it, in the same run, the baseline: a bare Python that imports the same libraries --
+exactly the modules of the standard library and of third parties the device had loaded when it
+was up (asyncio, gpiozero, luma, PIL, Blinka...), found by one ``-X importtime`` run first -- and
+then says so the same way. The difference is what tablemate itself costs: its own modules,
+building the screens and drivers, the first frame. Target: the table up at most 100 ms over the
+baseline (medians).
 
 Both sides run with their bytecode compiled: the libraries have theirs from pip, and tablemate's
 own modules get theirs from the first (``-X importtime``) start, which runs with
@@ -27,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from firmware_host.runtime import sdnotify
+
 TARGET_OVER_BASELINE_S = 0.100
 OURS = ("firmware_host", "drivers", "games", "bench")
 
@@ -38,7 +43,7 @@ for name in {modules!r}:
     except ImportError:
         pass
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.sendto(b"READY=1", os.environ["NOTIFY_SOCKET"])
+s.sendto(b"READY=1\nSTATUS=ready", os.environ["NOTIFY_SOCKET"])
 """
 
 
@@ -59,8 +64,9 @@ def _libraries(importtime: str) -> list[str]:
     return found
 
 
-def _until_ready(cmd: list[str], tmp: Path, capture: bool = False) -> tuple[float, str]:
-    """Start ``cmd`` with a notify socket; seconds to READY=1, and its stderr when ``capture``."""
+def _until_ready(cmd: list[str], tmp: Path, capture: bool = False) -> tuple[float, float, str]:
+    """Start ``cmd`` with a notify socket; seconds to READY=1 and until it is up (``STATUS=ready``),
+    and its stderr when ``capture``."""
     sock_path = tmp / f"notify-{time.monotonic_ns()}"
     env = dict(os.environ, NOTIFY_SOCKET=str(sock_path))
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # compiled once, as pip does on install; see the docstring
@@ -74,15 +80,20 @@ def _until_ready(cmd: list[str], tmp: Path, capture: bool = False) -> tuple[floa
         stderr = err_file if capture else subprocess.DEVNULL
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
         try:
-            while b"READY=1" not in sock.recv(4096):
-                pass
-            elapsed = time.monotonic() - started
+            ready = None
+            while True:
+                datagram = sock.recv(4096)
+                if ready is None and b"READY=1" in datagram:
+                    ready = time.monotonic() - started
+                if sdnotify.is_up(datagram):
+                    break
+            up = time.monotonic() - started
         finally:
             proc.terminate()
             proc.wait(30)
             sock_path.unlink(missing_ok=True)
         err_file.seek(0)
-        return elapsed, err_file.read().decode(errors="replace")
+        return ready if ready is not None else up, up, err_file.read().decode(errors="replace")
 
 
 def measure(runs: int = 7) -> dict[str, object]:
@@ -94,15 +105,18 @@ def measure(runs: int = 7) -> dict[str, object]:
             state = tmp / f"state-{time.monotonic_ns()}"
             return [sys.executable, *extra, "-m", "firmware_host", "run", "--sim", "--state-dir", str(state)]
 
-        _, importtime = _until_ready(device(("-X", "importtime")), tmp, capture=True)
+        _, _, importtime = _until_ready(device(("-X", "importtime")), tmp, capture=True)
         modules = _libraries(importtime)
         baseline = [sys.executable, "-c", BASELINE.format(modules=modules)]
-        ours, bare = [], []
+        ready, ours, bare = [], [], []
         for _ in range(runs):
-            ours.append(_until_ready(device(), tmp)[0])
-            bare.append(_until_ready(baseline, tmp)[0])
+            said, up, _ = _until_ready(device(), tmp)
+            ready.append(said)
+            ours.append(up)
+            bare.append(_until_ready(baseline, tmp)[1])
     return {
         "runs": runs,
+        "said_ready_s": statistics.median(ready),
         "ready_s": statistics.median(ours),
         "bare_import_s": statistics.median(bare),
         "libraries": sorted(
@@ -119,8 +133,9 @@ def main(runs: int = 7) -> int:
     r = measure(runs)
     over = r["ready_s"] - r["bare_import_s"]  # type: ignore[operator]
     good = over <= TARGET_OVER_BASELINE_S
-    print(f"tablemate run --sim, start to READY=1, median of {r['runs']} runs")
-    print(f"  device        {r['ready_s'] * 1000:7.1f} ms")  # type: ignore[operator]
+    print(f"tablemate run --sim, start to READY=1 and until the table is up, median of {r['runs']} runs")
+    print(f"  READY=1       {r['said_ready_s'] * 1000:7.1f} ms  (the config good, the state folder held)")  # type: ignore[operator]
+    print(f"  device up     {r['ready_s'] * 1000:7.1f} ms")  # type: ignore[operator]
     print(
         f"  bare import   {r['bare_import_s'] * 1000:7.1f} ms  ({r['modules']} modules: the standard "
         f"library's and {', '.join(r['libraries'])})"  # type: ignore[arg-type]

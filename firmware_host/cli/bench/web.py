@@ -42,6 +42,7 @@ from typing import Any
 
 from firmware_host.cli.bench.wakeups import switches
 from firmware_host.cli.bench.webpress import PressTiming
+from firmware_host.runtime import sdnotify
 from games.workloads import PLAIN
 
 IDLE_TARGET, IDLE_THREADS, ONE_CLIENT_TARGET = 0.5, 3, 1.0
@@ -86,7 +87,7 @@ def _device_process(folder: Path, port: int) -> Iterator[subprocess.Popen]:
         sock.settimeout(60)
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            while b"READY=1" not in sock.recv(4096):
+            while not sdnotify.is_up(sock.recv(4096)):  # READY=1 comes first, at the start
                 pass
             yield proc
         finally:

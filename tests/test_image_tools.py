@@ -153,8 +153,10 @@ def test_start_to_ready_is_judged_against_twice_the_bare_import():
 
 
 def test_start_ready_judges_the_settled_restarts_and_names_the_boots_start_beside_them():
-    figures = {"ready": 9.0, "restart": 2.0, "import": 1.25}
+    figures = {"ready": 9.0, "restart": 2.0, "import": 1.25, "up": 6.5}
     result = checks.start_ready(figures)
-    assert result.ok and "2.0 s start -> READY" in result.detail
+    assert (
+        result.ok and "2.0 s start -> READY" in result.detail and "the table up 6.5 s after its start" in result.detail
+    )
     assert "at boot, beside the first boot's own work: 9.0 s" in result.detail
     assert not checks.start_ready({"ready": 2.0, "restart": 3.0, "import": 1.25}).ok

@@ -23,6 +23,7 @@ EXPECTED = (
     "doctor",
     "buttons-pl061",
     "sandbox-test",
+    "syn-filter",
     "watchdog",
     "ready-after-cut",
     "power-cut",

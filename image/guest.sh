@@ -267,6 +267,11 @@ print('ended as the uninterrupted game:', cut['reason'], cut['scores'])"
     res=$?; summary=$(tail -n 1 /tmp/sandbox.out)
     [ "$res" = 0 ] && ok sandbox-test "tests/test_sandbox.py with the kill action: $summary" ||
         fail sandbox-test "$(grep -E 'FAILED|Error' /tmp/sandbox.out | head -n 3 | tr '\n' ' ') $summary"
+    # -- the page's socket filter (the kernel dropping a refused address's SYNs) on this kernel --------
+    (cd /var/tmp/src && /var/tmp/tv/bin/python -m pytest -q -p no:cacheprovider tests/test_web_syn_filter.py) >/tmp/syn.out 2>&1
+    res=$?; summary=$(tail -n 1 /tmp/syn.out)
+    [ "$res" = 0 ] && ok syn-filter "tests/test_web_syn_filter.py on the arm64 kernel: $summary" ||
+        fail syn-filter "$(grep -E 'FAILED|Error' /tmp/syn.out | head -n 3 | tr '\n' ' ') $summary"
     if grep -q 'tablemate.derive=1' /proc/cmdline; then
         dpkg -i /mnt/debs/*.deb >/tmp/dpkg.out 2>&1 || say "@@ derive: dpkg -i failed: $(tail -n 3 /tmp/dpkg.out | tr '\n' ' ')"
         (cd /var/tmp/src && /var/tmp/tv/bin/python -m tests.sandboxkit derive) >/tmp/derive.out 2>&1

@@ -85,8 +85,9 @@ def timings(controls: list[Control]) -> dict[str, float]:
 
 def start_ready(figures: dict[str, float], limit: float = 2.0) -> Result:
     """start -> READY of the real service against a bare import of the command line, both on the
-    settled board (``restart``: the median of three restarts of the unit, as ``import`` is the
-    median of three imports); the boot's own start (``ready``), which shares the CPU with the rest
+    settled board (``restart``: the median of three restarts of the unit, each followed by one of
+    the three imports whose median is ``import``, so a host that gets busier or quieter meanwhile
+    weighs on both); the boot's own start (``ready``), which shares the CPU with the rest
     of the first boot, is reported beside it and judged only when no restart was timed, and so is
     the time until the table is up (``up``: its menu drawn, its buttons read)."""
     ready, bare, boot = figures.get("restart"), figures.get("import"), figures.get("ready")

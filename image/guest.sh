@@ -56,21 +56,23 @@ wait_up() { # wait_up SECONDS: until this start of the service says the table is
     done
     journalctl "_SYSTEMD_INVOCATION_ID=$inv" -o cat --no-pager | sed -n 's/.*the table is up \([0-9.]*\) s.*/\1/p' | tail -n 1
 }
-restart_ready() { # median of three restarts of the service once the boot has settled: the start
-    # timed under the conditions the bare import is (systemctl restart returns at READY); and the
-    # median of the three "the table is up N s after its start" the service logs (its own clock)
+restart_ready() { # three restarts of the service once the boot has settled, each followed by a
+    # bare import, so both are timed under the same conditions (systemctl restart returns at
+    # READY); the medians of each, and of the three "the table is up N s" the service logs
     systemctl is-system-running --wait >/dev/null 2>&1
-    : >/tmp/ready.txt; : >/tmp/up.txt
+    : >/tmp/ready.txt; : >/tmp/up.txt; : >/tmp/bare.txt
     for _ in 1 2 3; do
         systemctl restart tablemate && ready_seconds >>/tmp/ready.txt
         wait_up 180 >>/tmp/up.txt
+        one_import >>/tmp/bare.txt
     done
-    echo "restart=$(sort -n /tmp/ready.txt | sed -n 2p) up=$(sort -n /tmp/up.txt | sed -n 2p)"
+    echo "restart=$(sort -n /tmp/ready.txt | sed -n 2p) up=$(sort -n /tmp/up.txt | sed -n 2p) import=$(sort -n /tmp/bare.txt | sed -n 2p)"
+}
+one_import() { # seconds of one fresh interpreter importing the command line
+    python3 -c "import subprocess,time; t=time.monotonic(); subprocess.run(['$VENV/bin/python','-c','import firmware_host.cli.main'],check=True); print(f'{time.monotonic()-t:.2f}')"
 }
 bare_import() { # median of three fresh interpreters importing the command line
-    for _ in 1 2 3; do
-        python3 -c "import subprocess,time; t=time.monotonic(); subprocess.run(['$VENV/bin/python','-c','import firmware_host.cli.main'],check=True); print(f'{time.monotonic()-t:.2f}')"
-    done | sort -n | sed -n 2p
+    for _ in 1 2 3; do one_import; done | sort -n | sed -n 2p
 }
 cat > /var/tmp/get.py <<'PY'
 import sys, urllib.request
@@ -107,7 +109,7 @@ if [ "$PHASE" = 1 ]; then
     fi
     boot_ready=$(ready_seconds)
     sources
-    say "@@ timing ready=$boot_ready import=$(bare_import) $(restart_ready)"
+    say "@@ timing ready=$boot_ready $(restart_ready)"
     # where start -> READY goes: the unit's log with monotonic stamps, the slowest imports
     journalctl -u tablemate -b -o short-monotonic --no-pager | tail -n 25 | sed 's/^/@@ journal /' > "$PORT"
     # what else the boot ran beside it (the first boot's own work), and when the kernel's random

@@ -15,12 +15,14 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware_host.core import fsio
-from firmware_host.core.journal import Journal, JournalError, check_header
 from firmware_host.core.writer import Writer
 from games.core.text import T, Told, join
+
+if TYPE_CHECKING:  # the journal's modules load with the first game opened, not with the folder
+    from firmware_host.core.journal import Journal
 
 
 class StoreError(Told, Exception):
@@ -125,6 +127,8 @@ class Store:
         aside (kept, and a new game can start). ``defer``: see :meth:`Journal.open` (a reader
         that starts from the last snapshot).
         """
+        from firmware_host.core.journal import Journal, JournalError, check_header
+
         path = self.game_path
         if not path.exists():
             return None
@@ -152,6 +156,8 @@ class Store:
         def clear_the_way() -> None:  # on the writer, after the writes before (a filing)
             if path.exists():  # only after a failure to file it: keep it
                 self.note_problem(T("unfiled game {where}", where=self.set_aside(path, "unfiled")))
+
+        from firmware_host.core.journal import Journal
 
         return Journal.create(path, header, records, self.writer, clear_the_way)
 

@@ -10,8 +10,8 @@ does nothing, so the same code runs in a terminal.
 
 from __future__ import annotations
 
+import _socket  # the C module alone: ``socket`` brings selectors and its enums, a start's READY need not wait for them
 import os
-import socket
 import time
 
 STARTING = "READY=1\nSTATUS=starting: the config is good and the state folder held"
@@ -35,11 +35,16 @@ def notify(message: str) -> bool:
     if address.startswith("@"):
         address = "\0" + address[1:]
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
-            sock.connect(address)
-            sock.sendall(message.encode("utf-8"))
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_DGRAM)
     except OSError:
         return False
+    try:
+        sock.connect(address)
+        sock.sendall(message.encode("utf-8"))
+    except OSError:
+        return False
+    finally:
+        sock.close()
     return True
 
 

@@ -137,3 +137,24 @@ def test_a_bad_config_fails_the_start_before_ready(tmp_path):
         if proc.poll() is None:
             proc.kill()
         sock.close()
+
+
+def test_a_stop_asked_while_starting_is_kept_and_a_second_one_ends_the_start(monkeypatch):
+    """Between READY and the device's own handlers a SIGTERM (systemctl stop) must not kill the
+    device mid-start: it is kept, and the device stops cleanly once up; a second one (a start stuck
+    in a driver, Ctrl-C twice) ends it there and then."""
+    import pytest
+
+    from firmware_host.cli import cmd_play
+
+    monkeypatch.setattr(cmd_play, "_stop_requests", [])
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        cmd_play._keep_stop_requests()
+        signal.raise_signal(signal.SIGTERM)
+        assert cmd_play._stop_requests == [signal.SIGTERM]
+        with pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGINT)
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)

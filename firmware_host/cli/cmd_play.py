@@ -45,10 +45,17 @@ _stop_requests: list[int] = []
 
 
 def _keep_stop_requests() -> None:
+    """Until the device's own handlers: the first SIGTERM or SIGINT is kept (the device stops
+    cleanly once up), a second one stops the start there and then (a start stuck in a driver)."""
     import signal
 
+    def keep(number: int, _frame: object) -> None:
+        if _stop_requests:
+            raise KeyboardInterrupt
+        _stop_requests.append(number)
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda number, _frame: _stop_requests.append(number))
+        signal.signal(sig, keep)
 
 
 def _serve(config: configuration.Config, store: Store) -> int:

@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from tests.conftest import ROOT, tablemate_process
 from tests.conftest import tablemate_run as tablemate
 from tests.waits import scaled
@@ -143,8 +145,6 @@ def test_a_stop_asked_while_starting_is_kept_and_a_second_one_ends_the_start(mon
     """Between READY and the device's own handlers a SIGTERM (systemctl stop) must not kill the
     device mid-start: it is kept, and the device stops cleanly once up; a second one (a start stuck
     in a driver, Ctrl-C twice) ends it there and then."""
-    import pytest
-
     from firmware_host.cli import cmd_play
 
     monkeypatch.setattr(cmd_play, "_stop_requests", [])

@@ -95,3 +95,25 @@ def test_a_command_alone_parses_as_it_does_among_all_the_others():
         sub_full = full._subparsers._group_actions[0].choices[name]
         sub_alone = alone._subparsers._group_actions[0].choices[name]
         assert sub_alone.format_help() == sub_full.format_help(), name
+
+
+def test_bench_start_baseline_is_a_program_that_says_it_is_up():
+    """Fixed: the baseline's datagram held a raw newline inside its bytes literal, so the baseline
+    never ran and the bench waited until its timeout."""
+    from firmware_host.cli.bench.start import BASELINE
+    from firmware_host.runtime import sdnotify
+
+    code = BASELINE.format(modules=["json"])
+    compile(code, "<baseline>", "exec")
+    assert 'b"READY=1\\nSTATUS=ready"' in code and sdnotify.is_up(b"READY=1\nSTATUS=ready")
+
+
+def test_bench_start_baseline_leaves_out_what_the_device_loads_after_it_is_up():
+    """Fixed: the page starts once the table is up, and its aiohttp, imported before the bench
+    stopped the device, went into the baseline (426 modules instead of ~300)."""
+    from firmware_host.cli.bench.start import UP_LINE, _libraries
+
+    err = "import time: 1 | 1 | gpiozero\nINFO device: the table is up 0.3 s after its start\n"
+    err += "import time: 1 | 1 | aiohttp\n"
+    assert _libraries(err.split(UP_LINE, 1)[0]) == ["gpiozero"]
+    assert UP_LINE in (ROOT / "firmware_host" / "runtime" / "device.py").read_text(encoding="utf-8")

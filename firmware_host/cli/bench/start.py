@@ -33,6 +33,8 @@ from pathlib import Path
 from firmware_host.runtime import sdnotify
 
 TARGET_OVER_BASELINE_S = 0.100
+UP_LINE = "the table is up"
+"""The device's log line when it is up (:mod:`firmware_host.runtime.device`), on the same stderr."""
 OURS = ("firmware_host", "drivers", "games", "bench")
 
 BASELINE = """
@@ -43,7 +45,7 @@ for name in {modules!r}:
     except ImportError:
         pass
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.sendto(b"READY=1\nSTATUS=ready", os.environ["NOTIFY_SOCKET"])
+s.sendto(b"READY=1\\nSTATUS=ready", os.environ["NOTIFY_SOCKET"])
 """
 
 
@@ -106,7 +108,8 @@ def measure(runs: int = 7) -> dict[str, object]:
             return [sys.executable, *extra, "-m", "firmware_host", "run", "--sim", "--state-dir", str(state)]
 
         _, _, importtime = _until_ready(device(("-X", "importtime")), tmp, capture=True)
-        modules = _libraries(importtime)
+        # what it had loaded when it said so: the page's modules come after (aiohttp, ...)
+        modules = _libraries(importtime.split(UP_LINE, 1)[0])
         baseline = [sys.executable, "-c", BASELINE.format(modules=modules)]
         ready, ours, bare = [], [], []
         for _ in range(runs):

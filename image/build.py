@@ -214,6 +214,9 @@ def build(out_dir: Path, snapshot: bool | None, compress: bool = True) -> Path:
     false, the raw image's: for ``dev.py vm`` at once, 14 min of ``xz`` on 2 busy cores saved)."""
     started = time.monotonic()
     cache = rootfs.cache_root()
+    # the commit is taken now: one committed while the root builds (half an hour cold) is not in it
+    made_of = commit()
+    rev = made_of.removesuffix("+dirty")
     epoch = source_epoch()
     spec = rootfs.spec(snapshot)
     dated = "a dated snapshot" if "snapshot" in spec.mirrors[0] else "as it is today"
@@ -233,7 +236,7 @@ def build(out_dir: Path, snapshot: bool | None, compress: bool = True) -> Path:
     work.mkdir(parents=True, exist_ok=True)
     t = time.monotonic()
     run(["cp", "-a", "--reflink=auto", f"{root}/.", str(stage)])
-    shell.checkout_tree(stage / "opt/tablemate/source")
+    shell.checkout_tree(stage / "opt/tablemate/source", rev)
     shutil.copytree(house, stage / "opt/tablemate/wheelhouse")
     from firmware_host.cli.install import scale_boot_lines
 
@@ -263,7 +266,7 @@ def build(out_dir: Path, snapshot: bool | None, compress: bool = True) -> Path:
     clamp_times(firmware, epoch)
 
     t = time.monotonic()
-    key = f"{spec.key()}-{commit()}-{epoch}"
+    key = f"{spec.key()}-{made_of}-{epoch}"
     fs_uuid = uuid.uuid5(NAMESPACE, key)
     make_ext4(stage, work / "root.ext4", fs_uuid, epoch)
     make_fat(firmware, work / "firmware.vfat", fs_uuid.int & 0xFFFFFFFF, epoch)
@@ -274,7 +277,7 @@ def build(out_dir: Path, snapshot: bool | None, compress: bool = True) -> Path:
 
     t = time.monotonic()
     out_dir.mkdir(parents=True, exist_ok=True)
-    name = f"tablemate-{commit()}-bookworm-arm64.img"
+    name = f"tablemate-{made_of}-bookworm-arm64.img"
     if not compress:
         final = out_dir / name
         os.replace(raw, final)

@@ -23,8 +23,8 @@ def run(who: str, cmd: list[Any], **kwargs: Any) -> subprocess.CompletedProcess:
     return done
 
 
-def checkout_tree(dest: Path) -> None:
-    """The checkout's committed tree (``git archive HEAD``) into ``dest``: what was committed, nothing else."""
+def checkout_tree(dest: Path, rev: str = "HEAD") -> None:
+    """The checkout's committed tree (``git archive REV``) into ``dest``: what was committed, nothing else."""
     dest.mkdir(parents=True, exist_ok=True)
-    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=ROOT, capture_output=True, check=True)
+    archive = subprocess.run(["git", "archive", "--format=tar", rev], cwd=ROOT, capture_output=True, check=True)
     run("image", ["tar", "-x", "-C", dest], input=archive.stdout)

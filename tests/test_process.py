@@ -24,6 +24,15 @@ def wait_for(condition, timeout: float = 30.0) -> None:
         time.sleep(0.02)
 
 
+def notify_socket(folder, timeout: float | None = 30) -> tuple[socket.socket, dict[str, str]]:
+    """A bound systemd notify socket in ``folder`` and the environment that names it."""
+    path = folder / "notify.sock"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(path))
+    sock.settimeout(timeout)
+    return sock, dict(os.environ, NOTIFY_SOCKET=str(path))
+
+
 def journal_actions(state_dir) -> int:
     try:
         return sum(1 for line in (state_dir / "game.jsonl").read_text().splitlines() if line.startswith('{"a"'))
@@ -58,11 +67,8 @@ def test_kill_9_mid_game_then_state_shows_the_same_game_and_its_script_replays(t
 
 
 def test_sigterm_stops_cleanly_after_ready_and_watchdog_under_systemd(tmp_path):
-    sock_path = tmp_path / "notify.sock"
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(str(sock_path))
-    sock.settimeout(30)
-    env = dict(os.environ, NOTIFY_SOCKET=str(sock_path), WATCHDOG_USEC="200000")
+    sock, env = notify_socket(tmp_path)
+    env["WATCHDOG_USEC"] = "200000"
     proc = tablemate_process("run", "--sim", "--state-dir", tmp_path / "state", env=env, stderr=subprocess.PIPE)
     messages = []
     try:
@@ -96,11 +102,8 @@ def test_ready_comes_once_the_start_cannot_fail_and_the_table_says_when_it_is_up
     """READY=1 is sent when the config file is good and the state folder held (what follows only
     degrades a part), before the device's modules load; STATUS=ready and one log line say when the
     table is up, and the watchdog is fed in between."""
-    sock_path = tmp_path / "notify.sock"
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(str(sock_path))
-    sock.settimeout(30)
-    env = dict(os.environ, NOTIFY_SOCKET=str(sock_path), WATCHDOG_USEC="30000000")
+    sock, env = notify_socket(tmp_path)
+    env["WATCHDOG_USEC"] = "30000000"
     proc = tablemate_process("run", "--sim", "--state-dir", tmp_path / "state", env=env, stderr=subprocess.PIPE)
     messages: list[str] = []
     try:
@@ -121,11 +124,7 @@ def test_ready_comes_once_the_start_cannot_fail_and_the_table_says_when_it_is_up
 def test_a_bad_config_fails_the_start_before_ready(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text('[display]\nkind = "crt"\n')
-    sock_path = tmp_path / "notify.sock"
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(str(sock_path))
-    sock.settimeout(0)
-    env = dict(os.environ, NOTIFY_SOCKET=str(sock_path))
+    sock, env = notify_socket(tmp_path, timeout=0)
     proc = tablemate_process("run", "--config", bad, "--state-dir", tmp_path / "state", env=env, stderr=subprocess.PIPE)
     try:
         assert proc.wait(scaled(30)) != 0

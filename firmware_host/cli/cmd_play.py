@@ -49,6 +49,8 @@ def _keep_stop_requests() -> None:
     cleanly once up), a second one stops the start there and then (a start stuck in a driver)."""
     import signal
 
+    _stop_requests.clear()
+
     def keep(number: int, _frame: object) -> None:
         if _stop_requests:
             raise KeyboardInterrupt
@@ -83,7 +85,7 @@ def _serve(config: configuration.Config, store: Store) -> int:
         if _stop_requests:  # asked while starting: the device's own handlers came after it
             device.stop()
         page = None
-        # the page starts once the table is ready (READY is not delayed by aiohttp's import)
+        # the page starts once the table is up (the menu is not delayed by aiohttp's import)
         if ready.done() and not run.done() and not _stop_requests and config["web"]["enabled"]:
             from firmware_host.web.server import start_page
 

@@ -96,14 +96,14 @@ def start_ready(figures: dict[str, float], limit: float = 2.0) -> Result:
     if ready is None or not bare:
         return Result("start-ready", False, "no timing reported")
     ratio = ready / bare
-    during_boot = f"; at boot, beside the first boot's own work: {boot:.1f} s" if boot is not None else ""
     up = figures.get("up")
-    if up is not None:
-        during_boot = f"; the table up {up:.1f} s after its start{during_boot}"
+    judged = f"{ready:.1f} s start -> READY, {bare:.1f} s bare import: {ratio:.2f}x (target <= {limit:g}x)"
+    beside = [f"the table up {up:.1f} s after its start"] if up is not None else []
+    beside += [f"at boot, beside the first boot's own work: {boot:.1f} s"] if boot is not None else []
     return Result(
         "start-ready",
         ratio <= limit,
-        f"{ready:.1f} s start -> READY, {bare:.1f} s bare import: {ratio:.2f}x (target <= {limit:g}x){during_boot}",
+        "; ".join([judged, *beside]),
     )
 
 

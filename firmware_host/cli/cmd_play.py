@@ -64,10 +64,8 @@ def _serve(config: configuration.Config, store: Store) -> int:
     """Run the device on ``store`` until it stops; exit 2 with one line when a save failed."""
     import asyncio
 
-    from firmware_host.runtime import sdnotify
     from firmware_host.runtime.device import Device
 
-    sdnotify.notify("WATCHDOG=1")  # systemd's watchdog runs from READY on: the start feeds it too
     device = Device(config, store, signals_on=True)
 
     async def serve() -> None:

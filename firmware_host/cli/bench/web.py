@@ -418,10 +418,10 @@ def attacks(seconds: float, names: tuple[str, ...] | None = None) -> dict[str, A
     level = root.level
     root.setLevel(logging.INFO)
     root.addHandler(lines)
-    measured = max(1.0, seconds - 5 - min(3.0, seconds / 4))
+    ramp = min(3.0, seconds / 4)  # the attack ramps up for this long before presses are timed
+    measured = max(1.0, seconds - 5 - ramp)
     try:
-        with tempfile.TemporaryDirectory() as tmp, LiveTable(Path(tmp) / "state") as table:
-            state = Path(tmp) / "state"
+        with tempfile.TemporaryDirectory() as tmp, LiveTable(state := Path(tmp) / "state") as table:
             timing = PressTiming(table)
             table.call(timing.install)
             for _ in range(5):
@@ -445,7 +445,7 @@ def attacks(seconds: float, names: tuple[str, ...] | None = None) -> dict[str, A
                     text=True,
                 )
                 started = time.monotonic()
-                time.sleep(min(3.0, seconds / 4))  # the attack ramps up
+                time.sleep(ramp)
                 window = _window(table, timing, state, measured, pair=name == "pair-jam")
                 worst_busy, worst_block, worst_gc = timing.worst_busy, timing.worst_block, timing.worst_gc
                 gc_counts, gc_cpu = list(timing.gc_counts), list(timing.gc_cpu)

@@ -160,3 +160,14 @@ def test_start_ready_judges_the_settled_restarts_and_names_the_boots_start_besid
     )
     assert "at boot, beside the first boot's own work: 9.0 s" in result.detail
     assert not checks.start_ready({"ready": 2.0, "restart": 3.0, "import": 1.25}).ok
+
+
+def test_the_images_byte_code_is_made_again_time_stamped_for_the_clamped_sources():
+    """Fixed: made under SOURCE_DATE_EPOCH, the image's .pyc were hash-checked, so every import on
+    the board opened and hashed its source too; they are made again after the clamp, stamped."""
+    from image import build
+
+    assert "env -u SOURCE_DATE_EPOCH" in build.PYC_SCRIPT and "--invalidation-mode timestamp" in build.PYC_SCRIPT
+    venv = "/opt/tablemate/venv/lib/python3.11/site-packages"
+    for tree in ("/usr/lib/python3.11", "/usr/lib/python3/dist-packages", venv):
+        assert tree in build.PYC_SCRIPT

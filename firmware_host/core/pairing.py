@@ -4,7 +4,7 @@ The Phone screen asks for a code (:meth:`Pairings.new_code`): :data:`CODE_DIGITS
 for one pairing and for :data:`CODE_SECONDS`. Wrong codes do not void it: whoever sends them, from
 however many addresses, the person at the table can still pair (nobody can jam pairing). Guessing
 is bounded by the code's size instead: the page answers at most
-:data:`~firmware_host.web.ratelimit.PAGE_RATE` requests a second in all, so an hour of guessing
+:data:`~firmware_host.web.budget.PAGE_RATE` requests a second in all, so an hour of guessing
 tries at most 900,000 of 10¹² codes (below one chance in a million); each address is slowed to
 :data:`~firmware_host.web.ratelimit.PAIR_RATE` tries a second besides. A code is *void* once it
 expired or paired a phone: :meth:`Pairings.void` says so, and the Phone screen shows it.

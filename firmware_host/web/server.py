@@ -37,11 +37,12 @@ from firmware_host.web.api.history import HistoryRoutes
 from firmware_host.web.api.live import Client, LiveState
 from firmware_host.web.api.pages import PageRoutes
 from firmware_host.web.api.phone import PhoneRoutes
+from firmware_host.web.budget import Budget
 from firmware_host.web.door import TableDoor
 from firmware_host.web.gate import Gate, connection_budget, group
 from firmware_host.web.net import handed_socket, lan_address, listening_socket, own_names, plain_address, split_host
 from firmware_host.web.pacing import TurnShare
-from firmware_host.web.ratelimit import Budget, RateLimit
+from firmware_host.web.ratelimit import RateLimit
 from firmware_host.web.routing import (
     COOKIE,
     ERRORS,
@@ -99,7 +100,8 @@ class Companion:
     ) -> None:
         self.door = door
         self.budget = Budget()
-        """The page's answers a second, all addresses together (:class:`~firmware_host.web.ratelimit.Budget`)."""
+        """The page's answers a second, all addresses together, the least answered address first
+        (:class:`~firmware_host.web.budget.Budget`)."""
         self.gate = gate or Gate()
         """The caps on connections and the deadline for a request's head (:mod:`firmware_host.web.gate`)."""
         first = getattr(door, "precedence", None)
@@ -210,7 +212,7 @@ class Companion:
     @web.middleware
     async def _limit(self, request: web.Request, handler: Any) -> web.StreamResponse:
         """Hold a request until its address's token is due (a timer: no work for the loop), then
-        until the page's budget has room for it (addresses served in turn); refuse it (429) when
+        until the page's budget has room for it (the least answered address first); refuse it (429) when
         it would wait longer than the limit's ``max_wait`` or its address has too many waiting."""
         key = group(request.remote or "")
         wait = self.limit.reserve(key, asyncio.get_running_loop().time())

@@ -14,7 +14,8 @@ Each address may have :data:`HELD_PER_GROUP` requests waiting; when :data:`MAX_H
 the newest request of the most answered address gives its place to one of a less answered
 address (it is refused, 429), and a request of an address no lighter than all those waiting is
 refused itself. Waiting requests are let go :data:`RELEASE_BATCH` a loop turn at most, so the
-page's work comes in short turns between the buttons'.
+page's work comes in short turns between the buttons'. The WebSocket's updates to screens
+already open are not requests: they go on.
 
 The counts are kept the way a decaying count can be compared without touching it: per address one
 number, ``ln(count) + λ·t`` at its last answer, whose order stays the order of the counts as they
@@ -93,8 +94,7 @@ class Budget:
 
     def answers(self, key: str, now: float) -> float:
         """The answers counted for address ``key`` at ``now`` (halving every half-life)."""
-        k = self._keys.get(key, _NEW)
-        return 0.0 if k == _NEW else math.exp(k - self.decay * now)
+        return math.exp(self._keys.get(key, _NEW) - self.decay * now)  # a new address: exp(-inf) = 0
 
     def ask(self, key: str) -> bool | asyncio.Future[bool] | None:
         """A token for a request of address ``key`` now, a future for its turn, or ``None``."""
@@ -145,10 +145,12 @@ class Budget:
     def _give_way(self, key: str, mine: int) -> bool:
         """Room for one more request of ``key``: the most answered waiting address's newest gives
         way when it was answered more than ``key`` (or as much, with more waiting)."""
-        mine_key = self._keys.get(key, _NEW)
-        heaviest = max(self._queues, key=lambda a: (self._keys.get(a, _NEW), len(self._queues[a])))
-        theirs = self._keys.get(heaviest, _NEW)
-        if theirs < mine_key or (theirs == mine_key and len(self._queues[heaviest]) <= mine + 1):
+
+        def weight(address: str) -> tuple[float, int]:
+            return self._keys.get(address, _NEW), len(self._queues[address])
+
+        heaviest = max(self._queues, key=weight)
+        if weight(heaviest) <= (self._keys.get(key, _NEW), mine + 1):
             return False
         queue = self._queues[heaviest]
         queue.pop().set_result(False)

@@ -512,7 +512,9 @@ class GameScreen(Screen):
         message = PARTS.join(part for part in said if part not in shown)  # what no line says already
 
         def text(line: str, must: bool, rank: int) -> Part:  # a line that may show: else on one row, cut
-            return Part(wrapped_forms(line, bar), must, rank=rank, fallback=None if must else text_rows(line, 1))
+            titled = title_line(line, title_w) if must else None  # the title bar's, as the last resort
+            fallback = None if must else text_rows(line, 1)
+            return Part(wrapped_forms(line, bar), must, titled, title_rank=2, rank=rank, fallback=fallback)
 
         asks = self._asks() or tr(question) in said
         lines = []
@@ -531,11 +533,11 @@ class GameScreen(Screen):
             big = big_row(question)
             if big.big:  # whose turn it is, twice the size where there is room
                 forms = [[big], *forms]
-            asked.append(Part(forms, asks, title_line(question, title_w), WORDS if asks else NEWS))
+            asked.append(Part(forms, asks, title_line(question, title_w), rank=WORDS if asks else NEWS))
         told = []
         if message:  # inverted, above the highlighted option and the hint
             forms = wrapped_forms(message, bar, invert=True, needed=False)
-            told.append(Part(forms, True, title_line(message, title_w), WORDS))
+            told.append(Part(forms, True, title_line(message, title_w), title_rank=1, rank=WORDS))
         hint = [Part([[self._hint()]], self._hint_needed(bool(said)), rank=HINT)]
         if isinstance(prompt, Collect):
             grids = self._answers(prompt)

@@ -17,7 +17,6 @@ from firmware_host.ui.render import (
     MIN_NAME,
     Panel,
     Row,
-    cut_names,
     fit,
     message_lines,
     name_and_value,
@@ -181,25 +180,6 @@ def text_rows(text: str, room: int, on: Panel | None = None) -> list[Row]:
     return named_rows(text, room, players(), on)
 
 
-NEWS_ROWS = 2
-"""Rows one line of what the last move brought may wrap onto."""
-
-
-def whole_rows(text: str, bar: bool = True, on: Panel | None = None) -> list[Row]:
-    """A line the rules need the table to see, whole, on as few rows as it takes (``bar``: beside
-    the turn timer's bar): the players' names in it shortened (to the start that tells them
-    apart, then to :data:`MIN_NAME` letters) where that saves a row; its words are never cut."""
-    text = tr(text)
-    width = (on or panel()).content_w - 2 - (BAR_W if bar else 0)
-    names = players()
-    best = wrap(text, width)
-    for shorter in (shorten_names(text, names), cut_names(shorten_names(text, names), names)):
-        lines = wrap(shorter, width)
-        if len(lines) < len(best):
-            best = lines
-    return [Row((line,), needed=True) for line in best]
-
-
 def wrapped_forms(
     text: str, bar: bool = True, invert: bool = False, needed: bool = True, on: Panel | None = None
 ) -> list[list[Row]]:
@@ -219,16 +199,6 @@ def title_line(text: str, width: int) -> str | None:
     """``text`` on one line of ``width`` pixels (the title bar), its players' names shortened if
     that makes it fit; ``None`` where it does not fit whole."""
     return next((form for form in named_forms(text) if text_width(form) <= width), None)
-
-
-def lines_rows(lines: Sequence[str], room: int) -> list[Row]:
-    """``lines`` (what the last move brought) in at most ``room`` rows: each on up to
-    :data:`NEWS_ROWS` rows while the lines after it keep a row each."""
-    rows: list[Row] = []
-    for i, line in enumerate(lines):
-        left = room - len(rows) - (len(lines) - i - 1)  # the lines after this one get a row each
-        rows += text_rows(line, min(NEWS_ROWS, left))
-    return rows[: max(0, room)]
 
 
 def named_rows(text: str, room: int, names: Sequence[str], on: Panel | None = None) -> list[Row]:

@@ -10,7 +10,8 @@ rows:
 1. every part that must show takes its most compact form (the fewest rows; of those, the one
    with the longest names);
 2. when they do not fit, a part that can say itself on one line of the title bar goes there
-   (the question, then the message), where the title bar carries nothing the table must read;
+   (the question, else the message, else a line the rules need: the first whose going makes the
+   rest fit), where the title bar carries nothing the table must read;
    when they still do not fit, a part with a last, squeezed form takes it (the score grid, cut
    to whose turn it is);
 3. in their rank's order, a part that must show takes the fullest of its forms that fits the
@@ -42,6 +43,9 @@ class Part:
     forms: Sequence[Sequence[Row]]
     must: bool = True
     titled: str | None = None
+    title_rank: int = 0
+    """Which part takes the title bar (lower first): of those whose going there makes the rest
+    fit, the first; else the first."""
     rank: int = 0
     fallback: Sequence[Row] | None = None
     """What shows of a part that may show where none of its forms fits (a line on one row, cut)."""
@@ -78,12 +82,11 @@ def _must(parts: Sequence[Part], on: Panel, room: int, title_free: bool) -> tupl
             part.take(part.compact(on))
     used = sum(on.height_of(p.chosen) for p in parts)
     title = ""
-    if used > room and title_free:  # one part says itself on the title bar
-        for part in parts:
-            if part.must and part.titled:
-                title, used = part.titled, used - on.height_of(part.chosen)
-                part.chosen, part.shown = [], False
-                break
+    candidates = sorted((p for p in parts if p.must and p.titled), key=lambda p: p.title_rank)
+    if used > room and title_free and candidates:  # one part says itself on the title bar
+        part = next((p for p in candidates if used - on.height_of(p.chosen) <= room), candidates[0])
+        title, used = part.titled or "", used - on.height_of(part.chosen)
+        part.chosen, part.shown = [], False
     for part in parts:  # still too many: the last forms, in order
         if used > room and part.shown and part.squeezed is not None:
             used += on.height_of(part.squeezed) - on.height_of(part.chosen)

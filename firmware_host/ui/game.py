@@ -546,8 +546,8 @@ class GameScreen(Screen):
             status = self.table.task_line(prompt)
             jobs = [Part(wrapped_forms(line, bar, needed=False)) for line in prompt.lines]
             foot = Part([[Row.of(T("ok: {job}", job=prompt.confirm), invert=True)]])
-            shown = Part([text_rows(status, 1)], False, rank=HINT) if status else Part([])
-            return [*asked, *jobs, *lines, shown, *told, foot]
+            scale = Part([text_rows(status, 1)], False, rank=HINT) if status else Part([])
+            return [*asked, *jobs, *lines, scale, *told, foot]
         body = self._prompt_body()
         grid_part = Part(scores, rank=GRID, squeezed=turn if on.height_of(turn) < on.height_of(scores[-1]) else None)
         return [grid_part, *lines, *asked, *told, *(Part([[row]]) for row in body), *hint]
@@ -635,6 +635,7 @@ class GameScreen(Screen):
                 cells.append((p, "..."))
         given = [c for c in cells if c[1] != "..."]
         return [grid(cells, per_row(cells)), grid(given, per_row(given)) if given else []]
+
 
 def needed_rows(rows: list[Row]) -> list[Row]:
     """``rows`` marked as needed (:attr:`~firmware_host.ui.render.Row.needed`): a message takes

@@ -464,17 +464,26 @@ class Session:
         self._write({"undo": 1, **({"k": k} if k > 1 else {}), **self._stamp()})
         before = self._point
         self.undone = tuple(self.actions[-k:])
+        told = self.engine.describe(prepared.end.state, self.undone[0])
         self._commit(prepared, self.joined[:-k])
         fresh = before.saids - self._point.saids
         self.undone_said = before.said[len(before.said) - fresh :] if 0 < fresh <= len(before.said) else ()
+        if told:  # the game's own words for what went (one piece, not the turn the news named)
+            self.undone_said = (told,)
         return True
 
     def last_move_said(self) -> tuple[str, ...]:
-        """What the last move (the one an undo would take back) said, as far as the checkpoints
-        kept in memory tell (empty when they do not reach back to its start)."""
+        """What the last move (the one an undo would take back) did, in words: the game's own
+        description of its action where it has one (:meth:`Engine.describe`: Tonne's one piece),
+        else what the move said, as far as the checkpoints kept in memory tell (empty when they do
+        not reach back to its start)."""
         if not self.actions:
             return ()
-        before = self._points.get(len(self.actions) - self._move_size())
+        k = self._move_size()
+        before = self._points.get(len(self.actions) - k)
+        told = self.engine.describe(before.state, self.actions[-k]) if before is not None else None
+        if told:
+            return (told,)
         fresh = self._point.saids - before.saids if before is not None else 0
         return self._point.said[-fresh:] if 0 < fresh <= len(self._point.said) else ()
 

@@ -130,3 +130,26 @@ def test_the_old_clock_check_is_killed_inside_the_filter_on_an_offline_table(tmp
     assert not (tmp_path / "state" / "history.jsonl").exists()  # the end record was never written
     if shutil.which("strace"):
         assert ran.refused == ["clock_adjtime"]
+
+
+def test_a_resume_proved_by_its_own_process_runs_inside_the_filter(tmp_path):
+    from firmware_host.cli.bench.resume import build_void
+
+    state = tmp_path / "state"
+    build_void(state, 150)  # sealed by other code: the start proves its snapshot
+    box = Sandbox(tmp_path / "box", synced=False)
+    notify = NotifySocket(tmp_path / "notify.sock")
+    proc = box.popen("run", "--sim", "--state-dir", state, env=notify.env(), stderr=subprocess.PIPE)
+    try:
+        notify.wait_for("STATUS=ready")
+        wait_for(lambda: b'"v":"' in (state / "game.jsonl").read_bytes().rsplit(b"\n", 2)[-2], proc=proc)
+        proc.send_signal(signal.SIGTERM)
+        status = proc.wait(scaled(30))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(scaled(10))
+        notify.close()
+    ran = box.ran(("tablemate", "run", "--sim"), status, "", proc.stderr.read()).check()
+    assert ran.returncode == 0 and "Traceback" not in ran.stderr
+    assert "resume checked" in ran.stderr and "nothing readable" not in ran.stderr  # (not on a thread)

@@ -77,6 +77,9 @@ class Resume:
             if session.skipped:
                 message.toast(session.skipped)
             if session.unchecked is not None:
+                log.info(
+                    "%s: the game resumed at action %s is checked against its replay", CHECKING, session.snapshot_used
+                )
                 self.tasks.append(asyncio.create_task(self._check(session), name="resume-check"))
                 return
         self.checked.set()
@@ -95,7 +98,6 @@ class Resume:
         game = self.game
         loop = asyncio.get_running_loop()
         started = loop.time()
-        log.info("%s: the game resumed at action %s is checked against its replay", CHECKING, at)
         try:
             if getattr(loop, "inline_io", False):  # virtual time stays deterministic: inline
                 replay = session.replay_whole(lambda: False)

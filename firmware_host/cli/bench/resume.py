@@ -10,9 +10,10 @@ collector settled once the table is up):
 
 - **first start**: a ticker task asks the loop for a 1 ms sleep over and over from the moment the
   device starts; how late it wakes is how long the loop was blocked. Reported: the longest block
-  before the table is up (start-up: modules, drivers, the resume off the loop) and from then to
-  the check's end; an undo asked for the moment the table is up (while the check runs), timed
-  until it is journaled and shown; how long the check took;
+  before the table is up (start-up: the drivers opened, the first frame, the resume off the loop)
+  and from then to the check's end, beside the idle floor (the same loop for a second after, with
+  nothing to do: the machine's other work shows there); an undo asked for the moment the table is
+  up (while the check runs), timed until it is journaled and shown; how long the check took;
 - **second start** on the same folder: the same figures, and how many actions the device
   replayed from its start to the check's end (the checkpoints below the snapshot, at most a
   snapshot's span: the check itself is not made again);
@@ -24,7 +25,8 @@ collector settled once the table is up):
 The package's modules are compiled first, as pip compiles them on the device: a checkout run
 with ``PYTHONDONTWRITEBYTECODE`` would compile every module it imports on the loop at start.
 Building the sessions is not measured (their fsyncs are skipped); each start is a fresh interpreter
-that has imported what ``tablemate run`` imports before its loop starts.
+that has imported what ``tablemate run`` imports before its loop starts (the drivers' modules
+too: :func:`~firmware_host.runtime.hardware.preload`).
 """
 
 from __future__ import annotations
@@ -113,13 +115,14 @@ async def _boot(folder: Path, apart: bool = True) -> dict[str, Any]:
     from firmware_host.runtime.device import Device
     from firmware_host.runtime.garbage import settle
 
+    config = configuration.defaults().with_sim()
     loop = asyncio.get_running_loop()
     loop.set_default_executor(ThreadPoolExecutor(1, thread_name_prefix="display"))
     ticker = Ticker()
     beat = asyncio.create_task(ticker.run())
     started = time.perf_counter()
     with Applies() as applied:
-        device = Device(configuration.defaults().with_sim(), Store(folder), seed=1)
+        device = Device(config, Store(folder), seed=1)
         device.resumer.apart = apart
         task = asyncio.create_task(device.run())
         await device.ready.wait()
@@ -142,6 +145,9 @@ async def _boot(folder: Path, apart: bool = True) -> dict[str, Any]:
         out["loop_ms"] = ticker.worst * 1000
         out["checked"] = checking
         out["applied"] = applied.count
+        ticker.reset()
+        await asyncio.sleep(1.0)  # the floor: the same loop with nothing to work out (the machine's other work)
+        out["idle_loop_ms"] = ticker.worst * 1000
         device.stop()
         await task
     ticker.running = False
@@ -160,7 +166,12 @@ def boot(folder: Path, apart: bool = True) -> dict[str, Any]:
 
 
 def boot_here(folder: str, how: str = "apart") -> None:
-    """Print the figures of :func:`_boot` on ``folder`` as one JSON line (the child of :func:`boot`)."""
+    """Print the figures of :func:`_boot` on ``folder`` as one JSON line (the child of :func:`boot`),
+    started as ``tablemate run`` starts the device (its drivers' modules imported first)."""
+    from firmware_host.core import config as configuration
+    from firmware_host.runtime.hardware import preload
+
+    preload(configuration.defaults().with_sim())
     print(json.dumps(asyncio.run(_boot(Path(folder), how == "apart"))))
 
 
@@ -235,7 +246,8 @@ def _line(r: dict[str, Any], which: str) -> str:
     during = " (during the check)" if b["undo_during_check"] else ""
     return (
         f"  {which} start: up in {b['up_ms']:.0f} ms (loop blocked max {b['start_loop_ms']:.1f} ms), then "
-        f"{check}, loop blocked max {b['loop_ms']:.1f} ms; first undo {b['undo_ms']:.1f} ms{during}; "
+        f"{check}, loop blocked max {b['loop_ms']:.1f} ms (idle floor {b['idle_loop_ms']:.1f} ms); "
+        f"first undo {b['undo_ms']:.1f} ms{during}; "
         f"actions replayed in the device's process {b['applied_up']:,} until up, {b['applied']:,} with the undo"
     )
 

@@ -4,8 +4,8 @@ A game resumed from a journal snapshot whose seal does not hold (a journal of an
 the first start after a software update, a snapshot written while the game in play rested on one
 not proved yet: :mod:`firmware_host.core.verdict`) is proved by replaying every action from the
 first (:meth:`Session.replay_whole <firmware_host.core.session.Session.replay_whole>`). That is the
-whole game's CPU — 15 s at 50,000 Trottelmütze actions on a PC, minutes on a Zero 2 W — and a
-state allocated per action. In the device's own process it held the loop: the interpreter is
+whole game's CPU — 9–15 s at 50,000 Trottelmütze actions on a PC, several times more on a Zero 2 W
+(not measured) — and a state allocated per action. In the device's own process it held the loop: the interpreter is
 shared with the replay's thread, and the collector's full passes over the states it keeps stopped
 every thread, the loop's included, for up to 600 ms. So the device runs it here, with an
 interpreter, a collector and a memory of its own (given back whole when it ends), on another core

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +19,10 @@ def run_device(
     body: Callable[[Device], Awaitable[Any]],
     config: configuration.Config | None = None,
     seed: int | None = 1,
+    parts: Sequence[tuple[str, Any]] = (),
 ) -> Any:
-    """Start a simulated device, run ``body(device)``, stop it as SIGTERM would."""
+    """Start a simulated device (with ``parts`` added to its own), run ``body(device)``, stop
+    it as SIGTERM would."""
 
     async def main() -> Any:
         loop = asyncio.get_running_loop()
@@ -29,6 +31,7 @@ def run_device(
             Store(state_dir),
             seed=seed,
             wall=lambda: 1_700_000_000 + loop.time(),
+            extra=parts,
         )
         task = asyncio.create_task(device.run())
         await device.ready.wait()

@@ -277,7 +277,7 @@ def run_monkey(
             device.drawing.frame = drawing  # type: ignore[method-assign]
 
         def edge(button: str, pressed: bool):
-            return lambda _b: device._edge_from_thread(button, pressed, loop.time())
+            return lambda _b: device.inputs.edge_from_thread(button, pressed, loop.time())
 
         idle = 0
         try:

@@ -11,6 +11,7 @@ from typing import Any
 from drivers.display import open_display
 from firmware_host.core import config as configuration
 from firmware_host.core.store import Store
+from firmware_host.runtime.hub import Hub
 from firmware_host.runtime.parts.dimmer import Dimmer
 from firmware_host.runtime.parts.message import MessageLine
 from firmware_host.runtime.parts.phones import Phones
@@ -45,11 +46,16 @@ def lower(state: Path, config: configuration.Config | None = None, wall: Any = l
     loop = asyncio.get_running_loop()
     prefs = TableSettings(config, store)
     signals = Signals()
-    message = MessageLine(signals.signal)
+    message = MessageLine()
     screens = Screens((128, 64), message, signals)
     saving = Saving(store, loop.call_soon, message, screens, screens)  # type: ignore[arg-type]
     phones = Phones(store, saving, message, screens, wall)
     dimmer = Dimmer(screens, config["display"], prefs.settings)
+    hub = Hub()
+    for name, part in (("prefs", prefs), ("signals", signals), ("message", message), ("screens", screens),
+                       ("saving", saving), ("phones", phones), ("dimmer", dimmer)):  # fmt: skip
+        hub.add(name, part)
+    hub.setup()
     wants: list[tuple[str, bool]] = []
     message.redraw = screens.redraw
     screens.want_scale = lambda reason, on: wants.append((reason, on))

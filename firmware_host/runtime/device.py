@@ -1,16 +1,13 @@
 """The device: one asyncio loop that owns the game, the screen, the tower, timers and input.
 
 This is the composition root: it builds the parts (:mod:`firmware_host.runtime.parts`) and the
-services (scale, timers), wires them, and runs the loop; each part does one job. The device is
-the door the screens, the services and the page are built with (:mod:`firmware_host.ui.table`,
-:class:`~firmware_host.scale.service.ScaleHost`, :class:`~firmware_host.timers.service.TimerHost`,
-:class:`~firmware_host.web.door.TableDoor`): each member of a door is the part's own method,
-handed out in :meth:`Device._open_doors` (a table a reader can grep). None of them holds the
-device itself. Driver threads and gpiozero callbacks cross into the loop at one place,
-:meth:`Device.post` (``loop.call_soon_threadsafe``); everything else runs on the loop. Every
-action, whatever brought it, goes through ``apply`` (:meth:`GameLife.apply
-<firmware_host.runtime.parts.game.GameLife.apply>`), which hands it to the session (engine
-check, durable journal) before its effects show. ``docs/architecture.md`` traces one press.
+services (scale, timers), adds each to the hub by name (:mod:`firmware_host.runtime.hub`), and
+runs the loop; each part does one job, and tells the others through the hub's events
+(:mod:`firmware_host.runtime.events`: the tower and the message line hear every durable action).
+Driver threads cross into the loop at one place, :meth:`Device.post`; every press enters through
+the ``inputs`` part; every action goes through ``apply`` (:meth:`GameLife.apply
+<firmware_host.runtime.parts.game.GameLife.apply>`), which journals it durably before its
+effects show. ``docs/architecture.md`` traces one press.
 """
 
 from __future__ import annotations
@@ -21,7 +18,8 @@ import logging
 import signal as signals
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from firmware_host.core.config import Config
@@ -30,12 +28,16 @@ from firmware_host.core.store import Store
 from firmware_host.core.writer import ThreadWriter
 from firmware_host.runtime import sdnotify
 from firmware_host.runtime.display_service import DisplayService
+from firmware_host.runtime.events import TableReady, TableStop
 from firmware_host.runtime.hardware import Hardware, build, panel_size
+from firmware_host.runtime.hub import Hub
 from firmware_host.runtime.lights import Lights
 from firmware_host.runtime.parts.dimmer import Dimmer
 from firmware_host.runtime.parts.game import GameLife
 from firmware_host.runtime.parts.health import DISPLAY_STATES, Health
+from firmware_host.runtime.parts.inputs import Inputs
 from firmware_host.runtime.parts.message import TOAST_CHARS, MessageLine
+from firmware_host.runtime.parts.page import Page
 from firmware_host.runtime.parts.phones import Phones
 from firmware_host.runtime.parts.presses import Presses
 from firmware_host.runtime.parts.resume import Resume
@@ -43,6 +45,7 @@ from firmware_host.runtime.parts.saving import Saving
 from firmware_host.runtime.parts.screens import Screens
 from firmware_host.runtime.parts.settings import TableSettings
 from firmware_host.runtime.parts.signals import Signals
+from firmware_host.runtime.parts.timing import TimerNews
 from firmware_host.runtime.precedence import Precedence
 from firmware_host.scale.service import ScaleService
 from firmware_host.timers.service import TimerService
@@ -56,13 +59,8 @@ log = logging.getLogger(__name__)
 
 
 class Device:
-    """The running device. Build it, then ``await run()``; :meth:`stop` ends it.
-
-    Its parts: ``prefs`` (settings and names), ``signals`` (the tower), ``message`` (the message
-    line), ``drawing`` (the screen stack and the panel), ``saving`` (writes in flight, faults,
-    documents), ``pairing`` (phones), ``dimmer``, ``health`` (faults, self-test, checks),
-    ``game`` (the game's life), ``resumer`` and ``presses``.
-    """
+    """The running device. Build it (``extra``: more parts, each a name and a part), then
+    ``await run()``; :meth:`stop` ends it. Its parts are on :attr:`hub`, by name."""
 
     def __init__(
         self,
@@ -72,40 +70,56 @@ class Device:
         seed: int | None = None,
         wall: Callable[[], float] = time.time,
         signals_on: bool = False,
+        extra: Sequence[tuple[str, Any]] = (),
+        served: bool = False,
     ) -> None:
         self.config = config
         self.store = store
         self.seed = seed
         self.wall = wall
         self.signals_on = signals_on
+        self.served = served
+        """Run as the service: the page (when ``[web]`` enables it), one worker thread, the
+        collector settled once up."""
         self.stop_reason: str | None = None
         self._stopped = asyncio.Event()
         self._tasks: list[asyncio.Task] = []
         self.ready = asyncio.Event()
         self.hw: Hardware | None = None
+        self._pool: ThreadPoolExecutor | None = None
+        self.hub = hub = Hub()
+        """The parts by name, and the events they publish (:mod:`firmware_host.runtime.events`)."""
+        add = hub.add
         # the state folder's documents are read in this order: their problems are named in it
-        self.prefs = TableSettings(config, store)
-        self.signals = Signals()
-        self.message = MessageLine(self.signals.signal)
-        self.drawing = Screens(panel_size(config), self.message, self.signals)
-        self.precedence = Precedence()
+        self.prefs = add("prefs", TableSettings(config, store))
+        self.signals = add("signals", Signals())
+        self.message = add("message", MessageLine())
+        self.drawing = add("screens", Screens(panel_size(config), self.message, self.signals))
+        self.precedence = add("precedence", Precedence())
         """Held from a button's edge until its frame is handed to the display: the page waits meanwhile."""
         self.drawing.frame_handed = self.precedence.release
-        self.saving = Saving(store, self.post, self.message, self.drawing, self)
-        self.pairing = Phones(store, self.saving, self.message, self.drawing, wall)
+        self.saving = add("saving", Saving(store, self.post, self.message, self.drawing, self))
+        self.pairing = add("phones", Phones(store, self.saving, self.message, self.drawing, wall))
         store.read_doc("scale", repair=True)  # a damaged calibration is kept aside and named
-        self.scale = ScaleService(self, store, self._scale_driver, self._scale_held)
-        self.timers = TimerService(self, config.timers, config["timers"]["save_every"])
-        self.dimmer = Dimmer(self.drawing, config["display"], self.prefs.settings)
+        self.scale = add("scale", ScaleService(self, store, self._scale_driver, self._scale_held))
+        self.timers = add("timers", TimerService(self, config.timers, config["timers"]["save_every"]))
+        self.dimmer = add("dimmer", Dimmer(self.drawing, config["display"], self.prefs.settings))
         self.prefs.wire(self.saving, self.message, self.drawing, self.dimmer, self.signals, self.timers)
-        self.health = Health(
+        self.health = add("health", Health(
             config, store, self.saving, self.message, self.drawing, self.signals, self.scale, self.timers,
             self._scale_driver,
-        )  # fmt: skip
+        ))  # fmt: skip
         parts = (self.message, self.signals, self.drawing, self.saving, self.pairing)
-        self.game = GameLife(config, store, self, parts, self.timers, self.scale, seed, wall)
-        self.resumer = Resume(store, self.game, wall, self._stopped.is_set)
-        self.presses = Presses(config, self.game, self.dimmer)
+        self.game = add("game", GameLife(config, store, self, parts, self.timers, self.scale, seed, wall))
+        self.resumer = add("resume", Resume(store, self.game, wall, self._stopped.is_set))
+        self.presses = add("presses", Presses(config, self.game, self.dimmer))
+        self.inputs = add("inputs", Inputs(self.post))
+        add("timer news", TimerNews())
+        if served and config["web"]["enabled"]:
+            add("page", Page(self, config["web"], self._settle))
+        for name, part in extra:  # a test's or a later listener's parts
+            add(name, part)
+        self._extra = tuple(name for name, _ in extra)
         # the hooks by which a lower part tells a higher one
         self.message.redraw = self.drawing.redraw
         self.drawing.want_scale = self.scale.want
@@ -113,6 +127,7 @@ class Device:
         self.drawing.players = self.game.names_at_table
         self.saving.handle = self.presses.handle
         self.saving.on_failure = self.game.on_save_failed
+        hub.setup()
         self._open_doors()
 
     def _open_doors(self) -> None:
@@ -285,8 +300,12 @@ class Device:
             self._tasks.append(asyncio.create_task(self._feed_watchdog(interval), name="watchdog"))
         if not getattr(self.loop, "inline_io", False):  # virtual time stays deterministic: inline
             self.store.writer = ThreadWriter()
+            if self.served:  # the display and the journal have writer threads of their own: the
+                # default pool serves only the resume, the journal's drain at stop and the page's plots
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="display")
+                self.loop.set_default_executor(self._pool)
         self.hw = build(
-            self.config, self._edge_from_thread, self._tower_from_thread, self.loop.time, self.loop.call_later,
+            self.config, self.inputs.edge_from_thread, self._tower_from_thread, self.loop.time, self.loop.call_later,
             loop=self.loop,
         )  # fmt: skip
         display = self.drawing.attach(self.hw.display_opener)
@@ -307,12 +326,18 @@ class Device:
         self._tasks.append(asyncio.create_task(self.drawing.swim(), name="burn-in"))
         self.dimmer.wake()
         self.redraw()
-        self.game.changed()
+        self.game.changed("resumed" if self.session is not None else "changed")
         sdnotify.notify(sdnotify.UP)
         age = sdnotify.process_age() if self.signals_on else None
         if age is not None:
             log.info("the table is up %.2f s after its start", age)
+        self.hub.start()
+        for name, task in self.hub.each("task"):
+            self._tasks.append(asyncio.create_task(task(), name=name))
         self.ready.set()
+        self.hub.publish(TableReady(self.settings["language"]))
+        if self.hub.get("page") is None:
+            self._settle()
         try:
             await self._stopped.wait()
         finally:
@@ -330,6 +355,7 @@ class Device:
 
     async def _shutdown(self) -> None:
         sdnotify.notify("STOPPING=1")
+        self.hub.publish(TableStop(self.stop_reason or T("Stopped")))
         self.timers.close()  # the clocks as they are at the stop, before anything else takes time
         with contextlib.suppress(OSError):
             self.game.file_over()  # a result left on screen is filed (else the next start files it)
@@ -344,12 +370,25 @@ class Device:
         for task in self._tasks:
             with contextlib.suppress(BaseException):
                 await task
+        self.hub.close(self._extra)
         self.signals.close()
         if self.hw is not None:
             self.hw.close()
         if self.signals_on:
             for sig in (signals.SIGTERM, signals.SIGINT):
                 self.loop.remove_signal_handler(sig)
+
+    def _settle(self) -> None:
+        """Once up (and the page serving): a fresh pool (the resume's worker would idle on as a
+        fourth thread; a new pool starts one when asked), the collector settled."""
+        if self._pool is None:
+            return
+        from firmware_host.runtime.garbage import settle
+
+        self._pool.shutdown(wait=False)
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="display")
+        self.loop.set_default_executor(self._pool)
+        settle()
 
     async def _feed_watchdog(self, interval: float) -> None:
         while True:
@@ -366,10 +405,6 @@ class Device:
             self.loop.call_soon(fn, *args)
         else:
             self.loop.call_soon_threadsafe(fn, *args)
-
-    def _edge_from_thread(self, button: str, pressed: bool, t: float) -> None:
-        self.precedence.hold()  # before it is posted: the page's work already queued waits behind it
-        self.post(self.presses.edge, button, pressed, t)
 
     def _tower_from_thread(self, status: str, detail: str | None) -> None:
         self.post(self.health.on_tower, status, detail)

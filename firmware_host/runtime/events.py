@@ -22,6 +22,7 @@ The events, in the order of a game's life:
 - :class:`TimerWarning`, :class:`TimerCountdown`, :class:`TimerExpired` — the turn timer.
 - :class:`SaveFailed` — a journal write failed: play is refused until saving works.
 - :class:`TableStop` — the table is stopping (the journal is already durable).
+- :class:`PageServing` — the companion page serves (its address).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ __all__ = [
     "Event",
     "GameChanged",
     "GameOver",
+    "PageServing",
     "SaveFailed",
     "TableReady",
     "TableStop",
@@ -223,6 +225,17 @@ class SaveFailed(Event):
     """The message shown (the reason, as the message line says it)."""
 
 
+@dataclass(frozen=True)
+class PageServing(Event):
+    """The companion page serves (once the table is up; not at all when it cannot listen)."""
+
+    name: ClassVar[str] = "page:serving"
+    url: str
+    """Its address on the LAN, ending in ``/``."""
+    port: int = 0
+    """The port it listens on."""
+
+
 EVENTS: dict[str, type[Event]] = {
     cls.name: cls
     for cls in (
@@ -238,6 +251,7 @@ EVENTS: dict[str, type[Event]] = {
         TimerCountdown,
         TimerExpired,
         SaveFailed,
+        PageServing,
     )
 }
 """Every event by its name."""

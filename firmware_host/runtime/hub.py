@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from firmware_host.runtime.events import Event
 
@@ -31,6 +31,17 @@ E = TypeVar("E", bound=Event)
 
 class Part(Protocol):
     """What the hub knows of a part: nothing but that it may have the hooks (all optional)."""
+
+
+class Listener(Generic[E]):
+    """A part that is one function hearing one kind of event: a new listener is a new part."""
+
+    def __init__(self, event: type[E], fn: Callable[[E], None]) -> None:
+        self.event, self.fn = event, fn
+
+    def setup(self, hub: Hub) -> None:
+        """Subscribe the function."""
+        hub.subscribe(self.event, self.fn)
 
 
 class Hub:
@@ -87,9 +98,12 @@ class Hub:
         for _, fn in self.each("start"):
             fn()
 
-    def close(self) -> None:
-        """Each part's ``close()``, in reverse order; one that fails does not stop the others."""
+    def close(self, names: tuple[str, ...] | None = None) -> None:
+        """Each part's ``close()`` (of ``names`` only, when given), in reverse order; one that
+        fails does not stop the others."""
         for name, fn in reversed(self.each("close")):
+            if names is not None and name not in names:
+                continue
             try:
                 fn()
             except Exception:

@@ -30,6 +30,8 @@ from firmware_host.core.config import Config
 from firmware_host.core.i18n import _, tr
 from firmware_host.core.store import Store
 from firmware_host.runtime.device import DISPLAY_STATES, Device
+from firmware_host.runtime.events import PageServing
+from firmware_host.runtime.hub import Listener
 from firmware_host.sim.fitting import SEPARATOR, Plan, cells, pack, panel_text, plan
 from firmware_host.sim.keys import FLUSH_SECONDS, KeyReader
 from firmware_host.sim.scale import SIM_PIECE_GRAMS, calibrate_sim_scale
@@ -299,14 +301,17 @@ def run_terminal(config: Config, store: Store, seed: int | None = None) -> int:
     async def main() -> None:
         nonlocal in_play
         loop = asyncio.get_running_loop()
-        device = Device(config.with_sim(), store, seed=seed, wall=time.time)
-        page = None
-        if config["web"]["enabled"]:  # the page beside the terminal (aiohttp loaded only then)
-            from firmware_host.web.server import start_page
+        term: Terminal | None = None
 
-            page = device.companion = await start_page(device, config.with_sim()["web"])
+        def serving(page: PageServing) -> None:  # the page beside the terminal, once the table is up
+            if term is not None:
+                term.page = page.url
+
+        device = Device(
+            config.with_sim(), store, seed=seed, wall=time.time, served=True,
+            extra=[("page address", Listener(PageServing, serving))],
+        )  # fmt: skip
         term = Terminal(device)
-        term.page = page.url() if page is not None else ""
         loop.add_signal_handler(signal.SIGWINCH, lambda: term.draw(force=True))
         task = asyncio.create_task(device.run())
         ready = asyncio.create_task(device.ready.wait())
@@ -326,8 +331,6 @@ def run_terminal(config: Config, store: Store, seed: int | None = None) -> int:
             device.stop(T("Stopped"))
             await task
             in_play = device.session is not None
-            if page is not None:
-                await page.close()
             term.draw(force=True)
 
     try:

@@ -15,9 +15,20 @@ from collections.abc import Callable
 from typing import Any
 
 from firmware_host.core.config import SEATS, Config
+from firmware_host.core.i18n import language
 from firmware_host.core.replay import Script, ScriptError
 from firmware_host.core.session import Session
 from firmware_host.core.store import Store
+from firmware_host.runtime.events import (
+    ActionDurable,
+    ActionUndone,
+    Event,
+    GameChanged,
+    GameOver,
+    SaveFailed,
+    TurnPassed,
+)
+from firmware_host.runtime.hub import Hub
 from firmware_host.runtime.parts.message import MessageLine
 from firmware_host.runtime.parts.phones import Phones
 from firmware_host.runtime.parts.saving import Saving
@@ -25,7 +36,8 @@ from firmware_host.runtime.parts.screens import Screens
 from firmware_host.runtime.parts.signals import Signals
 from firmware_host.ui.base import Confirm, Message
 from firmware_host.ui.game import GameScreen
-from firmware_host.ui.menus import GameMenu, GameOver, MainMenu, final_words
+from firmware_host.ui.menus import GameMenu, MainMenu, final_words
+from firmware_host.ui.menus import GameOver as GameOverScreen
 from firmware_host.ui.table import MenuTable
 from games.core import Action, Effect, Option, Refused, T, join
 
@@ -86,6 +98,15 @@ class GameLife:
         the timer's figures, when it ended and the seconds it had been in play."""
         self._history: tuple[tuple[int, int, int], list[dict[str, Any]]] | None = None
         """The history as last read, keyed on its file's inode, mtime and size."""
+        self.publish: Callable[[Event], None] = lambda event: None
+        """Tells the other parts (the hub's, from :meth:`setup`)."""
+        self._turn: str | None = None
+        """Whose turn the last :class:`TurnPassed` named."""
+        self._why = "changed"
+
+    def setup(self, hub: Hub) -> None:
+        """Publish on ``hub`` from now on."""
+        self.publish = hub.publish
 
     # -- starting -------------------------------------------------------------------------------------
 
@@ -163,7 +184,7 @@ class GameLife:
             self.store.writer.reset()  # nothing of it is in memory: the next start tries afresh
             return False
         self.enter(session)
-        self.changed()
+        self.changed("started")
         return True
 
     def _cannot_start(self, game: str, error: ScriptError) -> None:
@@ -245,25 +266,32 @@ class GameLife:
             self.move += 1
         if self.message.at != _mono():
             self.message.clear_message()  # the state changed: what an earlier message said may no longer hold
-        self.saving.when_durable(lambda: self._applied(effects))
+        self.saving.when_durable(lambda: self._applied(action, effects))
         return True
 
-    def _applied(self, effects: list[Effect]) -> None:
-        """An action is durable: now its effects show."""
-        if self.session is None:
+    def _applied(self, action: Action, effects: list[Effect]) -> None:
+        """An action is durable: now its effects show (the parts that show them hear it)."""
+        session = self.session
+        if session is None:
             return
-        self._play(effects)
-        self.after_change()
-
-    def _play(self, effects: list[Effect]) -> None:
         self.said = [e.value for e in effects if e.kind == "say"]
-        for effect in effects:
-            if effect.kind == "signal":
-                self.signals.signal(effect.value)
-            elif effect.kind == "say":
-                self.events.append(effect.value)
-                del self.events[:-EVENTS_KEPT]
-                self.message.toast(effect.value, until_input=True)
+        self.events.extend(self.said)
+        del self.events[:-EVENTS_KEPT]
+        view = session.view()
+        self.publish(ActionDurable(action, tuple(effects), view, session.base.game, language(), session.over))
+        self.after_change()
+        if self.session is not None:
+            self._tell_turn(self.session)
+
+    def _tell_turn(self, session: Session) -> None:
+        """Publish :class:`TurnPassed` when the player whose turn it is changed."""
+        active = session.view().active  # the player the view lights up, when it is one
+        player = active[0] if len(active) == 1 else None
+        if player == self._turn:
+            return
+        self._turn = player
+        seat = next((s for s, name in self.seats.items() if name == player), None) if player else None
+        self.publish(TurnPassed(player, seat, session.base.game))
 
     @staticmethod
     def past_events(session: Session) -> list[str]:
@@ -284,9 +312,12 @@ class GameLife:
             self.last_result = entry
             self.screens.stack = [
                 MainMenu(self.table),
-                GameOver(self.table, entry, final_words(final, self.said), self.ask_undo, final.must_read()),
+                GameOverScreen(self.table, entry, final_words(final, self.said), self.ask_undo, final.must_read()),
             ]
             self.message.clear_message()  # what the last move brought is on the game-over screen now
+            self._turn = None
+            self.publish(GameOver(final, tuple(session.engine.winners(session.state)), entry, language()))
+            self._why = "over"
         else:
             top = self.screens.game_screen()
             if top is not None:
@@ -303,11 +334,15 @@ class GameLife:
             extra.update({"started": round(now - session.elapsed(), 3), "ended": round(now, 3), "date_source": "phone"})
         return extra
 
-    def changed(self) -> None:
-        """The game (or its absence) changed: the turn timer, the scale and the tower follow."""
+    def changed(self, why: str = "changed") -> None:
+        """The game (or its absence) changed: the turn timer, the scale and the tower follow;
+        ``why``: ``started``, ``resumed``, ``ended`` or ``changed`` (``over`` when the last
+        action ended the game)."""
+        why, self._why = (self._why if why == "changed" else why), "changed"
         self.timers.changed()
         self.scale.changed(self.session)
         self.screens.update_mood()
+        self.publish(GameChanged(self.session, why))
 
     def confirm_task(self, key: str) -> None:
         """The table did the job a :class:`~games.core.Task` prompt asked for: journal it, go on.
@@ -382,9 +417,14 @@ class GameLife:
 
     def _undone(self, said: tuple[str, ...] = (), why: str | None = None) -> None:
         if why is not None:
-            self.message.toast(why)
+            description = why
         else:
-            self.message.toast(T("Undone: {what}", what=join(list(said), " · ")) if said else T("Undone"))
+            description = T("Undone: {what}", what=join(list(said), " · ")) if said else T("Undone")
+        self.message.toast(description)
+        session = self.session
+        self.publish(ActionUndone(tuple(said), description, session.view() if session is not None else None))
+        if session is not None:
+            self._tell_turn(session)
         screen = self.screens.game_screen()
         if screen is not None:
             screen.reset()
@@ -423,8 +463,9 @@ class GameLife:
         entry = self.session.finish("abandoned", self._history_extra())
         self.last_result = entry
         self.session = None
-        self.screens.stack = [MainMenu(self.table), GameOver(self.table, entry)]
-        self.changed()
+        self.screens.stack = [MainMenu(self.table), GameOverScreen(self.table, entry)]
+        self._turn = None
+        self.changed("ended")
         self.screens.redraw()
 
     def home(self) -> None:
@@ -466,3 +507,4 @@ class GameLife:
         if self.timers.clocks is not None and not self.timers.paused:
             self.timers.toggle_pause()  # the game is paused: nobody's clock runs while play is refused
         self.message.refuse(message)
+        self.publish(SaveFailed(message))

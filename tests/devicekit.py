@@ -77,8 +77,8 @@ async def presses(device: Device, *buttons: str) -> None:
 
 async def screen(device: Device) -> str:
     """The text rows of the frame showing now (from the frame model, not pixels)."""
-    await device.flush()
-    frame = device.frame()
+    await device.door.flush()
+    frame = device.door.frame()
     rows = [frame.title + ("  " + frame.title_right if frame.title_right else "")]
     rows += [" | ".join(r.cells) + ("  " + r.right if r.right else "") for r in frame.rows]
     return "\n".join(rows)
@@ -86,14 +86,14 @@ async def screen(device: Device) -> str:
 
 def pixels(device: Device) -> str:
     """The picture on the simulated panel as # and . text."""
-    return to_text(device.display.shown)
+    return to_text(device.door.display.shown)
 
 
 async def choose_game(device: Device, title: str) -> None:
     """From the main menu: New game, then walk the game list to ``title`` and pick it."""
     await presses(device, "ok")
     for _ in range(10):
-        if device.screens[-1].items()[device.screens[-1].index].label == title:
+        if device.door.screens[-1].items()[device.door.screens[-1].index].label == title:
             break
         await presses(device, "next")
     await presses(device, "ok")

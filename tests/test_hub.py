@@ -28,7 +28,7 @@ from firmware_host.runtime.events import (
     TurnPassed,
 )
 from firmware_host.runtime.hub import Hub
-from tests.devicekit import run_device, screen
+from tests.devicekit import presses, run_device, screen
 
 JUMP = {"type": "jump", "jumper": "rascal", "special": False, "result": "B"}
 """One legal Arschbombe action (a jump worth 2)."""
@@ -72,10 +72,10 @@ def test_a_part_added_by_one_line_hears_each_durable_action_with_its_effects(tmp
     heard = Heard(ActionDurable)
 
     async def body(device):
-        device.start_named("arschbombe", ["Ann", "Ben"])
+        device.door.start_named("arschbombe", ["Ann", "Ben"])
         await asyncio.sleep(0.1)
         before = len(heard.heard)
-        assert device.apply(JUMP)
+        assert device.door.apply(JUMP)
         await asyncio.sleep(0.1)
         return before
 
@@ -95,9 +95,9 @@ def test_the_events_of_a_game_from_start_to_stop(tmp_path):
     heard = Heard()
 
     async def body(device):
-        device.start_named("arschbombe", ["Ann", "Ben"])
+        device.door.start_named("arschbombe", ["Ann", "Ben"])
         await asyncio.sleep(0.1)
-        device.apply({"type": "nonsense"})  # refused: the reason is heard
+        device.door.apply({"type": "nonsense"})  # refused: the reason is heard
         await asyncio.sleep(0.1)
         return await screen(device)
 
@@ -112,10 +112,10 @@ def test_the_events_of_a_game_from_start_to_stop(tmp_path):
 
 def test_a_refusal_heard_by_the_tower_plays_its_signal(tmp_path):
     async def body(device):
-        device.start_named("arschbombe", ["Ann", "Ben"])
+        device.door.start_named("arschbombe", ["Ann", "Ben"])
         await asyncio.sleep(0.1)
         seen = len(device.hw.tower.history)
-        device.apply({"type": "nonsense"})
+        device.door.apply({"type": "nonsense"})
         await asyncio.sleep(0.05)
         return device.hw.tower.history[seen:]
 
@@ -127,18 +127,26 @@ def test_an_input_part_added_by_one_line_presses_through_the_one_seam(tmp_path):
     presser = Presser("ok")  # on the main menu: New game
 
     async def body(device):
-        top = type(device.screens[-1]).__name__
+        top = type(device.door.screens[-1]).__name__
         await asyncio.sleep(1.0)
-        return top, type(device.screens[-1]).__name__, device.inputs.last_source
+        return top, type(device.door.screens[-1]).__name__, device.hub.lookup("inputs").last_source
 
     before, after, source = run_device(tmp_path, body, parts=[("presser", presser)])
     assert presser.taken == [True]
     assert before == "MainMenu" and after != before and source == "test"
 
 
+def test_the_simulators_presses_enter_through_the_same_seam_named_for_their_source(tmp_path):
+    async def body(device):
+        await presses(device, "next")
+        return device.hub.lookup("inputs").last_source
+
+    assert run_device(tmp_path, body) == "sim"
+
+
 def test_an_input_of_no_button_or_kind_is_refused_not_raised(tmp_path):
     async def body(device):
-        return device.inputs.press("p9"), device.inputs.press("ok", "twice")
+        return device.hub.lookup("inputs").press("p9"), device.hub.lookup("inputs").press("ok", "twice")
 
     assert run_device(tmp_path, body) == (False, False)
 
@@ -147,16 +155,16 @@ def test_an_undo_and_a_game_over_are_heard(tmp_path):
     heard = Heard(ActionUndone, GameOver, TurnPassed)
 
     async def body(device):
-        device.start_named("arschbombe", ["Ann", "Ben"])
+        device.door.start_named("arschbombe", ["Ann", "Ben"])
         await asyncio.sleep(0.1)
-        device.apply(JUMP)
+        device.door.apply(JUMP)
         await asyncio.sleep(0.1)
-        device.undo()
+        device.door.undo()
         await asyncio.sleep(0.1)
         for action in GAME:
-            assert device.apply(action)
+            assert device.door.apply(action)
             await asyncio.sleep(0.1)
-        return device.last_result
+        return device.door.last_result
 
     result = run_device(tmp_path, body, parts=[("heard", heard)])
     undone = heard.of(ActionUndone)
@@ -178,7 +186,7 @@ def test_the_turn_timer_warns_counts_down_and_runs_out(tmp_path):
     config = configuration.load(path)
 
     async def body(device):
-        device.start_named("arschbombe", ["Ann", "Ben"])
+        device.door.start_named("arschbombe", ["Ann", "Ben"])
         await asyncio.sleep(25)
 
     run_device(tmp_path / "s", body, config=config, parts=[("heard", heard)])

@@ -29,7 +29,7 @@ def _inside(a: list[float], b: list[float]) -> bool:
 def test_six_long_names_every_score_visible_and_nothing_overlapping(tmp_path, chromium, size):  # noqa: F811
     width, height = size
     with LiveTable(tmp_path) as table:
-        table.call(lambda: table.device.start_named("trottel", NAMES))
+        table.call(lambda: table.device.door.start_named("trottel", NAMES))
         page = chromium.new_page(viewport={"width": width, "height": height}, bypass_csp=True)
         page.goto(table.url + "/")
         page.wait_for_selector(f".player[data-name='{NAMES[-1]}']")

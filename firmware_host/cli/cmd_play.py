@@ -90,8 +90,10 @@ def _serve(config: configuration.Config, store: Store) -> int:
 def _saves_said(device: Any, store: Store) -> int:
     """The exit status of a device that stopped: 2 (raised, one line) when any save failed,
     the filing at the stop included."""
-    if device.storage_faults:
-        raise Fail(f"{device.last_storage_fault} ({device.storage_faults} failed saves, state folder {store.root})")
+    if device.door.storage_faults:
+        raise Fail(
+            f"{device.door.last_storage_fault} ({device.door.storage_faults} failed saves, state folder {store.root})"
+        )
     return EXIT_OK
 
 

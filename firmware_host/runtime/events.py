@@ -49,6 +49,7 @@ __all__ = [
     "TableStop",
     "TimerCountdown",
     "TimerExpired",
+    "TimerMoment",
     "TimerWarning",
     "TurnPassed",
 ]
@@ -180,10 +181,9 @@ class GameOver(Event):
 
 
 @dataclass(frozen=True)
-class TimerWarning(Event):
-    """A turn's time reached its warning (the tower blinks yellow)."""
+class TimerMoment(Event):
+    """What every turn-timer event carries: whose clock, and the seconds left on it."""
 
-    name: ClassVar[str] = "timer:warning"
     seat: str | None
     """The seat whose clock runs (``None`` for a shared phase clock)."""
     player: str | None
@@ -193,23 +193,25 @@ class TimerWarning(Event):
 
 
 @dataclass(frozen=True)
-class TimerCountdown(Event):
-    """In the warning, each whole second the clock shows (a speaker may count down)."""
+class TimerWarning(TimerMoment):
+    """A turn's time reached its warning (the tower blinks yellow)."""
 
-    name: ClassVar[str] = "timer:countdown"
-    seat: str | None
-    player: str | None
-    seconds_left: float
-    """Seconds left on the clock (a whole number of seconds shown)."""
+    name: ClassVar[str] = "timer:warning"
 
 
 @dataclass(frozen=True)
-class TimerExpired(Event):
+class TimerCountdown(TimerMoment):
+    """In the warning, each whole second the clock shows (a speaker may count down):
+    ``seconds_left`` is that whole number of seconds."""
+
+    name: ClassVar[str] = "timer:countdown"
+
+
+@dataclass(frozen=True)
+class TimerExpired(TimerMoment):
     """A turn's time ran out (soft: the tower says so; hard: the game took a timeout action)."""
 
     name: ClassVar[str] = "timer:expired"
-    seat: str | None
-    player: str | None
     seconds_left: float = 0.0
     hard: bool = False
     """Whether the game took a timeout action for it."""

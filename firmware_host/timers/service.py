@@ -66,12 +66,20 @@ class TimedGame(Protocol):
 class TimerHost(Protocol):
     """What the turn-timer service may do at the table."""
 
-    session: TimedGame | None
-    """The game in play, if any."""
-    settings: Mapping[str, Any]
-    """The settings in force (``timer_sound``)."""
-    saved_settings: dict[str, Any]
-    """The settings menu's saved document (the ``timers`` presets live in it)."""
+    @property
+    def session(self) -> TimedGame | None:
+        """The game in play, if any."""
+        ...
+
+    @property
+    def settings(self) -> Mapping[str, Any]:
+        """The settings in force (``timer_sound``)."""
+        ...
+
+    @property
+    def saved_settings(self) -> dict[str, Any]:
+        """The settings menu's saved document (the ``timers`` presets live in it)."""
+        ...
 
     def save_settings(self) -> None:
         """Write :attr:`saved_settings`."""

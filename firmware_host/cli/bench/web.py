@@ -223,14 +223,14 @@ def dom(presses: int) -> dict[str, Any] | None:
     with tempfile.TemporaryDirectory() as tmp, LiveTable(Path(tmp) / "state") as table, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
         page = browser.new_page(bypass_csp=True)
-        table.call(lambda: table.device.start_named(PLAIN.game, list(PLAIN.players)))
+        table.call(lambda: table.device.door.start_named(PLAIN.game, list(PLAIN.players)))
         page.goto(table.url + "/")
         page.wait_for_selector(".player")
         page.evaluate(OBSERVE)
         buttons = table.device.hw.buttons
         for _ in range(presses):
-            if table.call(lambda: table.device.session is None):
-                table.call(lambda: table.device.start_named(PLAIN.game, list(PLAIN.players)))
+            if table.call(lambda: table.device.door.session is None):
+                table.call(lambda: table.device.door.start_named(PLAIN.game, list(PLAIN.players)))
                 time.sleep(0.3)
             table.press("ok")
             time.sleep(0.1)
@@ -259,10 +259,14 @@ def hostile(count: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp, LiveTable(Path(tmp) / "state") as table:
         timing = PressTiming(table)
         table.call(timing.install)
-        before = table.call(lambda: (dict(table.device.names), dict(table.device.settings), table.device.phones.count))
+        before = table.call(
+            lambda: (dict(table.device.door.names), dict(table.device.door.settings), table.device.door.phones.count)
+        )
         proc = _spawn_load(table.url, "--malformed", str(count))
         result, _ = proc.communicate(timeout=600)
-        after = table.call(lambda: (dict(table.device.names), dict(table.device.settings), table.device.phones.count))
+        after = table.call(
+            lambda: (dict(table.device.door.names), dict(table.device.door.settings), table.device.door.phones.count)
+        )
         report = json.loads(result.strip().splitlines()[-1])
         report["changed"] = before != after
         report["errors"] = timing.errors
@@ -330,7 +334,7 @@ def _pair_as_the_person(table: Any) -> tuple[bool, float]:
     """Open the Phone screen's code, type it 1 s later (again each second while refused, as a
     person would); whether it paired within :data:`PAIR_WITHIN_S` of the code appearing, and when."""
     device = table.device
-    offer = table.call(lambda: device.phone_offer())
+    offer = table.call(lambda: device.door.phone_offer())
     appeared = time.perf_counter()
     port = table.page.port
     body = json.dumps({"code": offer[1]}).encode()
@@ -369,12 +373,12 @@ def _window(table: Any, timing: PressTiming, state: Path, seconds: float, pair: 
     pressed: list[float] = []
     q0 = len(timing.quiet)
     jumps, saves, saves_ok, pairings = 0, 0, 0, []
-    brightness = int(table.call(lambda: table.device.settings.get("brightness", 100)))
+    brightness = int(table.call(lambda: table.device.door.settings.get("brightness", 100)))
     started = time.monotonic()
     with _Probe(table.page.port) as probe:
         while time.monotonic() - started < seconds:
             brightness = 100 + (brightness - 99) % 100
-            table.call(lambda b=brightness: table.device.change_setting("brightness", b))
+            table.call(lambda b=brightness: table.device.door.change_setting("brightness", b))
             for _ in range(JUMPS_A_SETTING):
                 pressed += timing.jump()
                 jumps += 1

@@ -214,7 +214,7 @@ class GameLife:
         if not seats:
             seats = {f"p{i + 1}": p for i, p in enumerate(session.base.players)}
         self.seats = dict(seats)
-        self.screens.stack = [MainMenu(self.table), GameScreen(self.table)]
+        self.screens.replace([MainMenu(self.table), GameScreen(self.table)])
         self.screens.redraw()
 
     # -- the game screen's questions ------------------------------------------------------------------
@@ -310,10 +310,9 @@ class GameLife:
             self.session = None
             entry = session.history_entry("over", self._over[2], extra)
             self.last_result = entry
-            self.screens.stack = [
-                MainMenu(self.table),
-                GameOverScreen(self.table, entry, final_words(final, self.said), self.ask_undo, final.must_read()),
-            ]
+            words = final_words(final, self.said)
+            menu = MainMenu(self.table)
+            self.screens.replace([menu, GameOverScreen(self.table, entry, words, self.ask_undo, final.must_read())])
             self.message.clear_message()  # what the last move brought is on the game-over screen now
             self._turn = None
             self.publish(GameOver(final, tuple(session.engine.winners(session.state)), entry, language()))
@@ -370,7 +369,7 @@ class GameLife:
         question = T("Take back the last action?")
         if said:
             question = T("Take back the last action? {what}", what=join(list(said), " · "))
-        then = self.undo if self.session is not None else self.undo_game_over
+        then: Callable[[], object] = self.undo if self.session is not None else self.undo_game_over
         self.screens.push(Confirm(self.table, T("Undo"), question, then))
 
     def undo(self, why: str | None = None) -> bool:
@@ -438,7 +437,7 @@ class GameLife:
         session, self._over = self._over[0], None
         self.session = session
         self.last_result = None  # in play again: no longer a result
-        self.screens.stack = [MainMenu(self.table), GameScreen(self.table)]
+        self.screens.replace([MainMenu(self.table), GameScreen(self.table)])
         if not self.undo():
             self.changed()
             self.screens.redraw()
@@ -463,7 +462,7 @@ class GameLife:
         entry = self.session.finish("abandoned", self._history_extra())
         self.last_result = entry
         self.session = None
-        self.screens.stack = [MainMenu(self.table), GameOverScreen(self.table, entry)]
+        self.screens.replace([MainMenu(self.table), GameOverScreen(self.table, entry)])
         self._turn = None
         self.changed("ended")
         self.screens.redraw()
@@ -471,9 +470,8 @@ class GameLife:
     def home(self) -> None:
         """Back to the game in play, or the main menu (a game over left is filed now)."""
         self.file_over()
-        self.screens.stack = [MainMenu(self.table)]
-        if self.session is not None:
-            self.screens.stack.append(GameScreen(self.table))
+        in_play = [GameScreen(self.table)] if self.session is not None else []
+        self.screens.replace([MainMenu(self.table), *in_play])
         self.screens.changed()
 
     def open_game_menu(self) -> None:

@@ -28,11 +28,13 @@ KINDS = ("down", "up", "short", "long")
 class Inputs:
     """Every press, whatever its source (``gpio``, ``sim``, ``phone``, ``test``…)."""
 
-    def __init__(self, post: Callable[..., None]) -> None:
+    def __init__(self, post: Callable[..., None], pins: str = "gpio") -> None:
         self._post = post
         """Runs a call on the loop (the device's one door in from other threads)."""
         self._presses: Any = None
         self._precedence: Any = None
+        self.pins = pins
+        """The source the buttons' edges come from: ``gpio``, or ``sim`` on the simulator's pins."""
         self.last_source: str | None = None
         """Where the last input came from."""
 
@@ -42,9 +44,10 @@ class Inputs:
         self._precedence = hub.lookup("precedence")
 
     def edge_from_thread(self, button: str, pressed: bool, t: float) -> None:
-        """A GPIO edge, from the buttons' driver (any thread)."""
+        """A button's edge from its driver (any thread): the GPIO pins, or the simulator's mock
+        pins (its keys, a script's presses)."""
         self._precedence.hold()  # before it is posted: the page's work already queued waits behind it
-        self._post(self.edge, button, pressed, t, "gpio")
+        self._post(self.edge, button, pressed, t, self.pins)
 
     def edge(self, button: str, pressed: bool, t: float, source: str = "gpio") -> None:
         """A button went down or up at ``t`` (on the loop)."""

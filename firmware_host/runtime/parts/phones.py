@@ -32,7 +32,7 @@ class Phones:
         self.clock = PhoneClock()
         """The time a paired phone gave (this boot's games are dated by it when the clock never synced)."""
         self.companion: Any = None
-        """The companion page, when it serves (set by whoever starts it): its ``url()``."""
+        """The companion page, when it serves (set by the page part): its ``url()``."""
         self._code_handle: asyncio.TimerHandle | None = None
         """The redraw that shows the pairing code void when it expires."""
 

@@ -52,11 +52,10 @@ class Presses:
     def _down(self, button: str) -> None:
         """Tell the screen on top that a button went down (a held seat counting its answer)."""
         top = self.screens.top()
-        down = getattr(top, "button_down", None) if top is not None else None
-        if down is None:
+        if top is None:
             return
         try:
-            down(button)
+            top.button_down(button)
         except Exception:
             log.exception("button %s down failed", button)
 
@@ -94,7 +93,7 @@ class Presses:
                 press.button == "ok"
                 and press.long
                 and self.game.session is not None
-                and not getattr(top, "raw_buttons", False)
+                and not (top is not None and top.raw_buttons)
             ):
                 self.game.timers.toggle_pause()
             elif top is not None:

@@ -1,4 +1,4 @@
-"""The device's lower parts built as the composition root builds them, without the device: for
+"""The device's lower parts built by the composition root itself (a device built, not run): for
 testing one part on its own with the parts below it real (a luma dummy panel, a real store)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 from drivers.display import open_display
 from firmware_host.core import config as configuration
 from firmware_host.core.store import Store
-from firmware_host.runtime.hub import Hub
+from firmware_host.runtime.device import Device
 from firmware_host.runtime.parts.dimmer import Dimmer
 from firmware_host.runtime.parts.message import MessageLine
 from firmware_host.runtime.parts.phones import Phones
@@ -43,25 +43,13 @@ def lower(state: Path, config: configuration.Config | None = None, wall: Any = l
     luma's dummy device, as ``display = "sim"`` opens it."""
     config = (config or configuration.defaults()).with_sim()
     store = Store(state)
-    loop = asyncio.get_running_loop()
-    prefs = TableSettings(config, store)
-    signals = Signals()
-    message = MessageLine()
-    screens = Screens((128, 64), message, signals)
-    saving = Saving(store, loop.call_soon, message, screens, screens)  # type: ignore[arg-type]
-    phones = Phones(store, saving, message, screens, wall)
-    dimmer = Dimmer(screens, config["display"], prefs.settings)
-    hub = Hub()
-    for name, part in (("prefs", prefs), ("signals", signals), ("message", message), ("screens", screens),
-                       ("saving", saving), ("phones", phones), ("dimmer", dimmer)):  # fmt: skip
-        hub.add(name, part)
-    hub.setup()
+    hub = Device(config, store, wall=wall).hub  # built as the device builds them, not run
+    screens = hub.lookup("screens")
     wants: list[tuple[str, bool]] = []
-    message.redraw = screens.redraw
     screens.want_scale = lambda reason, on: wants.append((reason, on))
-    screens.writing = lambda: bool(saving.inflight)
     screens.attach(lambda: open_display("sim"))
-    return Lower(config, store, prefs, signals, message, screens, saving, phones, dimmer, wants)
+    names = ("prefs", "signals", "message", "screens", "saving", "phones", "dimmer")
+    return Lower(config, store, *(hub.lookup(name) for name in names), wants)
 
 
 async def turn() -> None:

@@ -86,6 +86,9 @@ class Device:
         self.ready = asyncio.Event()
         self.hw: Hardware | None = None
         self._pool: ThreadPoolExecutor | None = None
+        with contextlib.suppress(RuntimeError):  # built on a running loop: posts reach it before run()
+            self._loop = asyncio.get_running_loop()
+            self._loop_thread = threading.get_ident()
         self.door = Door()
         """What the screens, the services and the page are built with (:mod:`firmware_host.runtime.doors`)."""
         self.hub = hub = Hub()

@@ -101,7 +101,6 @@ class Device:
         self._drawing = add("screens", Screens(panel_size(config), self._message, self._signals))
         self._precedence = add("precedence", Precedence())
         """Held from a button's edge until its frame is handed to the display: the page waits meanwhile."""
-        self._drawing.frame_handed = self._precedence.release
         self._saving = add("saving", Saving(store, self.post, self._message, self._drawing, self.door))
         self._pairing = add("phones", Phones(store, self._saving, self._message, self._drawing, wall))
         store.read_doc("scale", repair=True)  # a damaged calibration is kept aside and named
@@ -124,14 +123,7 @@ class Device:
         for name, part in extra:  # a test's or a later listener's parts
             add(name, part)
         self._extra = tuple(name for name, _ in extra)
-        # the hooks by which a lower part tells a higher one
-        self._message.redraw = self._drawing.redraw
-        self._drawing.want_scale = self._scale.want
-        self._drawing.writing = lambda: bool(self._saving.inflight)
-        self._drawing.players = self._game.names_at_table
-        self._saving.handle = self._presses.handle
-        self._saving.on_failure = self._game.on_save_failed
-        hub.setup()
+        hub.setup()  # each part finds the parts it tells by name, and subscribes to what it hears
         self.door.open(hub)
 
     # -- life cycle -------------------------------------------------------------------------------

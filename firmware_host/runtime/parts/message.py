@@ -35,7 +35,7 @@ class MessageLine:
     def __init__(self) -> None:
         self._publish: Callable[[Event], None] = lambda event: None
         self.redraw: Callable[[], None] = lambda: None
-        """Draws the screen again soon (the screens part's, set by the device)."""
+        """Draws the screen again soon (the screens part's, from :meth:`setup`)."""
         self.text = ""
         """The message showing (a :class:`~games.core.Text` translated when drawn), or ``""``."""
         self._parts: list[str] = []
@@ -46,8 +46,11 @@ class MessageLine:
         self._handle: asyncio.TimerHandle | None = None
 
     def setup(self, hub: Hub) -> None:
-        """Say what each durable action says; tell the hub of each refusal."""
+        """Say what each durable action says; tell the hub of each refusal; draw with the screens."""
         self._publish = hub.publish
+        screens = hub.get("screens")  # none when the line is tried on its own
+        if screens is not None:
+            self.redraw = screens.redraw
         hub.subscribe(ActionDurable, self._durable)
 
     def _durable(self, event: ActionDurable) -> None:

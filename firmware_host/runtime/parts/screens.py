@@ -18,6 +18,7 @@ from PIL import Image
 
 from firmware_host.core.i18n import tr
 from firmware_host.runtime.display_service import DisplayService
+from firmware_host.runtime.hub import Hub
 from firmware_host.runtime.parts.message import MessageLine, cut
 from firmware_host.runtime.parts.signals import Signals
 from firmware_host.ui.game import GameScreen
@@ -63,6 +64,15 @@ class Screens:
         self._dirty = False
         self._held = False
         self._shift = 0
+
+    def setup(self, hub: Hub) -> None:
+        """Find the parts it asks: the scale (for its readings), the saving part (writes in
+        flight), the game (the names a line shortens first), the table's precedence."""
+        saving, game = hub.lookup("saving"), hub.lookup("game")
+        self.want_scale = hub.lookup("scale").want
+        self.writing = lambda: bool(saving.inflight)
+        self.players = game.names_at_table
+        self.frame_handed = hub.lookup("precedence").release
 
     def attach(self, opener: Callable[[], Any] | None) -> DisplayService:
         """Draw to the panel ``opener`` opens from now on; its service (to run on the loop)."""

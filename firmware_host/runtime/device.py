@@ -107,7 +107,6 @@ class Device:
         self._scale = add("scale", ScaleService(self.door, store, self._scale_driver, self._scale_held))
         self._timers = add("timers", TimerService(self.door, config.timers, config["timers"]["save_every"]))
         self._dimmer = add("dimmer", Dimmer(self._drawing, config["display"], self._prefs.settings))
-        self._prefs.wire(self._saving, self._message, self._drawing, self._dimmer, self._signals, self._timers)
         self._health = add("health", Health(
             config, store, self._saving, self._message, self._drawing, self._signals, self._scale, self._timers,
             self._scale_driver,

@@ -12,6 +12,7 @@ from drivers.display import open_display
 from firmware_host.core import config as configuration
 from firmware_host.core.store import Store
 from firmware_host.runtime.device import Device
+from firmware_host.runtime.hub import Hub
 from firmware_host.runtime.parts.dimmer import Dimmer
 from firmware_host.runtime.parts.message import MessageLine
 from firmware_host.runtime.parts.phones import Phones
@@ -36,6 +37,8 @@ class Lower:
     dimmer: Dimmer
     wants: list[tuple[str, bool]]
     """What the screens asked of the scale."""
+    hub: Hub
+    """Every part of the device, by name."""
 
 
 def lower(state: Path, config: configuration.Config | None = None, wall: Any = lambda: 1_700_000_000.0) -> Lower:
@@ -49,7 +52,7 @@ def lower(state: Path, config: configuration.Config | None = None, wall: Any = l
     screens.want_scale = lambda reason, on: wants.append((reason, on))
     screens.attach(lambda: open_display("sim"))
     names = ("prefs", "signals", "message", "screens", "saving", "phones", "dimmer")
-    return Lower(config, store, *(hub.lookup(name) for name in names), wants)
+    return Lower(config, store, *(hub.lookup(name) for name in names), wants, hub)
 
 
 async def turn() -> None:

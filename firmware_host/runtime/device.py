@@ -102,19 +102,15 @@ class Device:
         self._precedence = add("precedence", Precedence())
         """Held from a button's edge until its frame is handed to the display: the page waits meanwhile."""
         self._saving = add("saving", Saving(store, self.post, self._message, self._drawing, self.door))
-        self._pairing = add("phones", Phones(store, self._saving, self._message, self._drawing, wall))
+        self._pairing = add("phones", Phones(store, wall))
         store.read_doc("scale", repair=True)  # a damaged calibration is kept aside and named
         self._scale = add("scale", ScaleService(self.door, store, self._scale_driver, self._scale_held))
         self._timers = add("timers", TimerService(self.door, config.timers, config["timers"]["save_every"]))
         self._dimmer = add("dimmer", Dimmer(self._drawing, config["display"], self._prefs.settings))
-        self._health = add("health", Health(
-            config, store, self._saving, self._message, self._drawing, self._signals, self._scale, self._timers,
-            self._scale_driver,
-        ))  # fmt: skip
-        parts = (self._message, self._signals, self._drawing, self._saving, self._pairing)
-        self._game = add("game", GameLife(config, store, self.door, parts, self._timers, self._scale, seed, wall))
+        self._health = add("health", Health(config, store, self._scale_driver))
+        self._game = add("game", GameLife(config, store, self.door, seed, wall))
         self._resumer = add("resume", Resume(store, self._game, wall, self._stopped.is_set))
-        self._presses = add("presses", Presses(config, self._game, self._dimmer))
+        self._presses = add("presses", Presses(config))
         self._inputs = add("inputs", Inputs(self.post, "sim" if config["buttons"]["backend"] == "sim" else "gpio"))
         add("timer news", TimerNews())
         if served and config["web"]["enabled"]:

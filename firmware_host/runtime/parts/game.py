@@ -63,9 +63,6 @@ class GameLife:
         config: Config,
         store: Store,
         table: MenuTable,
-        parts: tuple[MessageLine, Signals, Screens, Saving, Phones],
-        timers: Any,
-        scale: Any,
         seed: int | None,
         wall: Callable[[], float],
     ) -> None:
@@ -73,9 +70,6 @@ class GameLife:
         self.store = store
         self.table = table
         """The screens' door: what the game's screens are built with."""
-        self.message, self.signals, self.screens, self.saving, self.phones = parts
-        self.timers = timers
-        self.scale = scale
         self.seed = seed
         self.wall = wall
         self.session: Session | None = None
@@ -105,7 +99,14 @@ class GameLife:
         self._why = "changed"
 
     def setup(self, hub: Hub) -> None:
-        """Publish on ``hub`` from now on."""
+        """Find the parts the game's life reaches by name; publish on ``hub`` from now on."""
+        self.message: MessageLine = hub.lookup("message")
+        self.signals: Signals = hub.lookup("signals")
+        self.screens: Screens = hub.lookup("screens")
+        self.saving: Saving = hub.lookup("saving")
+        self.phones: Phones = hub.lookup("phones")
+        self.timers: Any = hub.lookup("timers")
+        self.scale: Any = hub.lookup("scale")
         self.publish = hub.publish
 
     # -- starting -------------------------------------------------------------------------------------

@@ -98,15 +98,15 @@ class Device:
         self._prefs = add("prefs", TableSettings(config, store))
         self._signals = add("signals", Signals())
         self._message = add("message", MessageLine())
-        self._drawing = add("screens", Screens(panel_size(config), self._message, self._signals))
+        self._drawing = add("screens", Screens(panel_size(config)))
         self._precedence = add("precedence", Precedence())
         """Held from a button's edge until its frame is handed to the display: the page waits meanwhile."""
-        self._saving = add("saving", Saving(store, self.post, self._message, self._drawing, self.door))
+        self._saving = add("saving", Saving(store, self.post, self.door))
         self._pairing = add("phones", Phones(store, wall))
         store.read_doc("scale", repair=True)  # a damaged calibration is kept aside and named
         self._scale = add("scale", ScaleService(self.door, store, self._scale_driver, self._scale_held))
         self._timers = add("timers", TimerService(self.door, config.timers, config["timers"]["save_every"]))
-        self._dimmer = add("dimmer", Dimmer(self._drawing, config["display"], self._prefs.settings))
+        self._dimmer = add("dimmer", Dimmer(config["display"], self._prefs.settings))
         self._health = add("health", Health(config, store, self._scale_driver))
         self._game = add("game", GameLife(config, store, self.door, seed, wall))
         self._resumer = add("resume", Resume(store, self._game, wall, self._stopped.is_set))

@@ -35,14 +35,10 @@ class Saving:
         self,
         store: Store,
         post: Callable[..., None],
-        message: MessageLine,
-        screens: Screens,
         table: Table,
     ) -> None:
         self.store = store
         self.post = post
-        self.message = message
-        self.screens = screens
         self.table = table
         """The screens' door (for the "Files checked" screen)."""
         self.inflight = 0
@@ -63,7 +59,10 @@ class Saving:
         self._when_saved: list[Callable[[], None]] = []
 
     def setup(self, hub: Hub) -> None:
-        """A held press goes to the presses part; a failed write goes back to the game part."""
+        """A held press goes to the presses part; a failed write goes back to the game part;
+        faults are said on the message line and screens."""
+        self.message: MessageLine = hub.lookup("message")
+        self.screens: Screens = hub.lookup("screens")
         self.handle = hub.lookup("presses").handle
         self.on_failure = hub.lookup("game").on_save_failed
 

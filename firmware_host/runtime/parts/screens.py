@@ -39,7 +39,7 @@ class Screens:
     door: push, pop, on top, redraw, the loop's clock and timers). The one owner of the stack (the
     navigator): every other part changes it through :meth:`push`, :meth:`pop` and :meth:`replace`."""
 
-    def __init__(self, panel_size: tuple[int, int], message: MessageLine, signals: Signals) -> None:
+    def __init__(self, panel_size: tuple[int, int]) -> None:
         self.stack: list[Screen] = []
         """The screens, the one showing last."""
         self.panel_size = panel_size
@@ -47,8 +47,6 @@ class Screens:
         self.panel = layout_panel(panel_size)
         """The panel the screens lay out for (see :mod:`firmware_host.ui.panel`)."""
         self.display = DisplayService(None)
-        self.message = message
-        self.signals = signals
         self.watchers: list[Callable[[], None]] = []
         """Called after every frame drawn: the views that render the table's snapshot (the page)."""
         self.want_scale: Callable[[str, bool], None] = lambda reason, on: None
@@ -66,8 +64,11 @@ class Screens:
         self._shift = 0
 
     def setup(self, hub: Hub) -> None:
-        """Find the parts it asks: the scale (for its readings), the saving part (writes in
-        flight), the game (the names a line shortens first), the table's precedence."""
+        """Find the parts it asks: the message line and the tower (drawn and lit with the screen
+        on top), the scale (for its readings), the saving part (writes in flight), the game (the
+        names a line shortens first), the table's precedence."""
+        self.message: MessageLine = hub.lookup("message")
+        self.signals: Signals = hub.lookup("signals")
         saving, game = hub.lookup("saving"), hub.lookup("game")
         self.want_scale = hub.lookup("scale").want
         self.writing = lambda: bool(saving.inflight)

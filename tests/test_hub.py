@@ -170,7 +170,8 @@ def test_an_undo_and_a_game_over_are_heard(tmp_path):
     undone = heard.of(ActionUndone)
     assert undone and undone[0].description.startswith("Undone")
     turns = [(t.player, t.seat) for t in heard.of(TurnPassed)]
-    assert turns[:3] == [("Ben", "p2"), ("Ann", "p1"), ("Ben", "p2")]  # the undo gives Ann her turn back
+    # the start names Ann; her jump passes to Ben; the undo gives Ann her turn back; she jumps again
+    assert turns[:4] == [("Ann", "p1"), ("Ben", "p2"), ("Ann", "p1"), ("Ben", "p2")]
     over = heard.of(GameOver)
     assert result is not None and len(over) == 1
     assert over[0].entry == result and over[0].view.mood == "over" and over[0].winners == ("Ann", "Ben")
@@ -250,3 +251,21 @@ def test_the_page_is_a_part_the_device_starts_once_up_and_closes_at_its_stop(tmp
     status, still = asyncio.run(main())
     assert status == 200 and not still
     assert [type(e) for e in heard.heard] == [TableReady, PageServing, TableStop]
+
+
+def test_a_resumed_game_is_heard_with_whose_turn_it_is(tmp_path):
+    async def play(device):
+        device.door.start_named("arschbombe", ["Ann", "Ben"])
+        await asyncio.sleep(0.1)
+        device.door.apply(JUMP)
+        await asyncio.sleep(0.1)
+
+    run_device(tmp_path, play)
+    heard = Heard(GameChanged, TurnPassed)
+
+    async def nothing(device):
+        await asyncio.sleep(0.1)
+
+    run_device(tmp_path, nothing, parts=[("heard", heard)])
+    assert [e.name for e in heard.heard[:2]] == ["game:changed", "turn:passed"]
+    assert heard.heard[0].why == "resumed" and (heard.heard[1].player, heard.heard[1].seat) == ("Ben", "p2")

@@ -15,7 +15,8 @@ The events, in the order of a game's life:
 - :class:`TableReady` — the table is up (menu or resumed game on the panel, READY sent).
 - :class:`GameChanged` — a game started, resumed, ended or changed (undo, a timer's pause).
 - :class:`ActionDurable` — an accepted action is on disk: its effects show now.
-- :class:`TurnPassed` — after a durable action, the game says whose turn it is now.
+- :class:`TurnPassed` — whose turn it is now: as a game starts or resumes, and after a durable
+  action or an undo when it changed.
 - :class:`ActionRefused` — an action (or a press) was refused: the reason shown.
 - :class:`ActionUndone` — the last move was taken back and that is on disk.
 - :class:`GameOver` — the game ended (its result on screen, not filed yet).
@@ -153,8 +154,8 @@ class GameChanged(Event):
 
 @dataclass(frozen=True)
 class TurnPassed(Event):
-    """After a durable action, whose turn it is now, if the game has one (derived from the
-    view's highlighted player, else the game's summary). Published only when it changed."""
+    """Whose turn it is now, if the game has one (derived from the view's highlighted player):
+    as a game starts or resumes, and after a durable action or an undo when it changed."""
 
     name: ClassVar[str] = "turn:passed"
     player: str | None

@@ -343,6 +343,9 @@ class GameLife:
         self.scale.changed(self.session)
         self.screens.update_mood()
         self.publish(GameChanged(self.session, why))
+        if why in ("started", "resumed") and self.session is not None:
+            self._turn = None
+            self._tell_turn(self.session)  # whose turn it is as the game (re)starts
 
     def confirm_task(self, key: str) -> None:
         """The table did the job a :class:`~games.core.Task` prompt asked for: journal it, go on.

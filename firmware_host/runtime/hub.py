@@ -20,17 +20,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 from firmware_host.runtime.events import Event
 
 log = logging.getLogger(__name__)
 
 E = TypeVar("E", bound=Event)
-
-
-class Part(Protocol):
-    """What the hub knows of a part: nothing but that it may have the hooks (all optional)."""
 
 
 class Listener(Generic[E]):

@@ -11,7 +11,7 @@ from devicekit import run_device
 from webkit import page
 
 from firmware_host.runtime.vtime import run_virtual
-from firmware_host.web.api import live
+from firmware_host.web import frames
 from firmware_host.web.budget import Budget
 
 
@@ -125,7 +125,10 @@ def test_a_websocket_client_over_its_frame_budget_is_closed_and_a_scoreboard_is_
                 for _ in range(200):
                     if flood.closed:
                         break
-                    await flood.ping()
+                    try:
+                        await flood.ping()
+                    except aiohttp.ClientConnectionResetError:  # the page closed it meanwhile
+                        break
                     await asyncio.sleep(0)
                 closed = await flood.receive()
                 while closed.type not in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
@@ -148,4 +151,4 @@ def test_a_websocket_client_over_its_frame_budget_is_closed_and_a_scoreboard_is_
     code, again, pong, still = run_device(tmp_path, body)
     assert code == 1008 and again is None
     assert pong["event_type"] == "pong" and still
-    assert live.FRAME_RATE <= 5
+    assert frames.FRAME_RATE <= 5

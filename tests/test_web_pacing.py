@@ -83,7 +83,7 @@ def test_a_flood_of_connections_reaches_the_parser_a_batch_a_turn_in_order_and_w
         connections = []
         for n in range(50):
             transport = _Transport()
-            gated = _Gated(gate, lambda n=n: _Parser(got, n), "10.0.0.9")
+            gated = _Gated(gate, lambda n=n: _Parser(got, n), "10.0.0.9", "10.0.0.9")
             gated.connection_made(transport)
             connections.append((gated, transport))
         for gated, _ in connections:  # fifty sockets readable in one turn

@@ -39,7 +39,7 @@ from firmware_host.web.api.pages import PageRoutes
 from firmware_host.web.api.phone import PhoneRoutes
 from firmware_host.web.budget import Budget
 from firmware_host.web.door import TableDoor
-from firmware_host.web.gate import Gate, connection_budget, group
+from firmware_host.web.gate import Gate, connection_budget
 from firmware_host.web.net import handed_socket, lan_address, listening_socket, own_names, plain_address, split_host
 from firmware_host.web.pacing import TurnShare
 from firmware_host.web.ratelimit import RateLimit
@@ -54,6 +54,7 @@ from firmware_host.web.routing import (
     check_origin,
     envelope,
 )
+from firmware_host.web.shares import group
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,16 @@ CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
     "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
+
+
+def _given_twice(keys: Any) -> str | None:
+    """The first key ``keys`` name twice, or ``None``."""
+    seen: set[str] = set()
+    for key in keys:
+        if key in seen:
+            return str(key)
+        seen.add(key)
+    return None
 
 
 class QuietBadRequests(logging.Filter):
@@ -163,14 +174,27 @@ class Companion:
         """A request's head has come: its connection's header deadline stops until it is answered.
         It begins when the loop turn has room for it (:class:`~firmware_host.web.pacing.TurnShare`).
         Only the device's own names are served (a page elsewhere whose name was pointed at the
-        device, DNS rebinding, gets 421 on every route)."""
+        device, DNS rebinding, gets 421 on every route). A body announced over
+        :data:`~firmware_host.web.routing.MAX_BODY` is refused (413) before a byte of it is read,
+        and a query naming a key twice (400); a body left unread is never read (the gate mutes its
+        connection, which closes after the answer)."""
         self.gate.began(request.transport)
         try:
             await self.turns.begin()
             if not self._own_host(request):
                 return envelope(421, ERRORS[421], "this is the table's page: ask for it by the table's name or address")
+            if request.content_length is not None and request.content_length > MAX_BODY:
+                self.gate.mute(request.transport)
+                refused = envelope(413, ERRORS[413], f"the body is larger than {MAX_BODY} bytes")
+                refused.force_close()
+                return refused
+            twice = _given_twice(key for key, _ in request.query.items())
+            if twice is not None:
+                return envelope(400, "ValidatorError", f"query: {twice!r} is given twice")
             return await handler(request)
         finally:
+            if not request.content.is_eof():
+                self.gate.mute(request.transport)  # else aiohttp reads the rest to keep the connection
             self.gate.answered(request.transport)
 
     def _own_host(self, request: web.Request) -> bool:

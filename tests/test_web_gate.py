@@ -11,6 +11,7 @@ import json
 import logging
 import resource
 import select
+import socket
 import subprocess
 import sys
 import weakref
@@ -338,3 +339,35 @@ def test_a_websocket_handshake_whose_client_went_away_logs_no_traceback(tmp_path
     assert status == 200
     assert counts["requests whose client went away before the answer"] == 3
     assert not any(r.exc_info for r in caplog.records)
+
+
+def test_a_client_that_never_reads_its_answers_is_cut_when_they_stop_draining(tmp_path):
+    """17 addresses x 32 connections pipelining requests and never reading held the page's places;
+    now such a connection is closed once its answers have stopped leaving for DRAIN_SECONDS."""
+
+    async def body(dev):
+        async with page(dev) as (companion, session, base):
+            loop = asyncio.get_running_loop()
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window, never read
+            sock.setblocking(False)
+            await loop.sock_connect(sock, ("127.0.0.1", companion.port))
+            request = f"GET /static/app.css HTTP/1.1\r\nHost: 127.0.0.1:{companion.port}\r\n\r\n".encode()
+            with contextlib.suppress(OSError):
+                for _ in range(150):  # within the address's burst: every one is answered
+                    await loop.sock_sendall(sock, request)
+            opened = loop.time()
+            cut = None
+            for _ in range(60):
+                await asyncio.sleep(1.0)
+                if not any(t.get_extra_info("sockname") for t in companion.gate.live if not t.is_closing()):
+                    cut = loop.time() - opened
+                    break
+            sock.close()
+            async with session.get(f"{base}/api/state") as r:
+                return cut, r.status, dict(companion.gate.tally.counts)
+
+    cut, status, counts = run_device(tmp_path, body)
+    assert cut is not None and cut <= gate_module.DRAIN_SECONDS + 5, counts
+    assert counts.get("connections closed: their answers stopped draining") == 1, (cut, counts)
+    assert status == 200

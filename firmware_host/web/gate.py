@@ -21,7 +21,8 @@ Every TCP connection the page accepts passes :class:`Gate` before aiohttp sees a
   seconds no longer keeps it). aiohttp's ``keepalive_timeout`` closes idle keep-alive connections;
   request bodies have their own deadline where they are read (:mod:`firmware_host.web.routing`).
 - **Answers must drain**: a connection whose answers stopped leaving (its writing paused because
-  the client does not read) for :data:`DRAIN_SECONDS` is closed, whatever its address.
+  the client does not read, its kernel buffer of :data:`SEND_BUFFER` full) for
+  :data:`DRAIN_SECONDS` is closed, whatever its address.
 - **What is refused is not read**: a body refused on its announced length, or left unread, and a
   WebSocket client closed are muted (:meth:`Gate.mute`): their bytes no longer reach the parser.
 - **Every WebSocket frame counted** as its bytes reach the parser (:mod:`firmware_host.web.frames`,
@@ -67,6 +68,10 @@ HEADER_SECONDS = 10.0
 """Seconds a connection has to send a request's head, from opening or from its last answer."""
 DRAIN_SECONDS = 10.0
 """Seconds a connection's answers may stop leaving (the client reads nothing) before it is closed."""
+SEND_BUFFER = 64 * 1024
+"""The kernel's send buffer of each connection (it doubles it): fixed, so the answers of a client
+that reads nothing stop draining after some 200 KB (Linux would grow it towards 4 MB first, and
+hold that much for it); the page's largest answers are a fraction of it."""
 ACCEPTS_PER_TURN = 16
 """Connections accepted per loop turn at most (the rest wait in the kernel's queue for the next)."""
 LINGER_RESET = struct.pack("ii", 1, 0)
@@ -78,6 +83,7 @@ BAN_SECONDS = 30.0
 """How long an address that sent past its budget is refused new connections."""
 TALLY_SECONDS = 60.0
 """The least time between two log lines about refused or closed connections."""
+UNDRAINED = "connections closed: their answers stopped draining"
 
 
 def open_descriptors() -> int:
@@ -221,7 +227,10 @@ class _Gated(asyncio.Protocol):
     def _late(self) -> None:
         self.deadline = None
         if self.transport is not None and not self.transport.is_closing():
-            self.gate.tally.note("connections closed without a whole request in time")
+            if self._drain is not None:  # its next request waits behind an answer it does not read
+                self.gate.tally.note(UNDRAINED)
+            else:
+                self.gate.tally.note("connections closed without a whole request in time")
             self.transport.abort()
 
     def data_received(self, data: bytes) -> None:
@@ -341,7 +350,7 @@ class _Gated(asyncio.Protocol):
     def _undrained(self) -> None:
         self._drain = None
         if self.transport is not None and not self.transport.is_closing():
-            self.gate.tally.note("connections closed: their answers stopped draining")
+            self.gate.tally.note(UNDRAINED)
             self.transport.abort()
 
     def give_way(self) -> None:
@@ -539,6 +548,8 @@ class Gate:
                     conn.close()
                     continue
                 conn.setblocking(False)
+                with contextlib.suppress(OSError):
+                    conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
                 task = loop.create_task(self._connect(loop, conn, factory, *place))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)

@@ -64,6 +64,10 @@ KEEPALIVE = 15.0
 """Seconds an idle keep-alive connection is kept (a page's next request comes sooner)."""
 MAX_LINE = 4096
 """The longest request line or header field read (aiohttp's default is 8190)."""
+MAX_HEADERS = 32
+"""Header fields a request may have (a browser sends about fifteen; aiohttp's default is 128): with
+:data:`MAX_LINE`, a request's head is 128 KB at most, and aiohttp queues 32 pipelined requests of
+a connection at most."""
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
     "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
@@ -285,6 +289,7 @@ class Companion:
             keepalive_timeout=KEEPALIVE,
             max_line_size=MAX_LINE,
             max_field_size=MAX_LINE,
+            max_headers=MAX_HEADERS,
             lingering_time=2.0,
         )
         await self._runner.setup()

@@ -13,14 +13,19 @@
 - **Malformed input**: 10,000 bad requests and frames; 0 tracebacks, 0 changes without pairing,
   every answer a 4xx (or a closed socket / WebSocket close for input that is not HTTP at all).
 - **Attacks** (:mod:`firmware_host.cli.bench.webattack`, under the unit's ``LimitNOFILE=1024``):
-  slow headers, a WebSocket storm, floods from 50 and 200 addresses, 20 WebSocket ping floods and
-  a pairing jammer, each while presses are timed; for each: press → display() p99 ≤ 1.5× the
-  idle window just before it, the loop's longest busy stretch ≤ 20 ms, no action lost, a new
-  client answered within 1 s, every save made, ≤ 10 log lines a minute, memory back within 5 MB
-  of its start (and the person at the table pairs within 30 s of the code appearing, whatever the
-  jammer sends).
+  slow headers from one address and from 16 x 32 sockets, 17 x 32 connections that never read
+  their answers, WebSocket storms from 8 and from 2,000 addresses (beside 1,224 slow sockets),
+  1,000 addresses of one IPv6 /64, floods from 50 and 200 addresses, 20 WebSocket ping floods, five
+  empty-continuation-frame floods and a pairing jammer, each while presses are timed; for each:
+  a new client answered within 2 s at least 11 times of 12 (one a second, from addresses no
+  attack uses; under the IPv6 attack every other one from the attack's own /64, as a phone on its
+  LAN), press → display() p99 ≤ 1.5× the idle window just before it, the loop's longest busy
+  stretch ≤ 20 ms, no action lost, every save made, ≤ 10 log lines a minute, memory back within
+  5 MB of its start (the person at the table pairs within 30 s of the code appearing, whatever
+  the jammer sends; each continuation flood is closed within a second, for ≤ 25 % of a core).
 
-All traffic goes to 127.0.0.1.
+All traffic stays on loopback (127.0.0.0/8; the IPv6 attack's /64 is made local to ``lo``, in a
+network namespace of the bench's own where it must be: :mod:`firmware_host.cli.bench.loopback6`).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from firmware_host.cli.bench import loopback6
 from firmware_host.cli.bench.wakeups import switches
 from firmware_host.cli.bench.webpress import PressTiming
 from firmware_host.runtime import sdnotify
@@ -275,8 +281,14 @@ ATTACK_LOG_LINES = 10
 """Log lines a minute an attack may cost at most."""
 RSS_BACK_MB = 5.0
 """How far the process's memory may stay above its start once an attack is over."""
-NEW_CLIENT_S = 1.0
+NEW_CLIENT_S = 2.0
 """How long a new client may wait for the page's answer during an attack."""
+NEW_CLIENT_SHARE = 11 / 12
+"""The share of new clients that must be answered within :data:`NEW_CLIENT_S` (11 of 12)."""
+CLOSED_WITHIN_S = 1.0
+"""How soon a client sending empty continuation frames must be closed."""
+FLOOD_CPU = 0.25
+"""The share of a core five continuation-frame floods may cost the device (over its idle window's)."""
 PAIR_WITHIN_S = 30.0
 """How long after a code appears the person at the table must have paired, whatever the jammer does."""
 
@@ -288,11 +300,13 @@ def _rss_mb() -> float:
     return float("nan")
 
 
-def _ask(port: int, request: bytes, address: str = "127.0.0.250", timeout: float = 5.0) -> tuple[int, float]:
-    """One request on a new connection from ``address``: its status (0: none) and the seconds it took."""
+def _ask(
+    port: int, request: bytes, address: str = "127.0.0.250", timeout: float = 5.0, host: str = "127.0.0.1"
+) -> tuple[int, float]:
+    """One request on a new connection from ``address`` to ``host``: its status (0: none) and the seconds it took."""
     started = time.perf_counter()
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=(address, 0)) as conn:
+        with socket.create_connection((host, port), timeout=timeout, source_address=(address, 0)) as conn:
             conn.sendall(request)
             head = conn.recv(64)
     except OSError:
@@ -301,21 +315,33 @@ def _ask(port: int, request: bytes, address: str = "127.0.0.250", timeout: float
     return (int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0), time.perf_counter() - started
 
 
-class _Probe:
-    """A new client every second asking the page for its state; the longest answer, and the failures."""
+PROBES = tuple(f"127.0.0.{250 + i}" for i in range(5))
+"""The new clients' addresses (no attack uses them)."""
 
-    def __init__(self, port: int) -> None:
-        self.port, self.worst, self.failed, self.asked = port, 0.0, 0, 0
+
+class _Probe:
+    """A new client every second asking the page for its state, from the next of ``sources`` (an
+    address and the page's address it asks at); the longest answer, and how many came within
+    :data:`NEW_CLIENT_S`."""
+
+    def __init__(
+        self, port: int, sources: tuple[tuple[str, str], ...] = tuple((a, "127.0.0.1") for a in PROBES)
+    ) -> None:
+        self.port, self.sources = port, sources
+        self.worst, self.failed, self.asked, self.answered = 0.0, 0, 0, 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
-        request = f"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nConnection: close\r\n\r\n".encode()
         while not self._stop.wait(1.0):
-            status, took = _ask(self.port, request, f"127.0.0.{250 + self.asked % 5}")
+            address, host = self.sources[self.asked % len(self.sources)]
+            name = f"[{host}]" if ":" in host else host
+            request = f"GET /api/state HTTP/1.1\r\nHost: {name}:{self.port}\r\nConnection: close\r\n\r\n".encode()
+            status, took = _ask(self.port, request, address, host=host)
             self.asked += 1
             self.worst = max(self.worst, took)
             self.failed += status != 200
+            self.answered += status == 200 and took <= NEW_CLIENT_S
 
     def __enter__(self) -> _Probe:
         self._thread.start()
@@ -362,16 +388,24 @@ JUMPS_A_SETTING = 2
 """Jumps timed between two changes of a setting (each change must be saved before the next)."""
 
 
-def _window(table: Any, timing: PressTiming, state: Path, seconds: float, pair: bool = False) -> dict[str, Any]:
+def _window(
+    table: Any, timing: PressTiming, state: Path, seconds: float, pair: bool = False, v6: bool = False
+) -> dict[str, Any]:
     """Presses timed for ``seconds`` as during an attack: :data:`JUMPS_A_SETTING` jumps, then a
     setting changed (its save checked at the next change), a new client asking every second, and
-    for ``pair`` the person at the table pairing (three times in a long window)."""
+    for ``pair`` the person at the table pairing (three times in a long window); ``v6``: every
+    other new client comes from an address of the IPv6 attack's /64, as a phone on its LAN would."""
     pressed: list[float] = []
     q0 = len(timing.quiet)
     jumps, saves, saves_ok, pairings = 0, 0, 0, []
     brightness = int(table.call(lambda: table.device.settings.get("brightness", 100)))
+    sources = tuple((a, "127.0.0.1") for a in PROBES)
+    if v6:
+        lan = tuple((f"{loopback6.PREFIX}ffff:{i + 1:x}", loopback6.PAGE) for i in range(5))
+        sources = tuple(x for pair_ in zip(sources, lan, strict=True) for x in pair_)
     started = time.monotonic()
-    with _Probe(table.page.port) as probe:
+    cpu = time.process_time()
+    with _Probe(table.page.port, sources) as probe:
         while time.monotonic() - started < seconds:
             brightness = 100 + (brightness - 99) % 100
             table.call(lambda b=brightness: table.device.change_setting("brightness", b))
@@ -392,6 +426,8 @@ def _window(table: Any, timing: PressTiming, state: Path, seconds: float, pair: 
         "new_client_worst_s": probe.worst,
         "new_client_failed": probe.failed,
         "new_client_asked": probe.asked,
+        "new_client_answered": probe.answered,
+        "cpu": (time.process_time() - cpu) / max(1e-9, time.monotonic() - started),
     }
 
 
@@ -408,9 +444,18 @@ def attacks(seconds: float, names: tuple[str, ...] | None = None) -> dict[str, A
     from firmware_host.cli.bench.webattack import ATTACKS
     from firmware_host.cli.bench.webtable import LiveTable
 
+    names = names or ATTACKS
+    out: dict[str, Any] = {"attacks": {}, "not run": {}}
+    bind = "127.0.0.1"
+    if "ipv6-1000" in names:
+        why = loopback6.prepare()  # before the table's thread and the attackers start
+        if why is None:
+            bind = "::"  # IPv4 and IPv6 (in the bench's own network namespace, where it made one)
+        else:
+            out["not run"]["ipv6-1000"] = why
+            names = tuple(n for n in names if n != "ipv6-1000")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard), hard))  # the unit's LimitNOFILE
-    out: dict[str, Any] = {"attacks": {}}
     lines = _Lines()
     root = logging.getLogger()
     for handler in root.handlers:
@@ -421,13 +466,14 @@ def attacks(seconds: float, names: tuple[str, ...] | None = None) -> dict[str, A
     ramp = min(3.0, seconds / 4)  # the attack ramps up for this long before presses are timed
     measured = max(1.0, seconds - 5 - ramp)
     try:
-        with tempfile.TemporaryDirectory() as tmp, LiveTable(state := Path(tmp) / "state") as table:
+        with tempfile.TemporaryDirectory() as tmp, LiveTable(state := Path(tmp) / "state", bind=bind) as table:
             timing = PressTiming(table)
             table.call(timing.install)
             for _ in range(5):
                 timing.jump()
-            for name in names or ATTACKS:
-                idle = _window(table, timing, state, measured, pair=name == "pair-jam")
+            for name in names:
+                v6 = name == "ipv6-1000"
+                idle = _window(table, timing, state, measured, pair=name == "pair-jam", v6=v6)
                 table.call(gc.collect)
                 rss, logged, accepted = _rss_mb(), lines.count, timing.accepted
                 timing.reset_worst()
@@ -446,7 +492,7 @@ def attacks(seconds: float, names: tuple[str, ...] | None = None) -> dict[str, A
                 )
                 started = time.monotonic()
                 time.sleep(ramp)
-                window = _window(table, timing, state, measured, pair=name == "pair-jam")
+                window = _window(table, timing, state, measured, pair=name == "pair-jam", v6=v6)
                 worst_busy, worst_block, worst_gc = timing.worst_busy, timing.worst_block, timing.worst_gc
                 gc_counts, gc_cpu = list(timing.gc_counts), list(timing.gc_cpu)
                 result, _ = load.communicate(timeout=seconds + 120)
@@ -457,6 +503,7 @@ def attacks(seconds: float, names: tuple[str, ...] | None = None) -> dict[str, A
                     **window,
                     "idle": idle["presses"],
                     "idle_quiet": idle["quiet"],
+                    "idle_cpu": idle["cpu"],
                     "worst_busy_ms": worst_busy * 1e3,
                     "worst_block_ms": worst_block * 1e3,
                     "worst_gc_ms": worst_gc * 1e3,
@@ -478,17 +525,18 @@ def attacks(seconds: float, names: tuple[str, ...] | None = None) -> dict[str, A
 
 
 def print_attacks(result: dict[str, Any]) -> bool:
-    """The attacks' table (Markdown, as the README has it); whether every target was met."""
+    """The attacks' table (Markdown, as docs/measured.md has it); whether every target was met."""
     idles = [_p99(a["idle"]) * 1e3 for a in result["attacks"].values()]
     print(
         f"  attacks (the unit's LimitNOFILE=1024; each against the window of presses just before it, "
         f"with no attack: idle press → display() p99 {min(idles, default=0):.2f}–{max(idles, default=0):.2f} ms)"
     )
     print(
-        "  | attack | what it sent | press p99 vs its idle's (not preempted) | loop's longest busy stretch "
-        "| actions lost | new client's longest wait | saves | log lines/min | RSS after | |"
+        f"  | attack | what it sent | a new client answered within {NEW_CLIENT_S:g} s | press p99 vs its idle's "
+        "(not preempted) | loop's longest busy stretch | CPU vs its idle's | actions lost | saves | log lines/min "
+        "| RSS after | |"
     )
-    print("  |---|---|---|---|---|---|---|---|---|---|")
+    print("  |---|---|---|---|---|---|---|---|---|---|---|")
     ok = True
     for name, a in result["attacks"].items():
         p99, idle = _p99(a["presses"]) * 1e3, _p99(a["idle"]) * 1e3
@@ -496,32 +544,46 @@ def print_attacks(result: dict[str, Any]) -> bool:
         lost = a["jumps"] - a["accepted"]
         grown = a["rss_after_mb"] - a["rss_start_mb"]
         paired = all(done for done, _ in a["pairings"]) if name == "pair-jam" else True
+        asked, answered = a["new_client_asked"], a.get("new_client_answered", 0)
+        cpu, idle_cpu = a.get("cpu", 0.0), a.get("idle_cpu", 0.0)
+        closed = a["load"].get("closed within s")
         good = (
             p99 <= FLOOD_FACTOR * idle
             and a["worst_busy_ms"] <= BLOCK_MS
             and lost <= 0
-            and a["new_client_worst_s"] <= NEW_CLIENT_S
-            and a["new_client_failed"] == 0
+            and asked > 0
+            and answered >= NEW_CLIENT_SHARE * asked - 1e-9
             and a["saves_ok"] == a["saves"]
             and a["log_lines_a_minute"] <= ATTACK_LOG_LINES
             and grown <= RSS_BACK_MB
             and paired
             and (name != "pair-jam" or bool(a["pairings"]))
+            and (
+                name != "continuation-5"
+                or (closed is not None and closed <= CLOSED_WITHIN_S and cpu - idle_cpu <= FLOOD_CPU)
+            )
         )
         ok &= good
-        sent = ", ".join(f"{k} {v}" for k, v in sorted(a["load"].items()) if k not in ("attack", "seconds"))
+        shown = ("attack", "seconds", "closed within s")
+        sent = ", ".join(f"{k} {v}" for k, v in sorted(a["load"].items()) if k not in shown)
         extra = ""
         if name == "pair-jam":
             extra = "; the person paired " + ", ".join(f"{t:.1f} s" if done else "NOT" for done, t in a["pairings"])
+        if closed is not None:
+            extra += f"; each closed within {closed * 1e3:.0f} ms of its first frame"
         print(
-            f"  | {name} | {sent}{extra} | {p99:.2f} ms vs {idle:.2f} ms = {p99 / idle:.2f}×, {len(a['presses'])} "
+            f"  | {name} | {sent}{extra} | {answered} of {asked} (longest {a['new_client_worst_s'] * 1e3:.0f} ms) "
+            f"| {p99:.2f} ms vs {idle:.2f} ms = {p99 / idle:.2f}×, {len(a['presses'])} "
             f"presses ({quiet:.2f} vs {idle_quiet:.2f} ms = {quiet / idle_quiet:.2f}×, {len(a['quiet'])}) "
             f"| {a['worst_busy_ms']:.1f} ms "
             f"(GC {a['worst_gc_ms']:.1f}; {_collections(a)}) "
-            f"| {max(0, lost)} of {a['jumps']} | {a['new_client_worst_s'] * 1e3:.0f} ms ({a['new_client_failed']} of "
-            f"{a['new_client_asked']} failed) | {a['saves_ok']}/{a['saves']} | {a['log_lines_a_minute']:.1f} "
+            f"| {cpu * 100:.0f}% vs {idle_cpu * 100:.0f}% of a core "
+            f"| {max(0, lost)} of {a['jumps']} | {a['saves_ok']}/{a['saves']} | {a['log_lines_a_minute']:.1f} "
             f"| {grown:+.1f} MB | {_mark(good)} |"
         )
+    for name, why in result.get("not run", {}).items():
+        print(f"  {name}: not run ({why})")
+        ok = False
     return ok
 
 
@@ -550,15 +612,23 @@ def main(
     dom_presses: int = 100,
     attack_seconds: float = 30.0,
     only_attacks: bool = False,
+    names: tuple[str, ...] | None = None,
 ) -> int:
-    """Run every part, print the figures beside their targets; exit 1 if a target is missed."""
+    """Run every part, print the figures beside their targets; exit 1 if a target is missed.
+    ``names``: the attacks to run (default: all of them)."""
+    from firmware_host.cli.bench.webattack import ATTACKS
+
     logging.basicConfig(level=logging.WARNING)
-    print("tablemate bench web: the companion page on loopback (127.0.0.1)")
+    unknown = [n for n in names or () if n not in ATTACKS]
+    if unknown:
+        print(f"tablemate bench web: no attack {', '.join(unknown)} (known: {', '.join(ATTACKS)})", file=sys.stderr)
+        return 2
+    print("tablemate bench web: the companion page on loopback")
     ok = True
     if not only_attacks:
         ok &= _ordinary(presses, flood_seconds, idle_seconds, malformed, dom_presses)
     if attack_seconds > 0:
-        result = attacks(attack_seconds)
+        result = attacks(attack_seconds, names)
         with contextlib.suppress(OSError):  # the raw figures beside the table, for a second look
             Path(tempfile.gettempdir(), "tablemate-bench-attacks.json").write_text(json.dumps(result))
         ok &= print_attacks(result)

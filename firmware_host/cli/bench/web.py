@@ -293,6 +293,18 @@ PAIR_WITHIN_S = 30.0
 """How long after a code appears the person at the table must have paired, whatever the jammer does."""
 
 
+def _listen_overflows() -> int:
+    """Connections the kernel dropped so far because a listening socket's queue was full (its
+    ``ListenOverflows``, in this network namespace)."""
+    with contextlib.suppress(OSError, ValueError, StopIteration):
+        lines = Path("/proc/net/netstat").read_text().splitlines()
+        head, values = next(
+            (a.split(), b.split()) for a, b in zip(lines[::2], lines[1::2], strict=False) if a.startswith("TcpExt:")
+        )
+        return int(values[head.index("ListenOverflows")])
+    return 0
+
+
 def _rss_mb() -> float:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -475,7 +487,7 @@ def attacks(seconds: float, names: tuple[str, ...] | None = None) -> dict[str, A
                 v6 = name == "ipv6-1000"
                 idle = _window(table, timing, state, measured, pair=name == "pair-jam", v6=v6)
                 table.call(gc.collect)
-                rss, logged, accepted = _rss_mb(), lines.count, timing.accepted
+                rss, logged, accepted, overflows = _rss_mb(), lines.count, timing.accepted, _listen_overflows()
                 timing.reset_worst()
                 load = subprocess.Popen(
                     [
@@ -514,6 +526,7 @@ def attacks(seconds: float, names: tuple[str, ...] | None = None) -> dict[str, A
                     "rss_start_mb": rss,
                     "rss_after_mb": _rss_mb(),
                     "load": json.loads(result.strip().splitlines()[-1]) if result.strip() else {},
+                    "listen_overflows": _listen_overflows() - overflows,
                     "tally": dict(table.page.gate.tally.counts),
                 }
             out["errors"] = timing.errors
@@ -571,6 +584,8 @@ def print_attacks(result: dict[str, Any]) -> bool:
             extra = "; the person paired " + ", ".join(f"{t:.1f} s" if done else "NOT" for done, t in a["pairings"])
         if closed is not None:
             extra += f"; each closed within {closed * 1e3:.0f} ms of its first frame"
+        if a.get("listen_overflows"):
+            extra += f"; {a['listen_overflows']} connects dropped by the kernel (the page's queue full)"
         print(
             f"  | {name} | {sent}{extra} | {answered} of {asked} (longest {a['new_client_worst_s'] * 1e3:.0f} ms) "
             f"| {p99:.2f} ms vs {idle:.2f} ms = {p99 / idle:.2f}×, {len(a['presses'])} "

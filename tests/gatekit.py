@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware_host.web.gate import Gate, _Gated
+from firmware_host.web.connection import Connection
+from firmware_host.web.gate import Gate
 
 HEAD_SECONDS = 0.002
 """How long a fresh client's request head takes to arrive after its connection opens."""
@@ -40,6 +41,9 @@ class Wire(asyncio.Transport):
 
     def get_write_buffer_size(self) -> int:
         return 65536 if self.backed_up else 0
+
+    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
+        pass
 
     def is_closing(self) -> bool:
         return self.closing
@@ -74,7 +78,7 @@ def connect(gate: Gate, peer: str, backed_up: bool = False) -> Wire | None:
     if place is None:
         return None
     wire = Wire(peer, backed_up)
-    gated = _Gated(gate, asyncio.Protocol, *place)
+    gated = Connection(gate, asyncio.Protocol, *place)
     wire.protocol = gated
     gated.connection_made(wire)
     return wire
@@ -108,7 +112,7 @@ class Guest:
         self.counts["opened"] += 1
         self.wire = wire
         gated = wire.protocol
-        assert isinstance(gated, _Gated)
+        assert isinstance(gated, Connection)
         if self.kind != "slow":
             self.gate.began(wire)  # its head came
         if self.kind == "screen":

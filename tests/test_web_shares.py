@@ -13,7 +13,7 @@ from gatekit import Guest, connect, fresh_clients
 
 from firmware_host.runtime.vtime import run_virtual
 from firmware_host.web.gate import Gate
-from firmware_host.web.shares import PER_ADDRESS, TRY_LIMIT, place
+from firmware_host.web.shares import PER_ADDRESS, TURN_LIMIT, place
 
 
 def _v4(i: int) -> str:
@@ -77,8 +77,8 @@ def test_a_screen_that_stays_open_and_a_request_under_way_outlast_a_storms_scree
         await asyncio.sleep(30.0)  # it opened long ago
         storm = []
         for i in range(63):
-            for _ in range(3):  # each storm address came back a few times already
-                gate.shares.tries.bump(_v4(i), loop.time())
+            for _ in range(2):  # each storm address was turned away before
+                gate.shares.turn_away(_v4(i), loop.time())
             wire = connect(gate, _v4(i))
             gate.began(wire)
             gate.watch_frames(wire)
@@ -94,13 +94,13 @@ def test_a_screen_that_stays_open_and_a_request_under_way_outlast_a_storms_scree
     assert storm_closed >= 16 and late == 30  # the storm's screens gave way first
 
 
-def test_an_address_that_keeps_opening_connections_takes_nobodys_place():
+def test_an_address_turned_away_again_and_again_takes_nobodys_place():
     async def main():
         gate = Gate(max_total=4, clock=asyncio.get_running_loop().time)
         holders = [connect(gate, _v4(i)) for i in range(2) for _ in range(2)]
         now = asyncio.get_running_loop().time()
-        for _ in range(TRY_LIMIT):
-            gate.shares.tries.bump("10.9.9.9", now)  # refused or cut again and again
+        for _ in range(TURN_LIMIT):
+            gate.shares.turn_away("10.9.9.9", now)  # refused or cut again and again
         storming = connect(gate, "10.9.9.9")
         await asyncio.sleep(0)
         phone = connect(gate, "10.9.9.10")

@@ -1,14 +1,15 @@
 """The page's door to the network: how many connections guests may hold, for how long, and what
 they may send on them.
 
-Every TCP connection the page accepts passes :class:`Gate` before aiohttp sees a byte of it:
+Every TCP connection the page accepts passes :class:`Gate` before aiohttp sees a byte of it, and
+each connection's bytes then go through a :class:`~firmware_host.web.connection.Connection`:
 
 - **Shared, not first come first served** (:mod:`firmware_host.web.shares`): at most
   :data:`~firmware_host.web.shares.PER_ADDRESS` connections an address,
   :data:`~firmware_host.web.shares.PER_NETWORK` an IPv6 /64, :data:`MAX_CONNECTIONS` in all; when
   the page is full, a connection of an address holding fewer takes the place of one of the address
-  holding the most (its oldest that has not sent a whole request head or is not reading its
-  answers first). A connection refused is aborted at once (a reset: no parsing, no answer, no log
+  holding the most (the one waiting longest for a request head, or not reading its answers,
+  first). A connection refused is aborted at once (a reset: no parsing, no answer, no log
   line of its own). An address at its own cap, or banned, is then refused by the kernel
   (:mod:`firmware_host.web.syn_filter`: its SYNs are dropped) until it holds less again: its next
   thousand tries cost the loop nothing.
@@ -25,6 +26,9 @@ Every TCP connection the page accepts passes :class:`Gate` before aiohttp sees a
   :data:`DRAIN_SECONDS` is closed, whatever its address.
 - **What is refused is not read**: a body refused on its announced length, or left unread, and a
   WebSocket client closed are muted (:meth:`Gate.mute`): their bytes no longer reach the parser.
+- **One request at a time**: a connection's next request goes to the parser once the one before is
+  answered (:mod:`firmware_host.web.onebyone`), its reading paused meanwhile: what a client sends
+  ahead waits in the kernel.
 - **Every WebSocket frame counted** as its bytes reach the parser (:mod:`firmware_host.web.frames`,
   from :meth:`Gate.watch_frames` on): a client over its frame budget, sending an unmasked frame
   or a message too big, in too many pieces or too slowly is closed by the gate itself.
@@ -53,14 +57,24 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from firmware_host.web.frames import MESSAGE_SECONDS, TOO_MANY, FrameWatch, close_frame
+from firmware_host.web.connection import Connection, unlink
 from firmware_host.web.pacing import TurnShare
-from firmware_host.web.shares import GRACE, MAX_CONNECTIONS, PER_ADDRESS, PER_NETWORK, Shares, group, network, place
+from firmware_host.web.shares import MAX_CONNECTIONS, PER_ADDRESS, PER_NETWORK, Shares, group, network, place
 from firmware_host.web.syn_filter import SynFilter
 
 log = logging.getLogger(__name__)
 
-__all__ = ["MAX_CONNECTIONS", "Gate", "Tally", "connection_budget", "group", "network", "open_descriptors", "unlink"]
+__all__ = [
+    "MAX_CONNECTIONS",
+    "Connection",
+    "Gate",
+    "Tally",
+    "connection_budget",
+    "group",
+    "network",
+    "open_descriptors",
+    "unlink",
+]
 
 RESERVE = 64
 """Descriptors kept for the device itself (journal, history, settings, drivers, threads)."""
@@ -83,7 +97,6 @@ BAN_SECONDS = 30.0
 """How long an address that sent past its budget is refused new connections."""
 TALLY_SECONDS = 60.0
 """The least time between two log lines about refused or closed connections."""
-UNDRAINED = "connections closed: their answers stopped draining"
 
 
 def open_descriptors() -> int:
@@ -124,260 +137,6 @@ class Tally:
             log.warning("companion page: %s (at most one such line a minute)", text)
 
 
-def unlink(transport: asyncio.BaseTransport | None, protocol: asyncio.BaseProtocol | None = None) -> None:
-    """Break the reference cycles a closed connection keeps, so it is freed at once when it ends
-    instead of waiting, with its socket and its buffers, for a full pass of the garbage collector
-    (a flood otherwise left thousands in the oldest generation, and the full passes walking them
-    stopped the loop for 10-45 ms):
-
-    - Python 3.11's socket transport holds a bound method of its own (``_read_ready_cb``; CPython
-      gh-100348, fixed in 3.12);
-    - aiohttp's handler of a connection that became a WebSocket holds its frame reader's callback
-      (``_data_received_cb``), and the reader holds the handler.
-
-    Called only once the connection is lost: neither reads anything after it."""
-    if transport is not None and getattr(transport, "_read_ready_cb", None) is not None:
-        transport._read_ready_cb = None  # type: ignore[attr-defined]
-    if protocol is not None and getattr(protocol, "_data_received_cb", None) is not None:
-        protocol._data_received_cb = None  # type: ignore[attr-defined]
-
-
-class _Gated(asyncio.Protocol):
-    """One accepted connection: seated (then aiohttp's handler has it), or aborted."""
-
-    __slots__ = (
-        "_drain",
-        "_factory",
-        "_held",
-        "_message_timer",
-        "deadline",
-        "frames",
-        "gate",
-        "inner",
-        "key",
-        "muted",
-        "net",
-        "seated",
-        "since",
-        "transport",
-    )
-
-    def __init__(self, gate: Gate, factory: Callable[[], asyncio.Protocol], key: str, net: str) -> None:
-        self.gate = gate
-        self.inner: asyncio.Protocol | None = None
-        self.transport: asyncio.Transport | None = None
-        self.key, self.net = key, net
-        """The address and the network its place counts against (given back when it closes)."""
-        self.seated = True
-        """Whether it still holds its place (``False`` once it gave it to another or closed)."""
-        self.deadline: asyncio.TimerHandle | None = None
-        """The header deadline, while a request's head is awaited."""
-        self.since = 0.0
-        """When it began to wait for the request head it waits for (the loop's clock)."""
-        self.frames: FrameWatch | None = None
-        """The WebSocket frame watch, once the connection became a WebSocket."""
-        self.muted = False
-        """Its bytes no longer reach the parser (a refused body, a closed WebSocket)."""
-        self._drain: asyncio.TimerHandle | None = None
-        self._message_timer: asyncio.TimerHandle | None = None
-        self._factory = factory
-        self._held: list[bytes] | None = None
-        """Bytes read while the loop turn had no room for them (reading pauses until they are given on)."""
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
-        self.gate.live[transport] = self
-        self.gate.shares.sit(self)
-        self.inner = self._factory()
-        self.inner.connection_made(transport)
-        self.arm()
-
-    def waiting(self) -> bool:
-        """Whether it waits for a request's head (opened and sent none whole, or idle after an
-        answer), or its answers stopped leaving (its client reads nothing)."""
-        return self.deadline is not None or self._drain is not None
-
-    def slow(self, now: float) -> bool:
-        """Whether its answers stopped leaving, or it has waited for a request's head
-        :data:`~firmware_host.web.shares.GRACE` seconds or more."""
-        return self._drain is not None or (self.deadline is not None and now - self.since >= GRACE)
-
-    def screen(self) -> bool:
-        """Whether it became a WebSocket (its frames are watched)."""
-        return self.frames is not None
-
-    def arm(self) -> None:
-        """Start the clock for the next request's head."""
-        if self.deadline is not None:
-            self.deadline.cancel()
-        if self.transport is not None and not self.transport.is_closing():
-            loop = asyncio.get_running_loop()
-            self.since = loop.time()
-            self.deadline = loop.call_later(self.gate.header_seconds, self._late)
-            self.gate.shares.mark(self)
-
-    def disarm(self) -> None:
-        """A request's head has come: its handler has the connection."""
-        if self.deadline is not None:
-            self.deadline.cancel()
-            self.deadline = None
-            self.gate.shares.mark(self)
-
-    def _late(self) -> None:
-        self.deadline = None
-        if self.transport is not None and not self.transport.is_closing():
-            if self._drain is not None:  # its next request waits behind an answer it does not read
-                self.gate.tally.note(UNDRAINED)
-            else:
-                self.gate.tally.note("connections closed without a whole request in time")
-            self.transport.abort()
-
-    def data_received(self, data: bytes) -> None:
-        """Give ``data`` to the parser in this turn when it has room, else in a later one (reading
-        pauses meanwhile: the kernel holds the rest, and the sender waits)."""
-        if self.inner is None:
-            return
-        if self.muted:
-            self.mute()
-        elif self._held is not None:
-            self._held.append(data)
-        elif self.gate.turns.take():
-            self._feed(data)
-        else:
-            self._held = [data]
-            assert self.transport is not None
-            self.transport.pause_reading()
-            self.gate.turns.later(self._give)
-
-    def _feed(self, data: bytes) -> None:
-        """``data`` to the parser, its WebSocket frames counted first (when it is one)."""
-        frames = self.frames
-        if frames is not None:
-            if frames.feed(data) is not None:
-                self.refuse_frames()
-                return
-            if frames.unfinished_since is not None and self._message_timer is None:
-                self._time_message()
-        if self.inner is not None and not self.muted:
-            self.inner.data_received(data)
-
-    def watch_frames(self, tail: bytes | None) -> None:
-        """From now on, count its WebSocket frames; ``tail``: the bytes aiohttp already took
-        after the handshake's head (a client need not wait for the answer to send frames);
-        ``None``: stop (the handshake failed)."""
-        if tail is None:
-            self.frames = None
-            return
-        self.frames = FrameWatch(self.gate.tally.clock)
-        if tail and self.frames.feed(tail) is not None:
-            self.refuse_frames()
-
-    def refuse_frames(self) -> None:
-        """The frame watch's verdict: a close frame with its code, then the connection closes, and
-        its address is refused for a while (coming back at once would cost the loop the same)."""
-        assert self.frames is not None and self.frames.verdict is not None
-        code, reason = self.frames.verdict
-        self.mute()
-        if self._message_timer is not None:
-            self._message_timer.cancel()
-            self._message_timer = None
-        if reason == TOO_MANY:
-            self.gate.tally.note("WebSocket clients closed over their frame budget")
-        else:
-            self.gate.tally.note("WebSocket clients closed for a frame out of bounds")
-        self.gate.ban(self.key)  # the page's own script sends one ping now and then, whole
-        if self.transport is not None and not self.transport.is_closing():
-            self.transport.write(close_frame(code, reason))
-            self.transport.close()
-
-    def mute(self) -> None:
-        """Its bytes no longer reach the parser, and its reading stops."""
-        self.muted = True
-        self._held = None
-        if self.transport is not None and not self.transport.is_closing():
-            self.transport.pause_reading()
-
-    def _give(self) -> bool:
-        """The turn has room: reading resumes and the bytes held go to the parser."""
-        held, self._held = self._held, None
-        if not held or self.inner is None or self.transport is None or self.transport.is_closing():
-            return False
-        self.transport.resume_reading()  # first: the parser may pause reading again, and that stays
-        for chunk in held:
-            if self.inner is None or self.muted:
-                break
-            self._feed(chunk)
-        return True
-
-    def _time_message(self) -> None:
-        """A message begun and not finished: a timer for its end (:data:`MESSAGE_SECONDS` from its start)."""
-        frames = self.frames
-        if frames is None or frames.unfinished_since is None:
-            return
-        wait = frames.unfinished_since + MESSAGE_SECONDS - frames.clock()
-        self._message_timer = asyncio.get_running_loop().call_later(max(0.0, wait), self._message_late)
-
-    def _message_late(self) -> None:
-        self._message_timer = None
-        if self.frames is None or self.muted:
-            return
-        if self.frames.late() is not None:
-            self.refuse_frames()
-        else:
-            self._time_message()  # that message ended; a later one may be under way
-
-    def eof_received(self) -> bool | None:
-        if self._held is not None:
-            self._give()  # the bytes before the end go first (rare: a client that half-closes)
-        return self.inner.eof_received() if self.inner is not None else None
-
-    def pause_writing(self) -> None:
-        if self._drain is None:
-            self._drain = asyncio.get_running_loop().call_later(self.gate.drain_seconds, self._undrained)
-            self.gate.shares.mark(self)
-        if self.inner is not None:
-            self.inner.pause_writing()
-
-    def resume_writing(self) -> None:
-        if self._drain is not None:
-            self._drain.cancel()
-            self._drain = None
-            self.gate.shares.mark(self)
-        if self.inner is not None:
-            self.inner.resume_writing()
-
-    def _undrained(self) -> None:
-        self._drain = None
-        if self.transport is not None and not self.transport.is_closing():
-            self.gate.tally.note(UNDRAINED)
-            self.transport.abort()
-
-    def give_way(self) -> None:
-        """Give this connection's place to another address's (the page is full): it is aborted."""
-        self.gate.release(self)
-        if self.transport is not None and not self.transport.is_closing():
-            self.transport.abort()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.disarm()
-        for timer in (self._drain, self._message_timer):
-            if timer is not None:
-                timer.cancel()
-        self._drain = self._message_timer = None
-        unlink(self.transport)
-        self.frames = None
-        if self.inner is None:
-            return
-        inner, self.inner = self.inner, None
-        self.gate.live.pop(self.transport, None)  # type: ignore[arg-type]
-        self.gate.release(self)
-        try:
-            inner.connection_lost(exc)
-        finally:
-            unlink(None, inner)
-
-
 class Gate:
     """The caps on connections, their deadlines and what they may send (see the module's docstring)."""
 
@@ -390,12 +149,12 @@ class Gate:
         per_network: int = PER_NETWORK,
         drain_seconds: float = DRAIN_SECONDS,
     ) -> None:
-        self.shares: Shares[_Gated] = Shares(max_total, per_address, per_network)
+        self.shares: Shares[Connection] = Shares(max_total, per_address, per_network)
         """Who holds the connections and who gives way (:mod:`firmware_host.web.shares`)."""
         self.header_seconds, self.drain_seconds = header_seconds, drain_seconds
         self._banned: dict[str, float] = {}
         """Addresses refused until a time (the clock's), for having abused what they were given."""
-        self.live: dict[asyncio.BaseTransport, _Gated] = {}
+        self.live: dict[asyncio.BaseTransport, Connection] = {}
         self.turns = TurnShare()
         """Connections whose bytes go to the parser in one loop turn (:mod:`firmware_host.web.pacing`)."""
         self.tally = Tally(clock or (lambda: asyncio.get_running_loop().time()))
@@ -489,7 +248,7 @@ class Gate:
             self.kernel.unblock(key)
             self.kernel.flush()
 
-    def release(self, seat: _Gated) -> None:
+    def release(self, seat: Connection) -> None:
         """``seat``'s connection closed or gave its place away: the place is free (once)."""
         if not seat.seated:
             return
@@ -575,7 +334,7 @@ class Gate:
         net: str,
     ) -> None:
         try:
-            await loop.connect_accepted_socket(lambda: _Gated(self, factory, key, net), sock=conn)
+            await loop.connect_accepted_socket(lambda: Connection(self, factory, key, net), sock=conn)
         except OSError:
             self._unseated(key, net)
             conn.close()
@@ -586,11 +345,17 @@ class Gate:
         if gated is not None:
             gated.disarm()
 
-    def answered(self, transport: Any) -> None:
-        """A request on ``transport`` was answered (the next one's head has its deadline)."""
+    def answered(self, transport: Any, later: float = 0.0) -> None:
+        """A request on ``transport`` was answered (the next one's head has its deadline, and the
+        next request it sent goes to the parser, ``later`` seconds on)."""
         gated = self.live.get(transport)
         if gated is not None:
             gated.arm()
+            loop = asyncio.get_running_loop()
+            if later > 0:
+                loop.call_later(later, gated.next_request)
+            else:
+                loop.call_soon(gated.next_request)
 
     def watch_frames(self, transport: Any, tail: bytes | None = b"") -> None:
         """``transport`` becomes a WebSocket: from now on every frame its client sends is counted

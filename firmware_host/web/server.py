@@ -64,6 +64,8 @@ KEEPALIVE = 15.0
 """Seconds an idle keep-alive connection is kept (a page's next request comes sooner)."""
 MAX_LINE = 4096
 """The longest request line or header field read (aiohttp's default is 8190)."""
+AFTER_429 = 1.0
+"""Seconds a connection's next request waits after one of its requests was refused for its rate."""
 MAX_HEADERS = 32
 """Header fields a request may have (a browser sends about fifteen; aiohttp's default is 128): with
 :data:`MAX_LINE`, a request's head is 128 KB at most, and aiohttp queues 32 pipelined requests of
@@ -183,6 +185,7 @@ class Companion:
         and a query naming a key twice (400); a body left unread is never read (the gate mutes its
         connection, which closes after the answer)."""
         self.gate.began(request.transport)
+        answer: web.StreamResponse | None = None
         try:
             await self.turns.begin()
             if not self._own_host(request):
@@ -195,11 +198,15 @@ class Companion:
             twice = _given_twice(key for key, _ in request.query.items())
             if twice is not None:
                 return envelope(400, "ValidatorError", f"query: {twice!r} is given twice")
-            return await handler(request)
+            answer = await handler(request)
+            return answer
         finally:
             if not request.content.is_eof():
                 self.gate.mute(request.transport)  # else aiohttp reads the rest to keep the connection
-            self.gate.answered(request.transport)
+            # a request refused for its rate: the next one the connection sent ahead waits as long
+            # as Retry-After says (a browser sends none ahead; a pipelining flood no longer cycles)
+            later = AFTER_429 if answer is not None and answer.status == 429 else 0.0
+            self.gate.answered(request.transport, later)
 
     def _own_host(self, request: web.Request) -> bool:
         """Whether ``Host`` names this device: the address the request came to, the page's own

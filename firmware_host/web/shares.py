@@ -20,13 +20,15 @@ The page holds :data:`MAX_CONNECTIONS` connections at most (fewer under a low de
   longest for a request's head (it opened and sent nothing whole, or waits idle for the next
   request; a second at least: :data:`GRACE`) or with answers its client does not read goes first.
   When none is so slow: of their newest, a screen (a WebSocket), then one waiting for a request's
-  head, before a request under way, and of those the one whose address opened the most
-  connections lately (a storm's, that come and go, before a phone's just let in); a screen that
-  stays open is older than all of them. No set of addresses can hold every place while another
+  head, before a request under way, and of those the one whose address was turned away most
+  lately (a storm's, that come and go, before a phone's just let in); a screen that stays open is
+  older than all of them. No set of addresses can hold every place while another
   waits: a phone that holds nothing always gets one.
-- **Storms do not take turns.** An address that keeps opening connections (more than
-  :data:`TRY_LIMIT` lately) takes nobody's place: it gets one only when one is free. Else a
-  storm's thousand addresses without a place would take each other's places for ever.
+- **Storms do not take turns.** An address turned away lately (its connections refused, given
+  away to a lighter address, or closed for holding one without a request: :data:`TURN_LIMIT`
+  times, halving every :data:`TURN_HALF_LIFE`) takes nobody's place: it gets one only when one is
+  free. Else a storm's thousand addresses without a place take each other's places for as long as
+  it lasts (35,000 times in 30 s under the storm from 2,000 addresses: 45 % of a core).
 - **Equals keep theirs.** A newcomer holding as much as the heaviest is refused (a reset).
 
 :class:`Shares` only counts and chooses; :class:`firmware_host.web.gate.Gate` accepts, closes and
@@ -59,16 +61,14 @@ GRACE = 1.0
 request comes within moments of its connection, or of its last answer)."""
 RECENT = 16
 """The newest connections looked at for one to give way when none is slow."""
-TRY_LIMIT = PER_ADDRESS
-"""Connections an address may have opened lately (each counts 1, halving every
-:data:`TRY_HALF_LIFE`) and still take another's place when the page is full: a browser opening a
-page opens a handful; an address that keeps opening them (a storm's, refused or cut again and
-again) gets a place only when one is free, so a storm's addresses do not take turns in the places
-for ever, and a screen that stays open is not theirs to take."""
-TRY_HALF_LIFE = 10.0
-"""Seconds in which an address's count of connections opened halves."""
-MAX_TRIED = 4096
-"""Addresses whose connections opened are counted at most (the lighter half forgotten when full)."""
+TURN_LIMIT = 4
+"""Times an address may have been turned away lately and still take another's place when the page
+is full (each counts 1, halving every :data:`TURN_HALF_LIFE`): a phone is not turned away at all,
+or once when the page was full; a storm's address is, again and again."""
+TURN_HALF_LIFE = 30.0
+"""Seconds in which an address's count of being turned away halves."""
+MAX_TURNED = 4096
+"""Addresses whose turns away are counted at most (the lighter half forgotten when full)."""
 
 
 def group(address: str) -> str:
@@ -147,8 +147,8 @@ class Shares(Generic[S]):
         """Connections held per address (admitted, seated or not yet)."""
         self.nets: Counter[str] = Counter()
         """Connections held per network."""
-        self.tries = Decaying(TRY_HALF_LIFE, MAX_TRIED)
-        """Connections each address opened lately (every one the page saw, let in or not)."""
+        self.turned = Decaying(TURN_HALF_LIFE, MAX_TURNED)
+        """How often each address was turned away lately (:meth:`turn_away`)."""
         self._members: dict[str, Counter[str]] = {}
         """Each network holding a place: its addresses' places."""
         self._seats: dict[S, None] = {}
@@ -160,21 +160,30 @@ class Shares(Generic[S]):
 
     def ask(self, key: str, net: str, now: float) -> Verdict[S]:
         """Whether a new connection of address ``key`` in network ``net`` gets a place, and
-        whose it takes when the page or the network is full (it is counted as a try at ``now``)."""
-        self.tries.bump(key, now, keep=self.held.__contains__)
+        whose it takes when the page or the network is full (a refusal turns it away at ``now``)."""
         if self.held[key] >= self.per_address:
-            return Verdict(False, why="connections refused (one address holds all it may)")
+            return self._refuse(key, now, "connections refused (one address holds all it may)")
         network_full = self.nets[net] >= self.per_network
         if not network_full and self.total < self.max_total:
             return Verdict(True)
         victim = None
-        if self.tries.count(key, now) <= TRY_LIMIT:
+        if self.turned.count(key, now) < TURN_LIMIT:
             victim = self._heaviest(key, net, network_full, now)
         if victim is not None:
+            self.turn_away(victim.key, now)
             return Verdict(True, victim)
         if network_full:
-            return Verdict(False, why="connections refused (one network holds all it may)")
-        return Verdict(False, why="connections refused (the page holds all it may)")
+            return self._refuse(key, now, "connections refused (one network holds all it may)")
+        return self._refuse(key, now, "connections refused (the page holds all it may)")
+
+    def turn_away(self, key: str, now: float) -> None:
+        """Count that ``key`` was turned away at ``now`` (a connection refused, given away, or
+        closed for holding a place without a request)."""
+        self.turned.bump(key, now, keep=self.held.__contains__)
+
+    def _refuse(self, key: str, now: float, why: str) -> Verdict[S]:
+        self.turn_away(key, now)
+        return Verdict(False, why=why)
 
     def take(self, key: str, net: str) -> None:
         """A place for ``key`` in ``net`` (after :meth:`ask` admitted it and its victim left)."""
@@ -217,7 +226,8 @@ class Shares(Generic[S]):
         """The seat that gives way to a newcomer of ``key`` in ``net`` (``within``: its network is
         full): of the heaviest holders heavier than the newcomer, the seat slow the longest, else
         of their :data:`RECENT` newest seats a screen, then one waiting for a request's head, before
-        a request under way, and the one whose address opened most lately (of as many, the oldest)."""
+        a request under way, and the one whose address was turned away most lately (of as often,
+        the oldest)."""
         nets, held = self.nets, self.held
         top_net = net
         if not within:
@@ -256,8 +266,8 @@ class Shares(Generic[S]):
                 break
             if gives(seat):
                 # a screen, then one waiting for a head, before a request under way; then the
-                # address that opened most (as many: the older seat, not a phone's just let in)
-                rank = (seat.screen(), seat.waiting(), round(self.tries.count(seat.key, now)))
+                # address turned away most (as often: the older seat, not a phone's just let in)
+                rank = (seat.screen(), seat.waiting(), round(self.turned.count(seat.key, now)))
                 if rank >= most:
                     best, most = seat, rank
         return best

@@ -34,7 +34,7 @@ every frame is counted and bounded by the gate (:mod:`firmware_host.web.frames`)
 MAX_CLIENTS = 256
 """WebSocket clients served at once; one more gets a 503."""
 MAX_SCREENS_PER_GROUP = 8
-"""WebSocket clients one address (one IPv6 /64) may have at once; one more gets a 503."""
+"""WebSocket clients one address (an IPv6 address whole) may have at once; one more gets a 503."""
 SEND_TIMEOUT = 5.0
 """Seconds a client may take to take one frame before it is dropped."""
 HEARTBEAT = 30.0
@@ -51,7 +51,7 @@ class Client:
     def __init__(self, ws: web.WebSocketResponse, key: str = "") -> None:
         self.ws = ws
         self.key = key
-        """The address (IPv6: the /64) it came from."""
+        """The address it came from (:func:`~firmware_host.web.shares.group`)."""
         self.latest: dict[str, Any] | None = None
         self.sent: dict[str, Any] | None = None
         self.ready = asyncio.Event()

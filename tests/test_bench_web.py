@@ -7,7 +7,7 @@ import io
 import threading
 from contextlib import redirect_stdout
 
-from firmware_host.cli.bench.web import print_attacks
+from firmware_host.cli.bench.siege import print_attacks
 from firmware_host.cli.bench.webpress import first_frame, timed
 
 

@@ -51,7 +51,14 @@ class Keeper(Protocol):
 WRITE_HIGH = 16 * 1024
 """Answer bytes a connection's transport holds past the kernel's buffer before its writing pauses
 (asyncio's default, 64 KB, is 19 MB for 300 connections that never read)."""
+READ_SIZE = 16 * 1024
+"""The most one read of a connection takes from the kernel (asyncio's selector transport reads
+256 KB at a time, its ``max_size``; a request of the page is a few hundred bytes, a body 8 KB at
+most). Each read is a buffer of that size first: under 17 x 32 connections pipelining requests the
+process grew 17 MB during the attack; with reads of 16 KB, 4.5 MB."""
 UNDRAINED = "connections closed: their answers stopped draining"
+CLOSE_SECONDS = 1.0
+"""How long a WebSocket closed for its frames has to read the close frame before it is cut."""
 
 
 def unlink(transport: asyncio.BaseTransport | None, protocol: asyncio.BaseProtocol | None = None) -> None:
@@ -125,6 +132,8 @@ class Connection(asyncio.Protocol):
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
         transport.set_write_buffer_limits(high=WRITE_HIGH)
+        if isinstance(getattr(transport, "max_size", None), int):
+            transport.max_size = READ_SIZE  # type: ignore[attr-defined]
         self.gate.live[transport] = self
         self.gate.shares.sit(self)
         self.inner = self._factory()
@@ -243,8 +252,9 @@ class Connection(asyncio.Protocol):
                 self.transport.resume_reading()
 
     def refuse_frames(self) -> None:
-        """The frame watch's verdict: a close frame with its code, then the connection closes, and
-        its address is refused for a while (coming back at once would cost the loop the same)."""
+        """The frame watch's verdict: a close frame with its code and the end of what the page
+        sends, the connection cut :data:`CLOSE_SECONDS` later; its address is refused for a while
+        (coming back at once would cost the loop the same)."""
         assert self.frames is not None and self.frames.verdict is not None
         code, reason = self.frames.verdict
         self.mute()
@@ -256,9 +266,13 @@ class Connection(asyncio.Protocol):
         else:
             self.gate.tally.note("WebSocket clients closed for a frame out of bounds")
         self.gate.ban(self.key)  # the page's own script sends one ping now and then, whole
-        if self.transport is not None and not self.transport.is_closing():
-            self.transport.write(close_frame(code, reason))
-            self.transport.close()
+        transport = self.transport
+        if transport is not None and not transport.is_closing():
+            transport.write(close_frame(code, reason))
+            # the end of what the page sends, not a close: closing with the client's bytes unread
+            # makes the kernel reset the connection, and the client loses the close frame
+            transport.write_eof()
+            asyncio.get_running_loop().call_later(CLOSE_SECONDS, transport.abort)
 
     def mute(self) -> None:
         """Its bytes no longer reach the parser, and its reading stops."""

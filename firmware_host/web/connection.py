@@ -209,8 +209,8 @@ class Connection(asyncio.Protocol):
                 self._time_message()
         else:
             data = self._order.feed(data)
-            if self._order.whole and self.transport is not None and not self._ahead:
-                self._ahead = True
+            if self._order.whole and self.transport is not None:
+                self._ahead = True  # (again: the turns may have resumed its reading to hand on what they held)
                 self.transport.pause_reading()  # until it is answered: what it sends ahead waits in the kernel
             if not data:
                 return

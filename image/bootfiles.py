@@ -25,10 +25,10 @@ def raspi_firmware_defaults() -> str:
     )
 
 
-OVERLAYS = ("tablemate-i2c1-400k", "tablemate-gpio-free")
+OVERLAYS = ("tablemate-i2c1-400k", "tablemate-uart1-off")
 """The image's own overlays every card loads (``image/overlays/NAME.dts``, :mod:`image.devicetree`):
-I2C1 at 400 kHz as bus 1; the header's GPIO free of the mini UART and of a tree's boot-time
-muxing. The scale's (``spi1-1cs``) comes from the configuration's ``[scale]``."""
+I2C1 at 400 kHz as bus 1; the mini UART off, GPIO 14 and 15 free for the buttons. The scale's
+(``spi1-1cs``) comes from the configuration's ``[scale]``."""
 
 
 def raspi_firmware_custom(scale_lines: list[str], overlays: tuple[str, ...] = OVERLAYS) -> str:

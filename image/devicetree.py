@@ -244,26 +244,48 @@ def group_pins(group: fdt.Node) -> dict[int, str]:
     return found
 
 
-def claims(tree: fdt.Tree) -> dict[int, list[str]]:
-    """Every GPIO pin an enabled node takes, and by what: the pin groups of its ``pinctrl-*``
-    states, and its ``*-gpios`` on the SoC's GPIO controller (``/soc/serial@7e215040: uart1_gpio14
-    alt5``)."""
+APPLIED_STATES = ("default", "init")
+"""The pin states Linux sets when it probes a device (the others, ``sleep`` and ``idle``, only
+when power management asks)."""
+
+
+def applied_states(node: fdt.Node) -> list[str]:
+    """The ``pinctrl-N`` properties of ``node`` that Linux applies at probe, by ``pinctrl-names``."""
+    names = node.strings("pinctrl-names")
+    return [f"pinctrl-{i}" for i, name in enumerate(names) if name in APPLIED_STATES and f"pinctrl-{i}" in node.props]
+
+
+def claims(tree: fdt.Tree) -> dict[int, list[tuple[str, str]]]:
+    """Every GPIO pin an enabled node takes at boot, and by what: the pin groups of the states
+    Linux applies at its probe, and its ``*-gpios`` on the SoC's GPIO controller, as ``(node's path,
+    what)`` (``("/soc/serial@7e215040", "uart1_gpio14, alt5")``)."""
     gpio = _gpio_controller(tree)
     gpio_phandle = gpio.cells("phandle")[0] if gpio is not None and gpio.cells("phandle") else None
-    taken: dict[int, list[str]] = {}
+    taken: dict[int, list[tuple[str, str]]] = {}
     for node in tree.enabled_nodes():
+        for state in applied_states(node):
+            for ph in node.cells(state):
+                group = tree.by_phandle.get(ph)
+                for pin, function in (group_pins(group) if group else {}).items():
+                    taken.setdefault(pin, []).append((node.path, f"{group.name}, {function}"))
         for prop in node.props:
-            if prop.startswith("pinctrl-") and prop[8:].isdigit():
-                for ph in node.cells(prop):
-                    group = tree.by_phandle.get(ph)
-                    for pin, function in (group_pins(group) if group else {}).items():
-                        taken.setdefault(pin, []).append(f"{node.path} ({group.name}, {function})")
-            elif (prop == "gpios" or prop.endswith("-gpios") or prop.endswith("-gpio")) and gpio_phandle:
+            if (prop == "gpios" or prop.endswith("-gpios") or prop.endswith("-gpio")) and gpio_phandle:
                 cells = node.cells(prop)
-                for i in range(0, len(cells) - 2, 3):  # <&gpio PIN FLAGS>, two cells a line on the SoC's controller
+                for i in range(0, len(cells) - 2, 3):  # <&gpio PIN FLAGS>: two cells a line on the SoC's controller
                     if cells[i] == gpio_phandle:
-                        taken.setdefault(cells[i + 1], []).append(f"{node.path} ({prop})")
+                        taken.setdefault(cells[i + 1], []).append((node.path, prop))
     return taken
+
+
+def empty_controller_states(tree: fdt.Tree) -> list[str]:
+    """The pin states of a pin controller's own node that are empty (``pinctrl-0;``): Debian's
+    6.1 kernel oopses on one at boot (``create_pinctrl`` compares a hog's dummy state's NULL
+    controller name), as the image's first try at freeing the Zero 2 W's GPIO 4-6 showed on the
+    emulated BCM2837."""
+    gpio = _gpio_controller(tree)
+    if gpio is None:
+        return []
+    return [f"{gpio.path} {s}" for s in applied_states(gpio) if not gpio.props[s]]
 
 
 def _alias(tree: fdt.Tree, name: str) -> str | None:
@@ -340,19 +362,40 @@ def check_i2c(tree: fdt.Tree, want: Expected) -> tuple[str, bool, str]:
     return ("i2c1", ok, f"{_status(i2c)}, {hz} Hz (want {want.i2c_hz}), pins {pins}, alias i2c1 {alias!r}")
 
 
+def _said(users: list[tuple[str, str]]) -> str:
+    return "; ".join(f"{path} ({what})" for path, what in users)
+
+
 def check_tree(tree: fdt.Tree, want: Expected, board_name: str) -> list[Finding]:
     """What the merged tree gives the table: SPI1 and its spidev, I2C1, the UART's pins, the
-    buttons' and lamps' lines."""
+    buttons' and lamps' lines, and a boot the kernel survives."""
     taken = claims(tree)
-    uart = {pin: taken[pin] for pin in want.uart_pins if pin in taken}
+    gpio = _gpio_controller(tree)
+    own = gpio.path if gpio is not None else None
+    uart = {pin: _said(taken[pin]) for pin in want.uart_pins if pin in taken}
     mini = tree.get(MINI_UART)
     state = f"mini UART {_status(mini).removeprefix('status ')}" if mini is not None else "no mini UART"
-    busy = {f"{pin} ({role})": taken[pin] for pin, role in sorted(want.lines.items()) if pin in taken}
+    busy, preset = {}, {}
+    for pin, role in sorted(want.lines.items()):
+        devices = [u for u in taken.get(pin, []) if u[0] != own]
+        if devices:
+            busy[f"{pin} ({role})"] = _said(devices)
+        elif pin in taken:  # the controller's own boot state: the service's request makes it an input
+            preset[f"{pin} ({role})"] = "; ".join(what for _, what in taken[pin])
+    lines = f"taken by a device: {busy}" if busy else f"{len(want.lines)} lines free of every device"
+    if preset:
+        lines += f"; set by the GPIO controller's own boot state until the service requests them: {preset}"
+    crash = empty_controller_states(tree)
     results = [
         *check_spi(tree, want),
         check_i2c(tree, want),
         ("uart", not uart, f"{state}; GPIO 14/15 " + (f"taken: {uart}" if uart else "free")),
-        ("lines", not busy, f"taken by a device: {busy}" if busy else f"{len(want.lines)} lines free of every device"),
+        ("lines", not busy, lines),
+        (
+            "pin-states",
+            not crash,
+            f"empty on the pin controller (Debian's 6.1 kernel oopses at boot): {crash}" if crash else "none empty",
+        ),
     ]
     return [Finding(board_name, name, ok, detail) for name, ok, detail in results]
 

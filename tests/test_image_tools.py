@@ -138,6 +138,8 @@ def test_check_lines_and_controls_are_parsed_and_noise_is_ignored():
     assert checks.parse("FAIL watchdog NRestarts=1") == checks.Result("watchdog", False, "NRestarts=1")
     assert checks.parse("@@ timing ready=3.5 import=2.0") == checks.Control("timing", "ready=3.5 import=2.0")
     assert checks.parse("[   12.3] systemd[1]: Started") is None and checks.parse("ok") is None
+    assert checks.parse('!"$(ok game-tonne played') == checks.Result("game-tonne", True, "played")
+    assert checks.parse('!"$(@@ done') == checks.Control("done", "")
 
 
 def test_a_check_not_reported_fails_and_the_last_word_on_a_check_counts():

@@ -36,7 +36,7 @@ while [ ! -e "$PORT" ] && [ "$i" -lt 600 ]; do
     done
     i=$((i + 1)); sleep 1
 done
-exec 3>"$PORT"  # open once: the USB serial adapter put stray bytes before lines on a reopen
+exec 3>"$PORT"  # opened once; raspi3b's USB serial adapter puts `!"$(` before a line now and then (checks.py drops it)
 say() { printf '%s\n' "$*" >&3; }
 ok() { n=$1; shift; say "ok $n $*"; }
 fail() { n=$1; shift; say "FAIL $n $*"; }
@@ -246,6 +246,7 @@ if [ "$PHASE" = raspi3b ]; then
     fi
     sources
     dmesg | grep -iE 'spi|i2c|dwc2|pinctrl|ttyS|serial|mmc0|hx711' | head -n 40 | sed 's/^/@@ dmesg /' >&3
+    dmesg | grep -B 4 -A 40 -- '-\[ cut here \]-' | head -n 120 | sed 's/^/@@ kernel /' >&3  # any WARN or oops, whole
     check gpiochip "no pinctrl-bcm2835 chip of 54 lines" $VENV/bin/python -c "
 import glob, gpiod
 chips = {p: gpiod.Chip(p).get_info() for p in sorted(glob.glob('/dev/gpiochip*'))}

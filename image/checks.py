@@ -42,6 +42,7 @@ EXPECTED_RASPI3B = (
     "doctor",
     "game-tonne",
     "resume-no-scale",
+    "upgrade-keeps",
 )
 """Every check a run on ``raspi3b`` (the BCM2837) must report."""
 

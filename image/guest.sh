@@ -114,6 +114,17 @@ play_whole() { # play_whole GAME: its whole game's script through the installed 
     fi
 }
 as_service() { runuser -u tablemate -- "$@"; }
+upgrade_kept() { # upgrade_kept WRITTEN BEFORE: config.txt written again since WRITTEN (seconds), the
+    # overlays as they were (BEFORE: their hash), each one it names on the card, no dtparam= line
+    fw=/boot/firmware
+    [ "$(stat -c %Y $fw/config.txt)" -gt "$1" ] || { echo "config.txt not written again"; return 1; }
+    [ "$(cat $fw/overlays/*.dtbo | sha256sum | cut -c1-16)" = "$2" ] || { echo "the overlays changed"; return 1; }
+    names=$(sed -n 's/^dtoverlay=\([^,]*\).*/\1/p' $fw/config.txt)
+    for o in $names; do [ -f "$fw/overlays/$o.dtbo" ] || { echo "$o.dtbo gone"; return 1; }; done
+    grep -q '^enable_uart=0' $fw/config.txt || { echo "enable_uart=0 gone"; return 1; }
+    if grep -q '^dtparam=' $fw/config.txt; then echo "a dtparam= line"; return 1; fi
+    echo "the hook wrote config.txt again; it loads $(echo $names | tr ' ' ','), each on the card as it was"
+}
 sources() { # the checkout's tests, copied once (after the start being timed: not beside it)
     if [ ! -d /var/tmp/src ]; then cp -a /mnt/source /var/tmp/src; fi
 }
@@ -246,7 +257,7 @@ if [ "$PHASE" = raspi3b ]; then
     fi
     sources
     dmesg | grep -iE 'spi|i2c|dwc2|pinctrl|ttyS|serial|mmc0|hx711' | head -n 40 | sed 's/^/@@ dmesg /' >&3
-    dmesg | grep -B 4 -A 40 -- '-\[ cut here \]-' | head -n 120 | sed 's/^/@@ kernel /' >&3  # any WARN or oops, whole
+    dmesg | grep -B 14 -A 30 'Modules linked in' | head -n 150 | sed 's/^/@@ kernel /' >&3  # a warning or oops, whole
     check gpiochip "no pinctrl-bcm2835 chip of 54 lines" $VENV/bin/python -c "
 import glob, gpiod
 chips = {p: gpiod.Chip(p).get_info() for p in sorted(glob.glob('/dev/gpiochip*'))}
@@ -330,6 +341,12 @@ assert (cut['scores'], cut['reason']) == (whole['scores'], whole['reason']), (cu
 said = open('/tmp/scale-said.txt').read().strip()
 assert said, 'the service said nothing of its scale'
 print(f'tonne resumed by the service on the BCM2837 (it said: {said[:160]}), ended as the whole game:', cut['reason'], cut['scores'])"
+    # -- what every kernel or firmware upgrade runs: raspi-firmware's hook writes config.txt again
+    # and copies the trees; the image's overlays and its lines must come through ------------------
+    before=$(cat /boot/firmware/overlays/*.dtbo | sha256sum | cut -c1-16); written=$(stat -c %Y /boot/firmware/config.txt)
+    sleep 2
+    DEB_MAINT_PARAMS=configure sh /etc/kernel/postinst.d/z50-raspi-firmware >/tmp/hook.out 2>&1
+    check upgrade-keeps "raspi-firmware's hook lost the image's device tree" upgrade_kept "$written" "$before"
     say "@@ done"
     systemctl poweroff
 fi

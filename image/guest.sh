@@ -114,11 +114,12 @@ play_whole() { # play_whole GAME: its whole game's script through the installed 
     fi
 }
 as_service() { runuser -u tablemate -- "$@"; }
-upgrade_kept() { # upgrade_kept WRITTEN BEFORE: config.txt written again since WRITTEN (seconds), the
-    # overlays as they were (BEFORE: their hash), each one it names on the card, no dtparam= line
+upgrade_kept() { # upgrade_kept BEFORE: the hook ran and wrote config.txt afresh, the overlays as they
+    # were (BEFORE: their hash), each one config.txt names on the card, no dtparam= line
     fw=/boot/firmware
-    [ "$(stat -c %Y $fw/config.txt)" -gt "$1" ] || { echo "config.txt not written again"; return 1; }
-    [ "$(cat $fw/overlays/*.dtbo | sha256sum | cut -c1-16)" = "$2" ] || { echo "the overlays changed"; return 1; }
+    grep -q '^exit status 0$' /tmp/hook.out || { echo "the hook failed: $(tail -n 2 /tmp/hook.out | tr '\n' ' ')"; return 1; }
+    ! grep -q '^# before the upgrade' $fw/config.txt || { echo "config.txt not written again"; return 1; }
+    [ "$(cat $fw/overlays/*.dtbo | sha256sum | cut -c1-16)" = "$1" ] || { echo "the overlays changed"; return 1; }
     names=$(sed -n 's/^dtoverlay=\([^,]*\).*/\1/p' $fw/config.txt)
     for o in $names; do [ -f "$fw/overlays/$o.dtbo" ] || { echo "$o.dtbo gone"; return 1; }; done
     grep -q '^enable_uart=0' $fw/config.txt || { echo "enable_uart=0 gone"; return 1; }
@@ -343,10 +344,13 @@ assert said, 'the service said nothing of its scale'
 print(f'tonne resumed by the service on the BCM2837 (it said: {said[:160]}), ended as the whole game:', cut['reason'], cut['scores'])"
     # -- what every kernel or firmware upgrade runs: raspi-firmware's hook writes config.txt again
     # and copies the trees; the image's overlays and its lines must come through ------------------
-    before=$(cat /boot/firmware/overlays/*.dtbo | sha256sum | cut -c1-16); written=$(stat -c %Y /boot/firmware/config.txt)
-    sleep 2
+    # (a line added to config.txt first: the hook starts the file afresh, so the line must be gone)
+    before=$(cat /boot/firmware/overlays/*.dtbo | sha256sum | cut -c1-16)
+    echo "# before the upgrade" >> /boot/firmware/config.txt
     DEB_MAINT_PARAMS=configure sh /etc/kernel/postinst.d/z50-raspi-firmware >/tmp/hook.out 2>&1
-    check upgrade-keeps "raspi-firmware's hook lost the image's device tree" upgrade_kept "$written" "$before"
+    echo "exit status $?" >> /tmp/hook.out
+    sed 's/^/@@ hook: /' /tmp/hook.out >&3
+    check upgrade-keeps "raspi-firmware's hook lost the image's device tree" upgrade_kept "$before"
     say "@@ done"
     systemctl poweroff
 fi

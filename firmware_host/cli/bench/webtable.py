@@ -20,12 +20,15 @@ from firmware_host.web.server import Companion
 
 
 class LiveTable:
-    """``Device`` + ``Companion`` on 127.0.0.1 (a free port), served by a thread's event loop."""
+    """``Device`` + ``Companion`` on 127.0.0.1 (a free port), served by a thread's event loop;
+    ``bind="::"``: on every loopback address, IPv4 and IPv6 (``url`` stays 127.0.0.1)."""
 
-    def __init__(self, state: Path, config: configuration.Config | None = None, seed: int = 1) -> None:
-        self.state, self.seed = state, seed
+    def __init__(
+        self, state: Path, config: configuration.Config | None = None, seed: int = 1, bind: str = "127.0.0.1"
+    ) -> None:
+        self.state, self.seed, self.bind = state, seed, bind
         self.config = (config or configuration.defaults()).with_sim()
-        self.config.sections["web"].update(enabled=True, bind="127.0.0.1", port=0)  # a free port
+        self.config.sections["web"].update(enabled=True, bind=bind, port=0)  # a free port
         self.loop = asyncio.new_event_loop()
         self.device: Device | None = None
         self.page: Companion | None = None

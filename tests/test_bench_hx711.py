@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from firmware_host.cli.bench.hx711 import LIMIT, PathResult, measure, table, words_over
+from bench.hx711_clock import LIMIT, PathResult, measure, table, words_over
 
 
 def test_the_spi_path_has_every_high_one_bit_time_and_drops_nothing_with_threads_busy() -> None:

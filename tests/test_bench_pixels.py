@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from bench.pixels import FULL_FRAME_BYTES, CountingBus, bare_luma
 from drivers.display import open_display
-from firmware_host.cli.bench.pixels import FULL_FRAME_BYTES, CountingBus, bare_luma
 from firmware_host.ui.render import Frame, Row, render
 
 

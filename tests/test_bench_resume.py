@@ -4,7 +4,7 @@ docs/measured.md)."""
 
 from __future__ import annotations
 
-from firmware_host.cli.bench.resume import boot, build_void
+from bench.resume import boot, build_void
 from firmware_host.core import session as sessions
 from firmware_host.core.session import Session
 from firmware_host.core.store import Store

@@ -3,7 +3,7 @@ size than at its smallest: the figures that hold on a shared machine."""
 
 from __future__ import annotations
 
-from firmware_host.cli.bench.undo import ratios
+from bench.undo import ratios
 
 
 def test_the_ratios_line_names_the_game_the_sizes_and_each_figure():

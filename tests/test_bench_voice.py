@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from bench import voice as bench
 from drivers.voice import espeak
-from firmware_host.cli.bench import voice as bench
 
 
 @pytest.mark.skipif(not espeak.available(), reason="needs espeak-ng")

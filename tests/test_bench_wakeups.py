@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 
-from firmware_host.cli.bench.wakeups import switches
+from bench.wakeups import switches
 from tests.waits import scaled
 
 

@@ -7,8 +7,8 @@ import io
 import threading
 from contextlib import redirect_stdout
 
-from firmware_host.cli.bench.web import print_attacks
-from firmware_host.cli.bench.webpress import first_frame, timed
+from bench.web import print_attacks
+from bench.webpress import first_frame, timed
 
 
 class LoopThread:

@@ -188,7 +188,7 @@ def test_waking_from_dim_re_initialises_the_panel(tmp_path):
 
 @pytest.mark.parametrize("kind", ["ssd1309", "sh1107"])
 def test_the_panels_bench_counts_a_menu_step_at_a_third_of_lumas_own_driver_or_less(kind):
-    from firmware_host.cli.bench.panels import _measure
+    from bench.panels import _measure
 
     r = _measure(kind, presses=3)
     assert r["bus"] == "i2c" and 0 < r["step"] <= r["stock_step"] / 3

@@ -138,7 +138,7 @@ def test_the_old_clock_check_is_killed_inside_the_filter_on_an_offline_table(tmp
 
 
 def test_a_resume_proved_by_its_own_process_runs_inside_the_filter(tmp_path):
-    from firmware_host.cli.bench.resume import build_void
+    from bench.resume import build_void
 
     state = tmp_path / "state"
     build_void(state, 150)  # sealed by other code: the start proves its snapshot

@@ -308,7 +308,7 @@ def run_gpio_thread(words: int, sps: int) -> PathResult:
 def run_gpio_process(words: int, sps: int, realtime: bool) -> PathResult:
     """Today's reader in a child process with nothing else in it."""
     start = time.perf_counter()
-    argv = [sys.executable, "-m", "firmware_host.cli.bench.hx711", "--child", str(words), str(sps), str(int(realtime))]
+    argv = [sys.executable, "-m", "bench.hx711_clock", "--child", str(words), str(sps), str(int(realtime))]
     proc = subprocess.run(argv, capture_output=True, check=False)
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or "child failed")

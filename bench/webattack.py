@@ -1,7 +1,7 @@
 """Attacks on the companion page for ``tablemate bench web``, run as a process of its own (loopback
-only, bounded in time, at nice 19 as :mod:`firmware_host.cli.bench.webload` is):
+only, bounded in time, at nice 19 as :mod:`bench.webload` is):
 
-    python -m firmware_host.cli.bench.webattack URL ATTACK --seconds S
+    python -m bench.webattack URL ATTACK --seconds S
 
 - ``slow-headers``: up to 1,100 connections from one address, each sending part of a request head
   and then one byte every 10 s (a new one for each that is closed);
@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
-from firmware_host.cli.bench.webload import PATHS, _loopback
+from bench.webload import PATHS, _loopback
 
 ATTACKS = ("slow-headers", "ws-storm", "flood-50", "flood-200", "ws-ping", "pair-jam")
 

@@ -7,12 +7,12 @@
   Arschbombe, each jump two presses), the time from a button's release to the frame handed to
   the display service; p99 with no client, with 20 WebSocket clients (≤ 1.1× none), and with 200
   clients while 50 connections flood the page with HTTP requests (≤ 1.5× none), all in one run.
-  The clients run in another process (:mod:`firmware_host.cli.bench.webload`). Every jump's action
+  The clients run in another process (:mod:`bench.webload`). Every jump's action
   must be accepted (none lost), and a task on the loop checks it is never blocked over 20 ms.
 - **Press → DOM** in Debian's Chromium (Playwright by path), loopback: p95 ≤ 100 ms.
 - **Malformed input**: 10,000 bad requests and frames; 0 tracebacks, 0 changes without pairing,
   every answer a 4xx (or a closed socket / WebSocket close for input that is not HTTP at all).
-- **Attacks** (:mod:`firmware_host.cli.bench.webattack`, under the unit's ``LimitNOFILE=1024``):
+- **Attacks** (:mod:`bench.webattack`, under the unit's ``LimitNOFILE=1024``):
   slow headers, a WebSocket storm, floods from 50 and 200 addresses, 20 WebSocket ping floods and
   a pairing jammer, each while presses are timed; for each: press → display() p99 ≤ 1.5× the
   idle window just before it, the loop's longest busy stretch ≤ 20 ms, no action lost, a new
@@ -40,8 +40,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from firmware_host.cli.bench.wakeups import switches
-from firmware_host.cli.bench.webpress import PressTiming
+from bench.wakeups import switches
+from bench.webpress import PressTiming
 from firmware_host.runtime import sdnotify
 from games.workloads import PLAIN
 
@@ -134,7 +134,7 @@ def wakeups(seconds: float) -> dict[str, Any]:
 
 def _spawn_load(url: str, *args: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "firmware_host.cli.bench.webload", url, *args], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-m", "bench.webload", url, *args], stdout=subprocess.PIPE, text=True
     )
 
 
@@ -145,7 +145,7 @@ ROUNDS = 8
 def latency(presses: int, flood_seconds: float, rounds: int = ROUNDS) -> dict[str, Any]:
     """Press → display() with no client, 20 clients (``rounds`` turns of each, ``presses`` in all
     per load), and 200 clients plus an HTTP flood."""
-    from firmware_host.cli.bench.webtable import LiveTable
+    from bench.webtable import LiveTable
 
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp, LiveTable(Path(tmp) / "state") as table:
@@ -217,7 +217,7 @@ def dom(presses: int) -> dict[str, Any] | None:
         return None
     if chromium is None:
         return None
-    from firmware_host.cli.bench.webtable import LiveTable
+    from bench.webtable import LiveTable
 
     values: list[float] = []
     with tempfile.TemporaryDirectory() as tmp, LiveTable(Path(tmp) / "state") as table, sync_playwright() as p:
@@ -254,7 +254,7 @@ def dom(presses: int) -> dict[str, Any] | None:
 # -- malformed input -------------------------------------------------------------------------------------
 def hostile(count: int) -> dict[str, Any]:
     """``count`` malformed requests and frames from another process; what changed and what was logged."""
-    from firmware_host.cli.bench.webtable import LiveTable
+    from bench.webtable import LiveTable
 
     with tempfile.TemporaryDirectory() as tmp, LiveTable(Path(tmp) / "state") as table:
         timing = PressTiming(table)
@@ -396,7 +396,7 @@ def _window(table: Any, timing: PressTiming, state: Path, seconds: float, pair: 
 
 
 def attacks(seconds: float, names: tuple[str, ...] | None = None) -> dict[str, Any]:
-    """Each attack of :mod:`firmware_host.cli.bench.webattack` for ``seconds`` against the live
+    """Each attack of :mod:`bench.webattack` for ``seconds`` against the live
     table under the unit's descriptor limit, with presses timed throughout and, just before it, as
     long a window of the same presses with no attack (its idle: the machine's own noise drifts
     over minutes, so each attack is compared with the minute it ran in); per attack: press p99 and
@@ -405,8 +405,8 @@ def attacks(seconds: float, names: tuple[str, ...] | None = None) -> dict[str, A
     import gc
     import resource
 
-    from firmware_host.cli.bench.webattack import ATTACKS
-    from firmware_host.cli.bench.webtable import LiveTable
+    from bench.webattack import ATTACKS
+    from bench.webtable import LiveTable
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard), hard))  # the unit's LimitNOFILE
@@ -435,7 +435,7 @@ def attacks(seconds: float, names: tuple[str, ...] | None = None) -> dict[str, A
                     [
                         sys.executable,
                         "-m",
-                        "firmware_host.cli.bench.webattack",
+                        "bench.webattack",
                         table.url,
                         name,
                         "--seconds",

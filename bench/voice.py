@@ -9,7 +9,7 @@ to the first bytes past the WAV header on its stdout (its first samples: stdio h
 4 KiB pieces, as the speaker gets them) and to the end of its output. One unmeasured run per
 language first, so the voice's files are in the page cache as on a device that has spoken before.
 
-Run it alone: ``python3 -m firmware_host.cli.bench.voice [RUNS]`` (default 20 runs of each phrase).
+Run it alone: ``python3 -m bench.voice [RUNS]`` (default 20 runs of each phrase).
 """
 
 from __future__ import annotations

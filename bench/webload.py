@@ -1,8 +1,8 @@
 """Load for ``tablemate bench web``, run as a process of its own so its work is not the device's:
 WebSocket clients, a flood of HTTP connections, or malformed requests and frames (loopback only).
 
-    python -m firmware_host.cli.bench.webload URL --ws N [--http M] --seconds S
-    python -m firmware_host.cli.bench.webload URL --malformed K
+    python -m bench.webload URL --ws N [--http M] --seconds S
+    python -m bench.webload URL --malformed K
 
 Prints one JSON object: what was sent and the answers' status codes. The load runs at the lowest
 CPU priority (nice 19): on a LAN it is other machines, not a rival for the device's CPU.

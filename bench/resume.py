@@ -48,7 +48,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from firmware_host.cli.bench.undo import Ticker, build
+import firmware_host
+from bench.undo import Ticker, build
 from games.workloads import LONG_GAMES
 
 SIZES = (100, 10_000, 50_000)
@@ -77,7 +78,7 @@ def build_void(folder: Path, count: int) -> None:
 
 def compile_package() -> None:
     """Compile the package's modules, as pip does on install (see the module's docstring)."""
-    root = Path(__file__).resolve().parents[3]
+    root = Path(firmware_host.__file__).resolve().parents[1]
     for name in ("firmware_host", "drivers", "games"):
         if (root / name).is_dir():
             compileall.compile_dir(root / name, quiet=2, workers=1)
@@ -157,7 +158,7 @@ async def _boot(folder: Path, apart: bool = True) -> dict[str, Any]:
 
 def boot(folder: Path, apart: bool = True) -> dict[str, Any]:
     """:func:`_boot` in a fresh interpreter, as the device starts (its figures)."""
-    code = "import sys; from firmware_host.cli.bench.resume import boot_here; boot_here(sys.argv[1], sys.argv[2])"
+    code = "import sys; from bench.resume import boot_here; boot_here(sys.argv[1], sys.argv[2])"
     done = subprocess.run(
         [sys.executable, "-c", code, str(folder), "apart" if apart else "thread"],
         capture_output=True, text=True, check=True, timeout=900,

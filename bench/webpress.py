@@ -1,4 +1,4 @@
-"""Presses timed on the live table (:class:`~firmware_host.cli.bench.webtable.LiveTable`) for
+"""Presses timed on the live table (:class:`~bench.webtable.LiveTable`) for
 ``tablemate bench web``: the time from a button's release to the frame handed to the display,
 whether another process preempted the loop's thread in between, actions accepted, the loop's
 lateness and longest stretch of work, garbage collections and errors logged.

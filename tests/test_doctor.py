@@ -10,8 +10,8 @@ import pytest
 
 from firmware_host.cli import install
 from firmware_host.core.config import defaults, parse
-from firmware_host.runtime.doctor import CHECKS, System, run_checks, selftest_lines
-from firmware_host.runtime.scale_check import WordReport
+from firmware_host.ops.doctor import CHECKS, System, run_checks, selftest_lines
+from firmware_host.ops.scale_check import WordReport
 from tests.conftest import ROOT
 
 PI_GROUPS = {"tablemate", "gpio", "i2c", "dialout"}

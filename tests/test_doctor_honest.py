@@ -15,7 +15,7 @@ import pytest
 
 from firmware_host.core.config import BUTTONS, defaults, parse
 from firmware_host.core.pi_layout import OLD_TOWER_PORT, REBOOT_MARKER, TOWER_LINK, UDEV_RULES
-from firmware_host.runtime.doctor import configured_lines, probes, request_with, run_checks
+from firmware_host.ops.doctor import configured_lines, probes, request_with, run_checks
 from tests.test_doctor import by_part, fake_pi, spi_config, spi_pi
 
 gpiod = pytest.importorskip("gpiod")

@@ -8,10 +8,10 @@ import pytest
 
 from firmware_host.core.config import defaults
 from firmware_host.core.pi_layout import UNIT
-from firmware_host.runtime import syscall_filter
-from firmware_host.runtime.doctor import CHECKS, REINSTALL, System, check_sandbox, run_checks
-from firmware_host.runtime.doctor.sandbox import clock_note, sandbox_verdict
-from firmware_host.runtime.service_syscalls import calls
+from firmware_host.ops import syscall_filter
+from firmware_host.ops.doctor import CHECKS, REINSTALL, System, check_sandbox, run_checks
+from firmware_host.ops.doctor.sandbox import clock_note, sandbox_verdict
+from firmware_host.ops.service_syscalls import calls
 from tests import sandboxkit
 from tests.conftest import ROOT
 
@@ -114,7 +114,7 @@ def test_a_clock_synced_by_other_than_timesyncd_is_noted_the_sandboxed_service_c
 
 
 def test_the_doctor_checks_the_list_of_the_machine_it_runs_on_and_says_when_there_is_none(tmp_path, monkeypatch):
-    from firmware_host.runtime import service_syscalls
+    from firmware_host.ops import service_syscalls
 
     arm = frozenset({"openat", "faccessat", "mkdirat", "epoll_pwait", "fsync"})
     monkeypatch.setitem(service_syscalls.CALLS_BY_MACHINE, "aarch64", arm)

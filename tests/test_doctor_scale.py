@@ -6,8 +6,8 @@ from drivers.scale.hx711 import HX711Scale
 from drivers.scale.hx711_chip import HX711Chip, LoadModel, VirtualClock
 from drivers.scale.hx711_spi import SimSpiBus, SpiHX711
 from firmware_host.core.config import defaults, parse
-from firmware_host.runtime.doctor import System, check_hx711
-from firmware_host.runtime.scale_check import WordReport, check_seconds, clock_words
+from firmware_host.ops.doctor import System, check_hx711
+from firmware_host.ops.scale_check import WordReport, check_seconds, clock_words
 
 
 def chip_system(setup=lambda chip: None, hz: int = 1_000_000, sps: int = 10) -> System:

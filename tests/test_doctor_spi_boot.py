@@ -6,7 +6,7 @@ from __future__ import annotations
 from firmware_host.cli.install import Installer
 from firmware_host.core.config import defaults, parse
 from firmware_host.core.pi_layout import REBOOT_MARKER
-from firmware_host.runtime.doctor import check_reboot, run_checks
+from firmware_host.ops.doctor import check_reboot, run_checks
 from tests.conftest import ROOT
 from tests.test_doctor import by_part, fake_pi
 from tests.test_install import FakeSystem

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from firmware_host.core.config import defaults, parse
 from firmware_host.core.serial_console import console_fix, header_consoles
-from firmware_host.runtime.doctor import check_uart, run_checks
+from firmware_host.ops.doctor import check_uart, run_checks
 from tests.test_doctor import by_part, fake_pi
 
 PI_5 = 0xD04170

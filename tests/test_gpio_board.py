@@ -12,7 +12,7 @@ from gpiozero.exc import PinUnknownPi
 from gpiozero.pins.local import LocalPiFactory
 
 from firmware_host.core.config import ConfigError, defaults, parse
-from firmware_host.runtime.doctor import run_checks
+from firmware_host.ops.doctor import run_checks
 from tests.test_doctor import by_part, fake_pi
 
 gpiod = pytest.importorskip("gpiod")
@@ -72,7 +72,7 @@ def on_chip_without_revision(chip):
     """The doctor's line requests on the libgpiod factory over ``chip``, revision as configured."""
     from drivers.gpio import board_revision
     from drivers.gpio.gpiod_pins import GpiodFactory
-    from firmware_host.runtime.doctor import request_with
+    from firmware_host.ops.doctor import request_with
 
     def request(lines, debounce, revision="auto"):
         factory = GpiodFactory(chip, revision=board_revision(revision))

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from firmware_host.runtime import syscall_filter as sf
+from firmware_host.ops import syscall_filter as sf
 from tests.conftest import ROOT
 
 UNIT = ROOT / "systemd" / "tablemate.service"

@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 from firmware_host.core.config import Config
-from firmware_host.runtime.doctor.base import (
+from firmware_host.ops.doctor.base import (
     FAIL,
     REINSTALL,
     SKIP,
     Result,
     reason,
 )
-from firmware_host.runtime.doctor.system import System
+from firmware_host.ops.doctor.system import System
 
 
 def check_hx711(config: Config, system: System) -> Result:
     """HX711 words clocked through the configured path: dropped and corrupt reads per minute
-    (:mod:`firmware_host.runtime.scale_check`; a low DOUT alone is no answer)."""
+    (:mod:`firmware_host.ops.scale_check`; a low DOUT alone is no answer)."""
     from drivers.scale.hx711_open import describe
-    from firmware_host.runtime.scale_check import check_seconds, judge
+    from firmware_host.ops.scale_check import check_seconds, judge
 
     s = config["scale"]
     if s["backend"] != "hx711":

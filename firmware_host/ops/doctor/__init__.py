@@ -23,16 +23,16 @@ from typing import Any
 
 from firmware_host.core.config import Config
 from firmware_host.core.pi_layout import SERVICE_USER
-from firmware_host.runtime.doctor.base import FAIL, OK, REINSTALL, SKIP, Line, Result, configured_lines, reason
-from firmware_host.runtime.doctor.boot import check_reboot, check_uart
-from firmware_host.runtime.doctor.display import check_display, check_i2c_speed
-from firmware_host.runtime.doctor.gpio import check_gpio_backends, check_gpiochips, check_lines
-from firmware_host.runtime.doctor.probes import request_with
-from firmware_host.runtime.doctor.scale import check_hx711
-from firmware_host.runtime.doctor.service import check_sandbox, check_unit, check_user
-from firmware_host.runtime.doctor.storage import check_state
-from firmware_host.runtime.doctor.system import System
-from firmware_host.runtime.doctor.tower import check_tower
+from firmware_host.ops.doctor.base import FAIL, OK, REINSTALL, SKIP, Line, Result, configured_lines, reason
+from firmware_host.ops.doctor.boot import check_reboot, check_uart
+from firmware_host.ops.doctor.display import check_display, check_i2c_speed
+from firmware_host.ops.doctor.gpio import check_gpio_backends, check_gpiochips, check_lines
+from firmware_host.ops.doctor.probes import request_with
+from firmware_host.ops.doctor.scale import check_hx711
+from firmware_host.ops.doctor.service import check_sandbox, check_unit, check_user
+from firmware_host.ops.doctor.storage import check_state
+from firmware_host.ops.doctor.system import System
+from firmware_host.ops.doctor.tower import check_tower
 from games.core import T, join
 
 __all__ = [

@@ -7,14 +7,14 @@ from firmware_host.core.pi_layout import (
     SERVICE_GROUPS,
     UNIT,
 )
-from firmware_host.runtime.doctor.base import (
+from firmware_host.ops.doctor.base import (
     FAIL,
     OK,
     REINSTALL,
     Result,
 )
-from firmware_host.runtime.doctor.sandbox import sandbox_verdict
-from firmware_host.runtime.doctor.system import System
+from firmware_host.ops.doctor.sandbox import sandbox_verdict
+from firmware_host.ops.doctor.system import System
 
 
 def check_user(config: Config, system: System) -> Result:
@@ -58,5 +58,5 @@ def check_unit(config: Config, system: System) -> Result:
 
 def check_sandbox(config: Config, system: System) -> Result:
     """The unit's system call filter lets every call the service makes through and refuses the
-    rest with an error, not a kill (:mod:`firmware_host.runtime.doctor.sandbox`)."""
+    rest with an error, not a kill (:mod:`firmware_host.ops.doctor.sandbox`)."""
     return Result(*sandbox_verdict(system.root, REINSTALL))

@@ -6,7 +6,7 @@ from firmware_host.core.config import DEFAULT_PATH, Config
 from firmware_host.core.pi_layout import (
     SERVICE_GROUPS,
 )
-from firmware_host.runtime.doctor.base import (
+from firmware_host.ops.doctor.base import (
     FAIL,
     NO_REVISION,
     OK,
@@ -18,7 +18,7 @@ from firmware_host.runtime.doctor.base import (
     configured_lines,
     reason,
 )
-from firmware_host.runtime.doctor.system import System, device_access
+from firmware_host.ops.doctor.system import System, device_access
 
 
 def check_gpiochips(config: Config, system: System) -> Result:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from firmware_host.core.config import Config
-from firmware_host.runtime.doctor.base import (
+from firmware_host.ops.doctor.base import (
     FAIL,
     MIN_FREE_MB,
     OK,
@@ -12,7 +12,7 @@ from firmware_host.runtime.doctor.base import (
     Result,
     reason,
 )
-from firmware_host.runtime.doctor.system import System
+from firmware_host.ops.doctor.system import System
 
 
 def check_state(config: Config, system: System) -> Result:

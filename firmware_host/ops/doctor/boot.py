@@ -13,7 +13,7 @@ from firmware_host.core.pi_layout import (
     BOOT_CONFIGS,
     REBOOT_MARKER,
 )
-from firmware_host.runtime.doctor.base import (
+from firmware_host.ops.doctor.base import (
     FAIL,
     OK,
     REINSTALL,
@@ -22,8 +22,8 @@ from firmware_host.runtime.doctor.base import (
     Result,
     configured_lines,
 )
-from firmware_host.runtime.doctor.display import i2c_hz
-from firmware_host.runtime.doctor.system import System
+from firmware_host.ops.doctor.display import i2c_hz
+from firmware_host.ops.doctor.system import System
 
 
 def _uart_pin_lines(config: Config) -> list[Line]:

@@ -11,7 +11,7 @@ from firmware_host.core.pi_layout import (
     SPI_DROP_IN,
     SPI_GROUP,
 )
-from firmware_host.runtime.doctor.base import (
+from firmware_host.ops.doctor.base import (
     FAIL,
     OK,
     REINSTALL,
@@ -20,7 +20,7 @@ from firmware_host.runtime.doctor.base import (
     Result,
     reason,
 )
-from firmware_host.runtime.doctor.system import System, device_access
+from firmware_host.ops.doctor.system import System, device_access
 
 
 def i2c_hz(system: System, port: int) -> int | None:

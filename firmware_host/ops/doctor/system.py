@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import firmware_host.runtime.doctor.probes as probes
+import firmware_host.ops.doctor.probes as probes
 from firmware_host.core.config import Config
 from firmware_host.core.pi_layout import SERVICE_USER
-from firmware_host.runtime.doctor.base import Line
+from firmware_host.ops.doctor.base import Line
 
 
 @dataclass

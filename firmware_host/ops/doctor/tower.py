@@ -9,14 +9,14 @@ from firmware_host.core.pi_layout import (
     TOWER_LINK,
     UDEV_RULES,
 )
-from firmware_host.runtime.doctor.base import (
+from firmware_host.ops.doctor.base import (
     FAIL,
     OK,
     REINSTALL,
     SKIP,
     Result,
 )
-from firmware_host.runtime.doctor.system import System, device_access
+from firmware_host.ops.doctor.system import System, device_access
 
 
 def check_tower(config: Config, system: System) -> Result:

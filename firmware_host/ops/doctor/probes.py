@@ -1,6 +1,6 @@
 """The doctor's probes of this machine: the system's user and group databases, the I2C bus, the
 GPIO lines and pin factories, the SPI panel's interface, the HX711 and the state folder's fsync.
-Each is a default of :class:`~firmware_host.runtime.doctor.system.System`, which the tests replace by their own."""
+Each is a default of :class:`~firmware_host.ops.doctor.system.System`, which the tests replace by their own."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_host.core.config import Config
-from firmware_host.runtime.doctor.base import Line, reason
+from firmware_host.ops.doctor.base import Line, reason
 
 
 def user_groups(user: str) -> set[str] | None:
@@ -113,7 +113,7 @@ def open_spi(config: Config) -> None:
     ``/dev/spidev0.N`` and its DC and RES lines through ``RPi.GPIO``), then close it again. No
     command is sent: the panel is not disturbed."""
     from drivers.panels import _serial  # the very interface the service opens
-    from firmware_host.runtime.hardware import display_wiring
+    from firmware_host.core.config import display_wiring
 
     serial = _serial("spi", display_wiring(config))
     with contextlib.suppress(Exception):
@@ -121,8 +121,8 @@ def open_spi(config: Config) -> None:
 
 
 def hx711_words(s: dict[str, Any], seconds: float) -> Any:
-    """Clock HX711 words through the configured path (:func:`firmware_host.runtime.scale_check.probe_words`)."""
-    from firmware_host.runtime.scale_check import probe_words
+    """Clock HX711 words through the configured path (:func:`firmware_host.ops.scale_check.probe_words`)."""
+    from firmware_host.ops.scale_check import probe_words
 
     return probe_words(s, seconds)
 

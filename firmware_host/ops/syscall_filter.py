@@ -6,12 +6,12 @@ answers every other call with ``SystemCallErrorNumber=`` -- or, when that is not
 process with SIGSYS. Later lines add to the list, a line of the other polarity takes away from
 it, an empty line starts it again. Sets (``@system-service``) are expanded with this machine's
 ``systemd-analyze syscall-filter`` where there is one, else with the sets of systemd 252
-(Raspberry Pi OS Bookworm's) kept in :mod:`firmware_host.runtime.syscall_sets_252`.
+(Raspberry Pi OS Bookworm's) kept in :mod:`firmware_host.ops.syscall_sets_252`.
 
 The doctor checks the installed unit against the calls the service makes with it, and the test
 suite runs the service inside the very filter this module describes.
 
-    python -m firmware_host.runtime.syscall_filter --sets-module > firmware_host/runtime/syscall_sets_252.py
+    python -m firmware_host.ops.syscall_filter --sets-module > firmware_host/ops/syscall_sets_252.py
 
 rewrites the kept sets from this machine's ``systemd-analyze`` (on a systemd 252 only).
 """
@@ -81,7 +81,7 @@ def live_sets(analyze: str = "systemd-analyze") -> SetsSource | None:
 
 def kept_sets() -> SetsSource:
     """systemd 252's sets as kept in the project (for machines with no ``systemd-analyze``)."""
-    from firmware_host.runtime import syscall_sets_252 as kept
+    from firmware_host.ops import syscall_sets_252 as kept
 
     return SetsSource({name: tuple(members.split()) for name, members in kept.SETS.items()}, kept.ORIGIN)
 
@@ -183,13 +183,13 @@ def unit_filter(texts: Iterable[str], source: SetsSource | None = None) -> UnitF
 
 
 def sets_module(source: SetsSource) -> str:
-    """The Python source of :mod:`firmware_host.runtime.syscall_sets_252` for ``source``."""
+    """The Python source of :mod:`firmware_host.ops.syscall_sets_252` for ``source``."""
     out = [
         '"""systemd\'s system call sets as ``systemd-analyze syscall-filter`` lists them.',
         "",
         f"Listed by {source.origin}; written by",
-        "``python -m firmware_host.runtime.syscall_filter --sets-module``, read by",
-        ":func:`firmware_host.runtime.syscall_filter.kept_sets` where no ``systemd-analyze`` is installed.",
+        "``python -m firmware_host.ops.syscall_filter --sets-module``, read by",
+        ":func:`firmware_host.ops.syscall_filter.kept_sets` where no ``systemd-analyze`` is installed.",
         '"""',
         "",
         f'ORIGIN = "{source.origin}"',

@@ -1,8 +1,8 @@
 """systemd's system call sets as ``systemd-analyze syscall-filter`` lists them.
 
 Listed by systemd-analyze of systemd 252 (252.39-1~deb12u2); written by
-``python -m firmware_host.runtime.syscall_filter --sets-module``, read by
-:func:`firmware_host.runtime.syscall_filter.kept_sets` where no ``systemd-analyze`` is installed.
+``python -m firmware_host.ops.syscall_filter --sets-module``, read by
+:func:`firmware_host.ops.syscall_filter.kept_sets` where no ``systemd-analyze`` is installed.
 """
 
 ORIGIN = "systemd-analyze of systemd 252 (252.39-1~deb12u2)"

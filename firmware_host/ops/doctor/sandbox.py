@@ -2,7 +2,7 @@
 
 The unit and its drop-ins are read as systemd reads them (:mod:`firmware_host.runtime.
 syscall_filter`), their sets expanded by this machine's ``systemd-analyze`` (the systemd that will
-load the filter), and every call in :func:`firmware_host.runtime.service_syscalls.calls` -- the
+load the filter), and every call in :func:`firmware_host.ops.service_syscalls.calls` -- the
 calls the service was seen making inside its filter -- must pass. A unit that would kill the
 service for a call it does not list (no ``SystemCallErrorNumber=``) fails too: a call no test saw
 (a driver's path on the Pi) would then kill the device instead of failing one part. A clock
@@ -22,11 +22,11 @@ from typing import NamedTuple
 
 from firmware_host.core import wallclock
 from firmware_host.core.pi_layout import UNIT
-from firmware_host.runtime import service_syscalls, syscall_filter
+from firmware_host.ops import service_syscalls, syscall_filter
 
 PART = "sandbox"
 OK, FAIL, SKIP = "ok", "FAIL", "skip"
-"""The doctor's statuses (:mod:`firmware_host.runtime.doctor`, which turns a verdict into its line)."""
+"""The doctor's statuses (:mod:`firmware_host.ops.doctor`, which turns a verdict into its line)."""
 SHOWN = 6
 """Refused calls named on the line; the rest are counted."""
 

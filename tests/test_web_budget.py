@@ -12,7 +12,7 @@ from webkit import page
 
 from firmware_host.runtime.vtime import run_virtual
 from firmware_host.web.api import live
-from firmware_host.web.budget import Budget
+from firmware_host.web.guards.budget import Budget
 
 
 def _flood_and_a_newcomer(addresses: int, at_once: int):

@@ -21,8 +21,8 @@ import pytest
 from devicekit import run_device, screen
 from webkit import page
 
-from firmware_host.web import gate as gate_module
-from firmware_host.web.gate import RESERVE, Gate, group, open_descriptors
+from firmware_host.web.guards import gate as gate_module
+from firmware_host.web.guards.gate import RESERVE, Gate, group, open_descriptors
 from firmware_host.web.server import Companion
 from tests.waits import scaled
 

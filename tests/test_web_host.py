@@ -10,7 +10,7 @@ import pytest
 from devicekit import run_device
 from webkit import page
 
-from firmware_host.web.net import split_host
+from firmware_host.web.guards.net import split_host
 
 FOREIGN = ("evil.example", "evil.example:{port}", "127.0.0.1.evil.example:{port}", "[::2]:{port}", "", "a:b:c")
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 
 from firmware_host.runtime.vtime import run_virtual
-from firmware_host.web.gate import Gate, _Gated
-from firmware_host.web.pacing import TurnShare
+from firmware_host.web.guards.gate import Gate, _Gated
+from firmware_host.web.guards.pacing import TurnShare
 
 
 def test_a_press_waits_for_one_batch_of_requests_not_for_a_hundred():
@@ -146,7 +146,7 @@ def test_a_press_that_shows_nothing_holds_the_page_off_only_for_a_moment():
 
 
 def test_the_collectors_young_passes_come_at_most_every_few_milliseconds_while_the_page_works():
-    from firmware_host.web.pacing import YoungSteps
+    from firmware_host.web.guards.pacing import YoungSteps
 
     async def main():
         now = [0.0]

@@ -14,7 +14,7 @@ from webkit import page
 from firmware_host.core.pairing import CODE_SECONDS
 from firmware_host.core.validators import CODE_DIGITS
 from firmware_host.ui.phone import MODULE_PX, SQUARE, TEXT_PX, PhoneScreen, qr_image, qr_link
-from firmware_host.web.budget import PAGE_BURST, PAGE_RATE
+from firmware_host.web.guards.budget import PAGE_BURST, PAGE_RATE
 
 
 def test_the_qr_code_is_a_small_version_that_fits_the_panel_with_its_quiet_zone():

@@ -9,7 +9,7 @@ import pytest
 from devicekit import run_device
 from webkit import page
 
-from firmware_host.web.ratelimit import RateLimit
+from firmware_host.web.guards.ratelimit import RateLimit
 
 
 def test_a_burst_is_answered_at_once_then_requests_wait_for_their_token():

@@ -10,9 +10,9 @@ import sys
 
 import pytest
 
-from firmware_host.web import gate as gate_module
-from firmware_host.web.gate import Gate, group
-from firmware_host.web.syn_filter import SynFilter, attach, program
+from firmware_host.web.guards import gate as gate_module
+from firmware_host.web.guards.gate import Gate, group
+from firmware_host.web.guards.syn_filter import SynFilter, attach, program
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="socket filters are Linux's")
 

@@ -23,8 +23,8 @@ from aiohttp import WSMsgType, web
 
 from firmware_host.core.limits import parse_json
 from firmware_host.web.door import TableDoor
-from firmware_host.web.gate import Gate, group
-from firmware_host.web.ratelimit import RateLimit
+from firmware_host.web.guards.gate import Gate, group
+from firmware_host.web.guards.ratelimit import RateLimit
 from firmware_host.web.routing import READ, Refused, Route, check_origin, no_store
 
 MAX_FRAME = 1024

@@ -5,7 +5,7 @@ Every TCP connection the page accepts passes :class:`Gate` before aiohttp sees a
 - **A cap in total and per address** (:func:`group`: an IPv4 address, or an IPv6 address's /64,
   since one machine has a whole /64 to itself). A connection over either cap is aborted at once
   (a reset: no parsing, no answer, no log line of its own). An address at its cap, or banned,
-  is then refused by the kernel (:mod:`firmware_host.web.syn_filter`: its SYNs are dropped)
+  is then refused by the kernel (:mod:`firmware_host.web.guards.syn_filter`: its SYNs are dropped)
   until it holds less again: its next thousand tries cost the loop nothing.
 - **The cap stays below the descriptors the device needs**: it is at most the process's
   descriptor limit less those open when the page starts and :data:`RESERVE`, which the journal,
@@ -17,7 +17,7 @@ Every TCP connection the page accepts passes :class:`Gate` before aiohttp sees a
   request bodies have their own deadline where they are read (:mod:`firmware_host.web.server`).
 - **In turns**: at most :data:`ACCEPTS_PER_TURN` connections are accepted in a loop turn, and
   a few connections' bytes go to the parser per turn, the others' a turn later, their reading
-  paused meanwhile (:mod:`firmware_host.web.pacing`): a storm's hundreds of ready sockets cost
+  paused meanwhile (:mod:`firmware_host.web.guards.pacing`): a storm's hundreds of ready sockets cost
   short turns between the buttons' work, not one long one.
 - **Freed at once**: a closed connection leaves no reference cycle for the garbage collector
   (:func:`unlink`).
@@ -41,8 +41,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from firmware_host.web.pacing import TurnShare
-from firmware_host.web.syn_filter import SynFilter
+from firmware_host.web.guards.pacing import TurnShare
+from firmware_host.web.guards.syn_filter import SynFilter
 
 log = logging.getLogger(__name__)
 
@@ -250,7 +250,7 @@ class Gate:
         """Connections held per group."""
         self.live: dict[asyncio.BaseTransport, _Gated] = {}
         self.turns = TurnShare()
-        """Connections whose bytes go to the parser in one loop turn (:mod:`firmware_host.web.pacing`)."""
+        """Connections whose bytes go to the parser in one loop turn (:mod:`firmware_host.web.guards.pacing`)."""
         self.tally = Tally(clock or (lambda: asyncio.get_running_loop().time()))
         self.kernel: SynFilter | None = None
         """The addresses the kernel refuses for the listening socket (from :meth:`serve` on)."""

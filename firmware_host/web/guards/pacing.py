@@ -7,8 +7,8 @@ refusing them all back to back made turns of 10-15 ms, and a button's press post
 waited for the whole turn. A :class:`TurnShare` lets :data:`PER_TURN` of them go on in a turn and
 queues the rest, in order, for the following turns, so the presses, the display and the journal
 get the loop between every batch. It holds nothing for long and refuses nothing: a flood still
-meets the caps, the rate limit and the page's budget (:mod:`firmware_host.web.gate`,
-:mod:`firmware_host.web.ratelimit`).
+meets the caps, the rate limit and the page's budget (:mod:`firmware_host.web.guards.gate`,
+:mod:`firmware_host.web.guards.ratelimit`).
 
 The gate gives a connection's bytes to the HTTP parser in turn (:meth:`TurnShare.take`,
 :meth:`TurnShare.later`); the server lets a request's handler begin, and go on after waiting for

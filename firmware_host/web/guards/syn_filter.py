@@ -8,7 +8,7 @@ own retransmissions. A filter on a listening TCP socket sees each incoming SYN a
 last ACK (Linux's ``tcp_filter()``); a connection already accepted keeps the filter it was born
 with, which let its address in, so the addresses blocked later never touch it.
 
-IPv4 sources are matched whole, IPv6 ones by their /64 (as :func:`firmware_host.web.gate.group`
+IPv4 sources are matched whole, IPv6 ones by their /64 (as :func:`firmware_host.web.guards.gate.group`
 counts them); both on a dual-stack socket (an IPv4 packet reaches it as IPv4). At most
 :data:`MAX_BLOCKED` addresses are held in the filter; past that the gate's own accept-and-reset
 refuses them as before. Where the kernel has no socket filters (not Linux), nothing is blocked.
@@ -45,7 +45,7 @@ Instruction = tuple[int, int, int, int]
 
 def program(blocked: list[str]) -> list[Instruction]:
     """The filter dropping packets from the ``blocked`` groups (an IPv4 address, or an IPv6
-    network's ``/64`` as :func:`~firmware_host.web.gate.group` writes it); other keys are left out.
+    network's ``/64`` as :func:`~firmware_host.web.guards.gate.group` writes it); other keys are left out.
     Every jump is short (a test, then the drop right after it) but the one over the IPv4 part."""
     v4: list[Instruction] = []
     v6: list[Instruction] = []

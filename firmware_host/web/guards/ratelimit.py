@@ -13,7 +13,7 @@ request is a subtraction and the table of addresses stays small (addresses with 
 forgotten when it grows).
 
 Over all addresses together, the page's answers a second are bounded by
-:class:`firmware_host.web.budget.Budget`.
+:class:`firmware_host.web.guards.budget.Budget`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Each test plays one turn the way a table would, on the in-process device (simulated buttons,
 virtual time), counts every press (a hold counts once) and checks the game moved as meant. The
-README's table of presses quotes these figures.
+docs/measured.md's table of presses quotes these figures.
 """
 
 from __future__ import annotations

@@ -53,3 +53,10 @@ def test_a_lab_bench_finds_the_checkout_from_anywhere_its_package_was_installed_
     monkeypatch.setenv("PYTHONPATH", "")
     assert cmd_bench.checkout("web") == ROOT
     assert str(ROOT) in os.environ["PYTHONPATH"].split(os.pathsep)
+
+
+def test_a_lab_bench_in_the_checkout_leaves_the_environment_as_it_was(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    assert cmd_bench.checkout("web") == ROOT
+    assert "PYTHONPATH" not in os.environ  # later processes of the same run see no checkout forced on them

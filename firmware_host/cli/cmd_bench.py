@@ -19,9 +19,10 @@ from firmware_host.cli.common import Fail, state_root
 
 
 def checkout(bench: str) -> Path:
-    """The checkout of tablemate whose ``bench/`` holds ``bench``, put on the import path (and on
-    the children's, whose benchmarks start ``python -m bench…``): the current folder, else the one
-    this package was installed from in editable mode. ``Fail`` where there is none."""
+    """The checkout of tablemate whose ``bench/`` holds ``bench``, put on the import path (and, run
+    from elsewhere, on the children's: some benchmarks start ``python -m bench…``): the current
+    folder, else the one this package was installed from in editable mode. ``Fail`` where there is
+    none."""
     for root in (Path.cwd(), Path(firmware_host.__file__).resolve().parents[1]):
         if (root / "bench" / "__init__.py").is_file() and (root / "firmware_host").is_dir():
             break
@@ -34,7 +35,7 @@ def checkout(bench: str) -> Path:
     if where not in sys.path:
         sys.path.insert(0, where)
     paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
-    if where not in paths:
+    if root != Path.cwd() and where not in paths:  # in the checkout, ``python -m`` finds it by itself
         os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (where, *paths) if p)
     return root
 

@@ -124,6 +124,18 @@ def test_every_room_is_listed_and_says_what_it_may_import():
     assert len([p for p in HOST.iterdir() if p.name != "__pycache__"]) <= len(ROOMS) + 2  # and __init__, __main__
 
 
+def test_the_web_guards_import_nothing_of_the_page_but_its_door():
+    """The guards stand between the LAN and the routes: the routes import them, never the reverse."""
+    for name, path in modules(HOST / "web" / "guards").items():
+        page = {
+            m
+            for m in imported(path)
+            if m.startswith("firmware_host.web.")
+            and not m.startswith(("firmware_host.web.guards", "firmware_host.web.door"))
+        }
+        assert not page, f"{name} imports {sorted(page)}"
+
+
 def test_games_and_drivers_import_nothing_of_the_host():
     for folder in ("games", "drivers"):
         for name, path in modules(ROOT / folder).items():

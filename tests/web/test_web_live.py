@@ -7,6 +7,7 @@ import asyncio
 import json
 
 from firmware_host.web.api.live import Client
+from firmware_host.web.guards.connection import CLOSE_SECONDS
 from tests.devicekit import presses, run_device
 from tests.webkit import page
 
@@ -61,7 +62,7 @@ def test_bad_frames_get_an_error_event_and_a_flood_of_them_closes_the_socket(tmp
                 msg = await asyncio.wait_for(ws.receive(), 30)
                 if msg.type.name in ("CLOSE", "CLOSED", "CLOSING"):
                     break
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(CLOSE_SECONDS + 0.1)  # the page gives it a second to read the close frame
             return pong, error, len(companion.clients)
 
     pong, error, clients = run_device(tmp_path, body)

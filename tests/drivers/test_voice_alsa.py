@@ -115,7 +115,10 @@ async def played(pipe: Pipe, condition, timeout: float = 20.0) -> bytes:
 
 def children() -> list[str]:
     """The programs this process has started and not yet reaped."""
-    pids = [p for task in Path("/proc/self/task").iterdir() for p in (task / "children").read_text().split()]
+    pids = []
+    for task in Path("/proc/self/task").iterdir():
+        with contextlib.suppress(OSError):  # a thread that ended since the folder was listed
+            pids += (task / "children").read_text().split()
     names = []
     for pid in pids:
         with contextlib.suppress(OSError):

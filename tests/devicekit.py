@@ -41,6 +41,23 @@ def run_device(
     return run_virtual(main)
 
 
+def run_device_in_real_time(state_dir: Path, body: Callable[[Device], Awaitable[Any]], timeout: float = 120.0) -> Any:
+    """:func:`run_device` on a real event loop: the device's writer thread, its default pool and
+    the processes it starts are the ones it has in service."""
+
+    async def main() -> Any:
+        device = Device(configuration.defaults().with_sim(), Store(state_dir), seed=1)
+        task = asyncio.create_task(device.run())
+        await asyncio.wait_for(device.ready.wait(), timeout)
+        try:
+            return await asyncio.wait_for(body(device), timeout)
+        finally:
+            device.stop()
+            await task
+
+    return asyncio.run(main())
+
+
 async def press(device: Device, button: str, long: bool = False) -> None:
     """A press as a finger makes it: down, held, up."""
     device.hw.buttons.press(button)

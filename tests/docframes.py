@@ -14,8 +14,9 @@ them:
   game over) and the Rules screen (``docs/frames/rules.sim``) at each panel's own size, in
   ``--language`` (German unless told: the README shows the device in German on a 256×64 panel).
 
-``tests/test_frames_docs.py`` makes them all again and fails when one differs from the committed
-picture: after a change of any screen, run the command above and commit the pictures.
+Beside each picture, ``.txt``: its words as a player reads them (what ``snap`` writes beside its
+``.png``). ``tests/test_frames_docs.py`` makes them all again and fails when one differs from the
+committed picture or words: after a change of any screen, run the command above and commit them.
 """
 
 from __future__ import annotations
@@ -90,7 +91,8 @@ def make(out: Path = FRAMES, language: str = "en") -> list[Path]:
                 image = Image.open(frames / f"{snap}.png").convert("1")
                 big = image.resize((image.width * SCALE, image.height * SCALE), Image.Resampling.NEAREST)
                 big.save(out / f"{name}.png", optimize=True)
-                written.append(out / f"{name}.png")
+                (out / f"{name}.txt").write_bytes((frames / f"{snap}.txt").read_bytes())  # its words
+                written += [out / f"{name}.png", out / f"{name}.txt"]
     return written
 
 
@@ -101,11 +103,11 @@ def make_panels(out: Path = FRAMES, language: str = "de") -> list[Path]:
     for size in PANELS:
         folder = out / size
         folder.mkdir(parents=True, exist_ok=True)
-        for old in folder.glob("*.png"):
+        for old in [*folder.glob("*.png"), *folder.glob("*.txt")]:
             old.unlink()
         for script in PANEL_SCRIPTS:
             play(FRAMES / script, panel_config(size, language), folder)
-        written += sorted(folder.glob("*.png"))
+        written += sorted([*folder.glob("*.png"), *folder.glob("*.txt")])
     return written
 
 

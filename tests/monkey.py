@@ -39,6 +39,7 @@ import re
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from unittest import mock
@@ -75,6 +76,14 @@ LONGEST = (
 """Six names as long as the config allows (:data:`~firmware_host.core.limits.MAX_NAME_CHARS`), of
 wide letters, told apart by their first three letters as the score grid shows them: what a table
 of real full names makes of every screen."""
+PLAY_BACK = 1
+"""The weight of ``back`` in random play (it opens the game menu; held, it asks to undo)."""
+PLAYED = ("GameScreen", "GameOver", "Confirm")
+"""The screens of a game in random play; from any other (a menu it wandered into) it goes back
+at the next press with the chance :data:`PLAY_LEAVES`."""
+PLAY_LEAVES = 0.6
+HELD_BACK = ("SelfTest",)
+"""Screens that a long ``back`` leaves."""
 BUTTON_WEIGHTS = {
     "p1": 6, "p2": 6, "p3": 6, "p4": 5, "p5": 4, "p6": 4,
     "ok": 8, "next": 6, "prev": 4, "back": 3,
@@ -104,13 +113,19 @@ class _Errors(logging.Handler):
 
 
 def _config(
-    rng: random.Random, seats: int, panel: str | None = None, language: str = "en", longest: bool = False
+    rng: random.Random,
+    seats: int,
+    panel: str | None = None,
+    language: str = "en",
+    longest: bool = False,
+    names: Sequence[str | None] | None = None,
 ) -> configuration.Config:
     config = configuration.defaults().with_sim()
     if panel is not None:  # the simulated panel of that kind, at its size
         config.sections["display"]["sim_panel"] = panel
     config.sections["display"]["language"] = language
-    names = LONGEST if longest else rng.choice(NAMES)
+    if names is None:
+        names = LONGEST if longest else rng.choice(NAMES)
     config.sections["table"]["seats"] = list(SEATS[:seats])
     config.sections["table"]["names"] = {seat: name for seat, name in zip(SEATS, names, strict=True) if name}
     config.sections["display"]["dim_after"] = 20.0  # short waits reach the dimmed screen
@@ -158,8 +173,8 @@ def unmarked(device: Device, frame: Frame | None = None) -> str | None:
     """What is wrong when a screen waits for one player and does not mark that player (alone);
     ``frame``: the device's frame showing now, when the caller has it already."""
     player = waiting_for(device)
-    if player is None:
-        return None
+    if player is None or (device.message.showing() and not device.message.message_lasts()):
+        return None  # (a passing message may take the grid's place for its few seconds)
     frame = frame or device.frame()
     shown = marked(frame)
     least = min(len(player), MIN_NAME)
@@ -210,22 +225,31 @@ def run_monkey(
     language: str = "en",
     longest: bool = False,
     seats: int | None = None,
+    names: Sequence[str | None] | None = None,
+    play: bool = False,
+    on_frame: Callable[[Device, Frame], None] | None = None,
+    games: Sequence[str] = GAMES,
 ) -> Report:
     """One seeded run of ``presses`` random inputs on a fresh device (``panel``: a kind of
     :data:`drivers.panels.PANELS` to draw on, else the 128×64) that starts in ``language`` (the
     monkey may switch it in Settings, as a player may); ``longest``: every seat named as long as
-    the config allows (:data:`LONGEST`); ``seats``: that many at the table (else 2 to 6, seeded)."""
+    the config allows (:data:`LONGEST`); ``names``: the seats' names (else seeded, or those);
+    ``seats``: that many at the table (else 2 to 6, seeded). ``play``: a game is started at once
+    whenever none is in play, and ``back`` is pressed less (random play rather than wandering
+    the menus); ``on_frame``: called with every frame the device lays out for its panel, as it
+    is drawn; ``games``: those a started game is chosen from."""
     rng = random.Random(seed)
     drawn = rng.randint(2, 6)
     seats = drawn if seats is None else seats
-    config = _config(rng, seats, panel, language, longest)
+    config = _config(rng, seats, panel, language, longest, names)
     report = Report(seed, seats)
     errors = _Errors()
     root = logging.getLogger()
     root.addHandler(errors)
     store = Store(state_dir)
     buttons = list(BUTTON_WEIGHTS)
-    weights = list(BUTTON_WEIGHTS.values())
+    weights = [PLAY_BACK if play and b == "back" else w for b, w in BUTTON_WEIGHTS.items()]
+    wander = 0 if play else 40
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
@@ -242,6 +266,15 @@ def run_monkey(
             return frame
 
         device.frame = recorded  # type: ignore[method-assign]
+        if on_frame is not None:  # every frame the panel draws, as it is drawn
+            draw = device.drawing.frame
+
+            def drawing() -> Frame:
+                frame = draw()
+                on_frame(device, frame)
+                return frame
+
+            device.drawing.frame = drawing  # type: ignore[method-assign]
 
         def edge(button: str, pressed: bool):
             return lambda _b: device._edge_from_thread(button, pressed, loop.time())
@@ -251,8 +284,8 @@ def run_monkey(
             while report.presses < presses:
                 if device.session is None:
                     idle += 1
-                    if idle > 40:  # wandered the menus long enough: start a game as a script would
-                        game = rng.choice(GAMES)
+                    if idle > wander:  # wandered the menus long enough: start a game as a script would
+                        game = rng.choice(games)
                         names = [config.seat_name(s) for s in SEATS[:seats]]
                         engine_top = {"arschbombe": 4, "tonne": 5, "bomb": 5, "antartik": 5}.get(game, 6)
                         device.start_named(game, names[: max(2, min(seats, engine_top))])
@@ -271,6 +304,9 @@ def run_monkey(
                 else:
                     button = rng.choices(buttons, weights)[0]
                     long = rng.random() < 0.25
+                    top = type(device.screens[-1]).__name__ if device.screens else ""
+                    if play and top not in PLAYED and rng.random() < PLAY_LEAVES:  # back to the game
+                        button, long = "back", top in HELD_BACK
                     # one press in eight on the gpiozero mock pins, the rest straight to the edge
                     # handler those pins call (the pins' own threads would cost the suite time)
                     via_pins = rng.random() < PINS_SHARE

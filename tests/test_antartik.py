@@ -559,7 +559,7 @@ def test_every_word_antartik_shows_is_a_message_german_translates_and_fits():
         exchange.state,
     ]
     german = check_words(E, states, ["Ann", "Ben", "Cy"])  # (the game over's words are games.core's)
-    assert german["Ann's turn"] == "Ann ist dran" and german["Dive 7"] == "Sprung 7"
+    assert german["Ann's turn"] == "Ann ist dran" and german["Ann's dive: 7"] == "Ann springt: 7"
     assert german["Parachute 9P"] == "Fallschirm 9P" and german["Referee 3R"] == "Schiri 3R"
 
 

@@ -25,13 +25,14 @@ from pathlib import Path
 import pytest
 
 from firmware_host.core import config as configuration
-from firmware_host.core.i18n import catalogue, tr, watch_misses
+from firmware_host.core.i18n import catalogue, watch_misses
 from firmware_host.core.store import Store
 from firmware_host.runtime.device import Device
 from firmware_host.runtime.vtime import run_virtual
 from firmware_host.sim.script import ScriptRunner, load
-from firmware_host.ui.render import Frame, message_lines, shorten_names, watch
+from firmware_host.ui.render import Frame, drawn_lines, watch
 from tests.monkey import scratch_dir
+from tests.panel_rule import readable
 
 DATA = Path(__file__).parent / "data"
 SCRIPTS = {  # script: the seed its header names
@@ -126,13 +127,9 @@ def test_a_whole_game_reads_right_in_every_frame(script):
         if snap.message:  # no stale message: each part of it came with the last press
             parts = snap.message.split(" · ")
             assert all(part in snap.fresh for part in parts), (snap.label, snap.message, snap.fresh)
-            # on screen in full (or on its two lines), above the hint
-            lines = message_lines(snap.message)
-            short = message_lines(shorten_names(tr(snap.message), played.history[0]["players"]))  # names first
-            assert snap.message in rows or all(line in rows for line in lines) or all(line in rows for line in short), (
-                snap.label,
-                rows,
-            )
+            # on screen in full, wrapped over rows or not, its names shortened or not (the panel rule)
+            lines = drawn_lines(snap.frame)
+            assert readable(snap.message, lines, played.history[0]["players"]), (snap.label, lines)
         if snap.fresh and snap.frame.title_right == "over":  # on the result's rows, not over them
             text = " ".join(rows)
             assert all(str(p) in text or str(p).endswith("wins!") for p in snap.fresh), (snap.label, rows)

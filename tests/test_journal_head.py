@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from firmware_host.core import journal_lines
+from firmware_host.core import journal_lines, verdict
 from firmware_host.core import session as sessions
 from firmware_host.core.journal import Journal, JournalError
 from firmware_host.core.replay import Script, replay
@@ -81,10 +81,14 @@ def test_a_journal_read_from_its_last_snapshot_gives_what_a_whole_read_gives(tmp
 
 def test_resume_decodes_nothing_before_the_snapshot_until_the_check_replays(tmp_path, monkeypatch):
     monkeypatch.setattr(sessions, "SNAP_EVERY", 100)
-    played = _played(Store(tmp_path), "trottel", 305)
+    played = _played(Store(tmp_path), "trottel", 905)
     played.journal.close()
+    sealed = Session.resume(Store(tmp_path))  # its snapshot sealed: trusted, no check to come
+    assert sealed is not None and sealed.snapshot_used == 900 and sealed.unchecked is None
+    assert _untouched(sealed.journal)  # (the checkpoints before it replayed from the one before)
+    monkeypatch.setattr(verdict, "code", lambda: b"an update since")  # every seal void
     again = Session.resume(Store(tmp_path))
-    assert again is not None and again.snapshot_used == 300 and _untouched(again.journal)
+    assert again is not None and again.snapshot_used == 900 and _untouched(again.journal)
     replay_all = again.replay_whole()  # the check off the loop: every action from the first
     assert replay_all is not None and again.agrees(replay_all)
     assert same_state(again.state, played.state) and again.actions == played.actions

@@ -241,6 +241,8 @@ def test_tonnes_next_placer_is_marked_and_sees_the_fall_before_them(tmp_path, ki
         device.start_game("tonne", list(FOUR), "p1", names=FOUR)
         await presses(device, "ok")  # the bin is set up
         device.apply({"type": "reveal", "cards": {"Ann": 3, "Ben": 1, "Cy": 5, "Dora": 7}})
+        await device.flush()
+        await presses(device, "p2")  # a press: the round's order is no longer the news of the moment
         device.apply({"type": "fall"})  # Ben's pieces fall
         await device.flush()
         await presses(device, "ok")  # the bin emptied and filled again

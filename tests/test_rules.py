@@ -58,7 +58,7 @@ def test_the_german_rules_use_the_games_own_words():
     words = {
         "tonne": ["Tonne", "Vorrat", "Mäuse"],
         "arschbombe": ["Rabauke", "Kunstspringer"],
-        "trottel": ["Stehtisch", "Schüttelbude", "Trottelmütze", "Pasch", "Jail"],
+        "trottel": ["Stehtisch", "Schüttelbude", "Trottelmütze", "Pasch", "Knast"],
         "bomb": ["SAFE", "Lebenschips"],
         "antartik": ["Bauchklatscher", "Fallschirm"],
     }

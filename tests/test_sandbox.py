@@ -50,13 +50,12 @@ def test_a_whole_game_runs_inside_the_units_filter(tmp_path, game, synced):
     assert entry["clock_synced"] is synced
 
 
-def test_run_sim_comes_up_feeds_the_watchdog_and_stops_on_sigterm_inside_the_filter(tmp_path):
-    box = Sandbox(tmp_path, synced=False)
-    notify = NotifySocket(tmp_path / "notify.sock")
-    proc = box.popen("run", "--sim", "--state-dir", tmp_path / "state", env=notify.env(), stderr=subprocess.PIPE)
+def _served(box: Sandbox, state, notify: NotifySocket, meanwhile) -> sandboxkit.Ran:
+    """``run --sim`` on ``state`` inside the filter: up, ``meanwhile(proc)``, stopped by SIGTERM."""
+    proc = box.popen("run", "--sim", "--state-dir", state, env=notify.env(), stderr=subprocess.PIPE)
     try:
         notify.wait_for("STATUS=ready")  # READY=1 comes first, at the start
-        notify.wait_for("WATCHDOG=1")
+        meanwhile(proc)
         proc.send_signal(signal.SIGTERM)
         status = proc.wait(scaled(30))
         notify.wait_for("STOPPING=1", timeout=1)
@@ -67,6 +66,12 @@ def test_run_sim_comes_up_feeds_the_watchdog_and_stops_on_sigterm_inside_the_fil
         notify.close()
     ran = box.ran(("tablemate", "run", "--sim"), status, "", proc.stderr.read()).check()
     assert ran.returncode == 0 and "Traceback" not in ran.stderr
+    return ran
+
+
+def test_run_sim_comes_up_feeds_the_watchdog_and_stops_on_sigterm_inside_the_filter(tmp_path):
+    notify = NotifySocket(tmp_path / "notify.sock")
+    _served(Sandbox(tmp_path, synced=False), tmp_path / "state", notify, lambda proc: notify.wait_for("WATCHDOG=1"))
 
 
 def test_a_game_killed_9_inside_the_filter_resumes_inside_it_and_ends_as_if_never_stopped(tmp_path, cli):
@@ -130,3 +135,17 @@ def test_the_old_clock_check_is_killed_inside_the_filter_on_an_offline_table(tmp
     assert not (tmp_path / "state" / "history.jsonl").exists()  # the end record was never written
     if shutil.which("strace"):
         assert ran.refused == ["clock_adjtime"]
+
+
+def test_a_resume_proved_by_its_own_process_runs_inside_the_filter(tmp_path):
+    from firmware_host.cli.bench.resume import build_void
+
+    state = tmp_path / "state"
+    build_void(state, 150)  # sealed by other code: the start proves its snapshot
+    notify = NotifySocket(tmp_path / "notify.sock")
+
+    def proved(proc) -> None:  # the last line: the verdict, a snapshot sealed by this code
+        wait_for(lambda: b'"v":"' in (state / "game.jsonl").read_bytes().rsplit(b"\n", 2)[-2], proc=proc)
+
+    ran = _served(Sandbox(tmp_path / "box", synced=False), state, notify, proved)
+    assert "resume checked" in ran.stderr and "nothing readable" not in ran.stderr  # (not on a thread)

@@ -76,6 +76,12 @@ class StubTable:
     def toast(self, text: str, seconds: float = 2.5, now: bool = False) -> None:
         self.said.append(text)
 
+    def showing(self) -> list[str]:
+        return []  # what was said is recorded, not shown
+
+    def message_lasts(self) -> bool:
+        return False
+
     def redraw(self) -> None:
         pass
 

@@ -34,6 +34,20 @@ def test_a_scripted_session_plays_a_whole_arschbombe_game_from_the_buttons(cli, 
     assert cli("state", "--state-dir", tmp_path / "state").json() == {"summary": None, "script": None}
 
 
+def test_every_snap_writes_the_panels_lines_as_drawn_beside_its_picture(cli, tmp_path):
+    names = ["Maximiliane-Öztürk", "Bartholomäus-Groß", "Cy"]  # too long for a row: shortened as drawn
+    text = f"start antartik {' '.join(names)}\nsnap first\npress ok\nsnap drawn\n"
+    result = run_sim(cli, tmp_path, text)
+    assert result.status == 0, result.err
+    frames = tmp_path / "frames"
+    assert sorted(p.name for p in frames.iterdir()) == ["drawn.png", "drawn.txt", "first.png", "first.txt"]
+    lines = (frames / "drawn.txt").read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("Antartik  pile") and lines[1].startswith(">Maxi")  # the title bar, the grid
+    assert any(line.startswith("Max's dive: ") for line in lines) and len(lines) == 7  # one line a row
+    assert (frames / "drawn.txt").read_text(encoding="utf-8").endswith("\n")
+    assert Image.open(frames / "drawn.png").size == (128, 64)
+
+
 def test_action_lines_and_grams_and_wait_run(cli, tmp_path):
     result = run_sim(cli, tmp_path, f"start arschbombe Ann Ben Cy\naction {JUMP}\ngrams 25\nwait 3600\nsnap x\n")
     assert result.status == 0, result.err

@@ -41,7 +41,7 @@ def test_in_german_the_status_line_and_the_keys_are_german_and_still_fit_80_colu
     lines = run_device(tmp_path, body, config)
     assert len(lines) <= 24 and max(len(line) for line in lines) <= 80
     assert lines[17].startswith("Turm ") and "Anzeige ok" in lines[17] and "Tonne 0 Stk." in lines[17]
-    assert "x Ende" in lines[-1] and "Waage" in lines[-1] and "q-y lang" in lines[-2]
+    assert "x Ende" in lines[-1] and "Waage" in lines[-1] and "q-y lang" in lines[-3] and "> lang" in lines[-2]
 
 
 def test_the_drawing_is_the_finest_that_fits_the_terminal(tmp_path):
@@ -123,18 +123,20 @@ def test_every_panel_fits_every_terminal_from_60x20_up_whole_with_its_status_and
         device.start_named("tonne", ["Ann", "Ben"])
         await device.flush()
         term = Terminal(device)
-        return {size: (term.lines(*size), term.plan(*size), term.status()) for size in SIZES}
+        words = device.drawing.lines()
+        return {size: (term.lines(*size), term.plan(*size), term.status(), words) for size in SIZES}
 
     quit_key = {"en": "x quit", "de": "x Ende"}[language]
-    width, height = PANELS[kind]
-    for (columns, rows), (lines, fitted, status) in run_device(tmp_path, body, config).items():
+    for (columns, rows), (lines, fitted, status, words) in run_device(tmp_path, body, config).items():
         where = f"{kind} in {columns}x{rows}"
         assert len(lines) <= rows and max(map(len, lines)) <= columns, where
-        panel = _panel(lines)
-        across, down = {"half": (1, 2), "quarter": (2, 2), "braille": (2, 4)}[fitted.kind]
-        w, h = fitted.size
-        assert len(panel) == -(-h // down) and all(len(row) == -(-w // across) for row in panel), where  # whole
-        assert w / width == pytest.approx(h / height, abs=0.02), where  # made smaller evenly, not cut
+        if fitted.scaled:  # where its picture would be made smaller: its words, every row
+            assert lines[: len(words)] == words and not _panel(lines), where
+        else:
+            panel = _panel(lines)
+            across, down = {"half": (1, 2), "quarter": (2, 2), "braille": (2, 4)}[fitted.kind]
+            w, h = fitted.size
+            assert len(panel) == -(-h // down) and all(len(row) == -(-w // across) for row in panel), where  # whole
         assert any(quit_key in row for row in lines), where
         assert " ".join(status.split()) in " ".join(" ".join(lines).split()), where
         if kind == "ssd1306" and columns >= 64:
@@ -237,6 +239,23 @@ def test_a_bigger_panel_made_smaller_in_80x24_says_so_and_the_size_that_shows_it
         return said, columns, rows, bigger, device.display.shown.size
 
     said, columns, _, bigger, size = run_device(tmp_path, body, config)
-    assert f"shown small: whole in {whole}" in said
+    assert f"as text: the picture whole in {whole}" in said
     assert not bigger.scaled and bigger.kind == "braille"  # that size shows it whole
     assert columns == cells(size, "braille")[0]
+
+
+@pytest.mark.parametrize("kind", ["ssd1322", "sh1107"])
+def test_a_bigger_panel_in_80x24_is_shown_as_its_words_readable(tmp_path, kind):
+    # bug: made smaller to fit 80x24, the 256x64 and the 128x128 were unreadable
+    from firmware_host.core import config as configuration
+
+    config = configuration.parse({"display": {"kind": kind}}, "config.toml")
+
+    async def body(device):
+        device.start_named("tonne", ["Ann", "Ben"])
+        await device.flush()
+        return Terminal(device).lines(80, 24), device.drawing.lines()
+
+    lines, words = run_device(tmp_path, body, config)
+    assert lines[: len(words)] == words and "Set up the bin" in words  # the panel's rows, as text
+    assert len(lines) <= 24 and max(len(line) for line in lines) <= 80 and "x quit" in lines[-1]

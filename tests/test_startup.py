@@ -117,3 +117,22 @@ def test_bench_start_baseline_leaves_out_what_the_device_loads_after_it_is_up():
     err += "import time: 1 | 1 | aiohttp\n"
     assert _libraries(err.split(UP_LINE, 1)[0]) == ["gpiozero"]
     assert UP_LINE in (ROOT / "firmware_host" / "runtime" / "device.py").read_text(encoding="utf-8")
+
+
+PRELOADED = """
+import sys
+from firmware_host.core import config
+from firmware_host.runtime.hardware import build, preload
+conf = config.defaults().with_sim()
+preload(conf)
+before = {m for m in sys.modules if m.startswith("drivers.")}
+build(conf, lambda *a: None, lambda *a: None, lambda: 0.0, lambda d, f: None).close()
+print(sorted({m for m in sys.modules if m.startswith("drivers.")} - before))
+"""
+
+
+def test_run_imports_the_drivers_before_its_loop_so_opening_them_imports_nothing_on_it():
+    out = subprocess.run(
+        [sys.executable, "-c", PRELOADED], capture_output=True, text=True, cwd=ROOT, check=True, timeout=scaled(60)
+    ).stdout
+    assert out.strip().splitlines()[-1] == "[]"

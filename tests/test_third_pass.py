@@ -233,7 +233,13 @@ def test_the_monkey_would_see_a_frame_without_a_needed_line(tmp_path, monkeypatc
         dev.apply({"type": "bet", "player": "Ben", "card": dev.session.state.face_up["Ben"][0]})
         await dev.flush()
         fine = missing_needed(dev)
-        monkeypatch.setattr(game, "status_rows", lambda view, room, **how: [])  # a layout that drops it
+        share = game.share
+
+        def dropping(parts, on, **how):  # a layout that drops the bets
+            rows, title = share(parts, on, **how)
+            return [r for r in rows if not r.cells[0].startswith("Bets")], title
+
+        monkeypatch.setattr(game, "share", dropping)
         return fine, missing_needed(dev)
 
     fine, missing = run_device(tmp_path, body)

@@ -677,7 +677,7 @@ def test_view_shows_drinks_cap_positions_stehtisch_and_the_last_line():
     state, _ = E.apply(state, roll(1, 2))
     view = E.view(state)
     assert view.title == "Cap Ann  Tisch B" and view.mood == "playing"
-    assert view.scores == (("Ann", "1 cap"), ("Ben", "1"), ("Cy", "1"))
+    assert view.scores == (("Ann", "1▲"), ("Ben", "1"), ("Cy", "1"))  # the cap's glyph beside the number
     assert view.lines[0] == "all B | Ann 1+2 Kneipe"
     assert view.lines[1] == "Ann@3 Ben@0 Cy@0"
     assert view.active == ("Ben",)
@@ -718,9 +718,11 @@ def test_every_word_trottelmuetze_shows_is_a_message_german_translates_and_fits(
 
 def test_the_line_of_what_happened_reads_as_before_in_english_and_in_german_at_the_table():
     s = engine_play([roll(4, 4)], board=board(10, f8="kurzer"))  # a double: the cap drinks, Ann a shot
-    assert s.line == "Ann B+S | Ann 4+4 Kurzer, roll again" and isinstance(s.line, Text)
+    assert s.line == "Ann B+S | Ann 4+4 Kurzer" and isinstance(s.line, Text)
+    assert E.prompt(s).title == "Ann: roll again"  # the question says it, the line keeps its room
     set_language("de")
-    assert tr(s.line) == "Ann B+K | Ann 4+4 Kurzer, nochmal würfeln"
+    assert tr(s.line) == "Ann B+K | Ann 4+4 Kurzer"
+    assert tr(E.prompt(s).title) == "Ann: nochmal würfeln"
     everyone = engine_play([roll(2, 3)], board=board(10, f5="kneipe"))
     assert tr(everyone.line) == "alle B | Ann 2+3 Kneipe"
     assert tr(E.view(everyone).title) == "Mütze Ann Tisch B"

@@ -213,11 +213,10 @@ def test_a_full_table_still_shows_who_drinks_what(tmp_path):
     lines = "start trottel Ann Ben Cy Dan Eve Fay\nhold p3 1\nwait 5\nsnap a\n"  # Cy has the cap
     (frame,) = device_frames(tmp_path, lines, seed=3)
     rows = texts(frame)
-    assert rows[0].startswith("Ann") and rows[2].startswith("Eve")  # three rows of six players
-    assert rows[1] == "Cy 0 cap >Dan 0"  # whose turn it is, marked
+    assert rows[0] == "Ann 0 Ben 0 Cy 0▲" and rows[1] == ">Dan 0 Eve 0 Fay 0"  # six players on two rows
     # the last move's line (the outcome, which stays until the next press) comes before the hint
-    assert rows[3] == "Cy 5+2 Mütze" and rows[4] == "Dan: roll"  # the name the game prints, umlaut and all
-    assert rows[5] == "Roll dice" and frame.rows[5].invert and len(rows) == 6
+    assert rows[2] == "Cy 5+2 Mütze" and rows[3] == "Dan: roll"  # the name the game prints, umlaut and all
+    assert rows[4] == "Roll dice" and frame.rows[4].invert and rows[5] == "tap: next  ok: pick"
     (frame,) = device_frames(tmp_path / "three", "start trottel Ann Ben Cy\nsnap a\n", seed=3)
     assert texts(frame)[-1] == "tap: next  ok: pick"  # room enough: the hint stays
 

@@ -60,6 +60,14 @@ def cmd_bench_undo(args: argparse.Namespace) -> int:
     return bench_undo(tuple(args.actions) if args.actions else (1000, 10000), args.repeat)
 
 
+def cmd_bench_resume(args: argparse.Namespace) -> int:
+    """Measure what the table sees from the boot of a long game to the end of its check."""
+    from firmware_host.cli.bench.resume import SIZES
+    from firmware_host.cli.bench.resume import main as bench_resume
+
+    return bench_resume(tuple(args.actions) if args.actions else SIZES, apart=not args.in_thread)
+
+
 def cmd_bench_start(args: argparse.Namespace) -> int:
     """Measure start → READY of the device beside a bare import of the same libraries."""
     from firmware_host.cli.bench.start import main as bench_start

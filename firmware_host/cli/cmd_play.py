@@ -65,7 +65,9 @@ def _serve(config: configuration.Config, store: Store) -> int:
     import asyncio
 
     from firmware_host.runtime.device import Device
+    from firmware_host.runtime.hardware import preload
 
+    preload(config)  # the drivers' modules imported before the loop runs, not on it
     device = Device(config, store, signals_on=True)
 
     async def serve() -> None:

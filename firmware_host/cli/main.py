@@ -26,6 +26,7 @@ from firmware_host.cli.cmd_bench import (
     cmd_bench_journal,
     cmd_bench_panels,
     cmd_bench_pixels,
+    cmd_bench_resume,
     cmd_bench_scale,
     cmd_bench_start,
     cmd_bench_undo,
@@ -166,6 +167,12 @@ def _bench(sub: Any) -> Any:
     p.add_argument("--actions", type=int, action="append", help="session length (repeatable; default 1000, 10000)")
     p.add_argument("--repeat", type=int, default=3, help="runs of each, the best figure kept (default 3)")
     p.set_defaults(handler=cmd_bench_undo)
+    p = bench_sub.add_parser(
+        "resume", help="loop blocks, first undo and CPU from the boot of a long game to the end of its check"
+    )
+    p.add_argument("--actions", type=int, action="append", help="session length (repeatable; default 100 10000 50000)")
+    p.add_argument("--in-thread", action="store_true", help="the check on a thread of the device instead (to compare)")
+    p.set_defaults(handler=cmd_bench_resume)
     p = bench_sub.add_parser("start", help="start → READY of `run --sim` beside a bare import of its libraries")
     p.add_argument("--runs", type=int, default=7, help="starts to take the median of (default 7)")
     p.set_defaults(handler=cmd_bench_start)

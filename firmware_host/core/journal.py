@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
+import json
 import logging
 import math
 import zlib
@@ -51,6 +52,7 @@ from firmware_host.core.journal_lines import (
     decode_all,
     encode,
     is_snapshot,
+    line_of,
     proven,
     snap_body,
 )
@@ -129,6 +131,10 @@ class Journal:
     """The CRC-32 of the file's first ``_size`` bytes (a snapshot names it: see :func:`proven`)."""
     head: Head | None = None
     """The lines before the last snapshot, decoded when needed (``None``: all are in ``tail``)."""
+    _crcs: dict[int, int] = field(default_factory=dict)
+    """The CRC-32 of every byte before a snapshot line read back, by where the line starts."""
+    _header: tuple[int, int] = (0, 0)
+    """Where the header line ends, and the CRC-32 of its bytes (for :meth:`vouched`)."""
     script: ScriptCache = field(init=False)
     """The cache of the SCRIPT's text beside the journal (see :mod:`firmware_host.core.script_cache`)."""
 
@@ -172,7 +178,11 @@ class Journal:
         ``defer``: the lines before the last snapshot are not even searched for the records that
         are not actions until something asks for one (see :attr:`Head.point`): what ``tablemate
         state`` and a resume need of a long game is that snapshot and what follows it."""
-        raw = path.read_bytes()
+        return cls.read(path, path.read_bytes(), writer, defer)
+
+    @classmethod
+    def read(cls, path: Path, raw: bytes, writer: Writer | None = None, defer: bool = False) -> Journal:
+        """:meth:`open` of a journal whose bytes ``raw`` were read from ``path`` already."""
         end = raw.rfind(b"\n") + 1
         tail = raw[end:]  # bytes after the last newline: empty unless the last write tore
         decoded: list[dict[str, Any]] = []
@@ -199,7 +209,10 @@ class Journal:
         if head_data is not None:
             snap = records_read[1]["snap"] if len(records_read) > 1 and records_read[1] is not None else None
             point = snap.get("n") if defer and isinstance(snap, dict) else None
-            head = Head(path.name, head_data, 2, point if type(point) is int and point >= 0 else None)
+            head = Head(path.name, head_data, 2, point if type(point) is int and point >= 0 else None, header_end)
+        crcs: dict[int, int] = {}
+        """The CRC-32 of every byte before each snapshot line read (by where the line starts)."""
+        crc_at, crc = (known_end, known_crc) if head_data is not None else (0, 0)
 
         def number(at: int) -> int:  # a line's number in the file, from its place in ``lines``
             return at if at == 1 or head is None else at + len(head)
@@ -213,30 +226,40 @@ class Journal:
                     break
                 raise JournalError(f"{path.name}: line {number(at)} is damaged")
             decoded.append(record)
+            if isinstance(record.get("snap"), Snap):
+                crc, crc_at = zlib.crc32(memoryview(raw)[crc_at:good], crc), good
+                crcs[good] = crc
+                record["snap"].start = good
             good += len(line) + 1
         if not decoded:
             raise JournalError(f"{path.name}: no header")
         records = decoded[1:]
         journal = cls(path, decoded[0], records, torn, good, writer or Writer(), None, len(records), None, torn)
         journal.head = head
-        journal._crc = zlib.crc32(memoryview(raw)[known_end:good], known_crc)
+        journal._crc = zlib.crc32(memoryview(raw)[crc_at:good], crc)
+        journal._crcs = crcs
+        journal._header = (header_end, zlib.crc32(memoryview(raw)[:header_end]))
         return journal
 
-    def submit(self, record: dict[str, Any], optional: bool = False, line: tuple[Any, int] | None = None) -> Future:
+    def submit(
+        self, record: dict[str, Any], optional: bool = False, line: tuple[Any, int] | None = None, seal: bool = False
+    ) -> Future:
         """Hand one record to the writer; the future is done when it survives a power cut.
 
         ``optional``: a record nothing depends on (a snapshot). Its failure breaks nothing: it
         is logged once, left out of :attr:`records`, its torn bytes cut by the next write, and
         its future says ``False`` instead of raising. ``line``, with a snapshot: the actions in
         effect at its point and the fewest the line held since the last snapshot, for the
-        SCRIPT's cache (:meth:`~firmware_host.core.script_cache.ScriptCache.write`).
+        SCRIPT's cache (:meth:`~firmware_host.core.script_cache.ScriptCache.write`). ``seal``,
+        with a snapshot: its state is known to be what its actions lead to, and the line is
+        sealed so (:mod:`firmware_host.core.verdict`).
         """
         kept = dict(record)
         self.tail.append(kept)
         if not optional:
             data = encode(record)
             return self.writer.submit(lambda: self._write(data))
-        return self.writer.submit(lambda: self._write_optional(record, kept, line))
+        return self.writer.submit(lambda: self._write_optional(record, kept, line, seal))
 
     def append(self, record: dict[str, Any]) -> None:
         """Write one record and fsync it; when this returns, the record survives a power cut."""
@@ -246,7 +269,10 @@ class Journal:
         """On the writer: one write and one fsync, after cutting a torn or failed tail.
 
         A record whose write or fsync fails is cut off again at once, so that no reader (nor a
-        boot after a power cut) finds an action the table was told was not saved.
+        boot after a power cut) finds an action the table was told was not saved — while the
+        truncate works: when it fails too, the record stays in the file (every later write cuts
+        it first, and fails with it), and a restart finds the refused action
+        (``docs/storage.md``, "Storage errors").
         """
         if self._fd is None:
             self._fd = fsio.open_append(self.path)
@@ -267,12 +293,16 @@ class Journal:
         self._durable += 1
         self._cut = False
 
-    def _write_optional(self, record: dict[str, Any], kept: dict[str, Any], line: tuple[Any, int] | None) -> bool:
+    def _write_optional(
+        self, record: dict[str, Any], kept: dict[str, Any], line: tuple[Any, int] | None, seal: bool = False
+    ) -> bool:
         """On the writer: :meth:`_write` of a record nothing depends on; ``False`` when it failed.
 
         A snapshot is encoded here, naming where its line starts and the checksum of every byte
         before it, so that a read can trust all of them in one pass (:func:`proven`), and the
-        SCRIPT's cache up to its point (written first)."""
+        SCRIPT's cache up to its point (written first); with ``seal``, sealed when its state
+        reads back the same (:func:`~firmware_host.core.verdict.faithful`)."""
+        data = None
         if isinstance(record.get("snap"), dict):
             at = self._size  # where it goes: a torn tail past it is cut first
             cs = self.script.write(*line) if line is not None else None
@@ -280,14 +310,45 @@ class Journal:
             record = {**record, "snap": {**record["snap"], "ac": self._crc, "at": at, **extra}}
             if cs is not None:
                 kept["snap"] = {**kept["snap"], "cs": cs}
+            if seal:
+                data = self._sealed(record)
         try:
-            self._write(encode(record))
+            self._write(data or encode(record))
         except OSError as exc:
             kept.clear()  # not on disk: no longer a record of the game (it keeps its place in the count)
             self._durable += 1
             log.warning("snapshot not saved (%s): the actions are, only a resume replays more", exc)
             return False
         return True
+
+    @staticmethod
+    def _sealed(record: dict[str, Any]) -> bytes | None:
+        """A snapshot record's line, sealed; ``None`` when its state does not read back the same."""
+        from firmware_host.core import verdict  # the snapshot encoding: loaded with the first seal
+
+        body = verdict.encode_sealed(record)
+        read = json.loads(body)  # the state and outcomes as a resume reads them
+        if not verdict.faithful(read["snap"]):
+            log.warning("snapshot at action %s does not read back as its state: not sealed", record["snap"].get("n"))
+            return None
+        return line_of(body)
+
+    def vouched(self, snap: dict[str, Any]) -> bool:
+        """Whether a snapshot read from this journal carries a seal of its own line under this code,
+        and the CRC-32 it names of the bytes before it is that of the bytes the file holds there
+        (see :mod:`firmware_host.core.verdict`)."""
+        if not isinstance(snap, Snap) or snap.start is None or snap.start != snap.at or snap.ac is None:
+            return False
+        crc = self._crcs.get(snap.start)
+        header_end, header_crc = self._header
+        if crc is None and self.head is not None and header_end <= snap.start <= header_end + len(self.head.data):
+            crc = zlib.crc32(memoryview(self.head.data)[: snap.start - header_end], header_crc)
+            self._crcs[snap.start] = crc
+        if crc != snap.ac:
+            return False
+        from firmware_host.core import verdict
+
+        return verdict.holds(snap.line)
 
     def rollback(self) -> int:
         """After a failed write: forget the records that never reached the disk; how many."""
@@ -301,6 +362,11 @@ class Journal:
         if self._fd is not None:
             fd, self._fd = self._fd, None
             fsio.close(fd)
+
+    @property
+    def size(self) -> int:
+        """Bytes of the file that are whole records on disk (read back, or written since)."""
+        return self._size
 
     @property
     def count(self) -> int:

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, overload
 
-from firmware_host.core.journal_lines import JournalError, decode_all, is_snapshot
+from firmware_host.core.journal_lines import JournalError, Snap, decode_all, is_snapshot
 
 ACTION = b'{"a":'
 """How an action's line starts (keys are sorted: ``a`` comes first)."""
@@ -57,8 +57,10 @@ class Head:
     two threads (the replay check decodes while the loop reads).
     """
 
-    def __init__(self, name: str, data: bytes, first: int, point: int | None = None) -> None:
+    def __init__(self, name: str, data: bytes, first: int, point: int | None = None, base: int = 0) -> None:
         self.name, self.data, self.first = name, data, first
+        self.base = base
+        """Where ``data`` starts in the file (a snapshot's line is known by where it starts)."""
         self.point = point
         """With ``point`` (the actions in effect at the head's end, as the snapshot after it says),
         the search for the lines that are not actions waits until something needs them: a read
@@ -88,11 +90,13 @@ class Head:
                 where = {i: (start, end) for i, start, end in found}
                 others: dict[int, dict[str, Any]] = {}
                 lines = [data[start:end] for _, start, end in found]
-                for (i, _, _), line, record in zip(found, lines, decode_all(lines, proven=True), strict=True):
+                for (i, start, _), line, record in zip(found, lines, decode_all(lines, proven=True), strict=True):
                     if record is None and is_snapshot(line):
                         record = {"snap": {}}  # only a lost shortcut, as everywhere in the journal
                     if record is None:
                         raise JournalError(f"{name}: line {first + i} is damaged")
+                    if isinstance(record.get("snap"), Snap):
+                        record["snap"].start = self.base + start
                     others[i] = record
                 self._index = (where, others, count)
                 size = self.line()[3] if self.point is not None else None

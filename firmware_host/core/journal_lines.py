@@ -19,7 +19,11 @@ class JournalError(Exception):
 
 def encode(record: dict[str, Any]) -> bytes:
     """One record as its line: compact JSON, keys sorted, its CRC-32 as ``"c"`` last."""
-    body = json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return line_of(json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True))
+
+
+def line_of(body: str) -> bytes:
+    """A record's compact JSON ``body`` (keys sorted) as its line, its CRC-32 as ``"c"`` last."""
     crc = zlib.crc32(body.encode("utf-8"))
     return (body[:-1] + f',"c":{crc}}}\n').encode("utf-8") if body != "{}" else b'{"c":0}\n'
 
@@ -46,11 +50,17 @@ class Snap(dict):  # type: ignore[type-arg]
     """A snapshot record's body read only as far as its point (``n``): the rest, a state much
     longer than an action, is parsed by :meth:`full` when the snapshot is used."""
 
-    def __init__(self, n: int, line: bytes, cs: list[int] | None = None) -> None:
+    def __init__(
+        self, n: int, line: bytes, cs: list[int] | None = None, at: int | None = None, ac: int | None = None
+    ) -> None:
         super().__init__(n=n)
         self.line = line
         if cs is not None:
             self["cs"] = cs
+        self.at, self.ac = at, ac
+        """Where the line says it starts in the file, and the CRC-32 it names of every byte before it."""
+        self.start: int | None = None
+        """Where the line really starts in the file, when its reader says so."""
 
     def full(self) -> dict[str, Any]:
         """The whole body (empty when it does not parse: then it is not used)."""
@@ -86,7 +96,8 @@ def snap_record(line: bytes) -> dict[str, Any] | None:
     if tail is None:
         return None
     cs = [int(head["cs"]), int(head["csc"])] if head["cs"] is not None else None
-    record: dict[str, Any] = {"snap": Snap(int(head["n"]), line, cs)}
+    at, ac = (int(head["at"]), int(head["ac"])) if head["at"] is not None else (None, None)
+    record: dict[str, Any] = {"snap": Snap(int(head["n"]), line, cs, at, ac)}
     if head.group(1) is not None:
         record["e"] = float(head.group(1))
     record["t"] = float(tail.group(1))

@@ -8,7 +8,9 @@ fitting grows faster than linearly with the length of a word, and a name shows o
 The bounds are generous for play and small for a 128×64 screen:
 
 - a player name: 1 to :data:`MAX_NAME_CHARS` characters, printable, no line breaks;
-- a file read as input (SCRIPT, sim script, config): at most :data:`MAX_FILE_BYTES`;
+- a sim script or config file: at most :data:`MAX_FILE_BYTES`;
+- a SCRIPT (``tablemate replay``): at most :data:`MAX_SCRIPT_BYTES` holding at most
+  :data:`MAX_SCRIPT_VALUES` JSON values (counted before it is parsed);
 - a line of a sim script: at most :data:`MAX_LINE_CHARS` characters;
 - JSON (a SCRIPT, an ``action`` line, game options): nested at most :data:`MAX_DEPTH` deep,
   integers of at most :data:`MAX_INT_DIGITS` digits, strings that are text (no lone surrogates).
@@ -25,7 +27,20 @@ from typing import Any
 MAX_NAME_CHARS = 20
 """The longest player name: a whole name still fits a row of the screen beside a score."""
 MAX_FILE_BYTES = 1_000_000
-"""The largest SCRIPT, sim script or config file read (a whole long game is about 20 KB)."""
+"""The largest sim script or config file read: both are written by hand (a config is about 2 KB,
+the longest sim script of the tests a few KB)."""
+MAX_SCRIPT_BYTES = 16_000_000
+"""The largest SCRIPT read. ``tablemate state`` prints the whole game in play as one, and a game is
+as long as the table plays it: a Trottelmütze evening of 10,000 actions is 270 KB, and the bound is
+for an evening and far beyond — 100,000 actions of the longest games (27 bytes an action with four
+players, 110 with twenty-letter names of four-byte characters: 11 MB)."""
+MAX_SCRIPT_VALUES = 1_000_000
+"""The most JSON values a SCRIPT may hold, counted before it is parsed (every ``{``, ``[``, ``,`` and
+``:`` in it, an upper bound of its values). Bytes alone do not bound the memory a parse takes:
+parsed JSON takes up to 30 times its bytes (``[[],[],…]``: an empty list of 56 bytes for every three),
+so 16 MB of it would need nearly 500 MB, more than a Zero 2 W has beside the device; a value takes at
+most about 80 bytes (``{"a":"bc"}``), so a million of them about 80 MB. 100,000 actions of the
+longest games need 500,000 (Trottelmütze: 5 an action, Antartik 3; parsed, 30 MB)."""
 MAX_LINE_CHARS = 4096
 """The longest line of a sim script."""
 MAX_DEPTH = 32
@@ -75,14 +90,22 @@ def check_name(name: Any) -> str:
     return name
 
 
-def read_text(path: Path, what: str = "file") -> str:
-    """A UTF-8 file of at most :data:`MAX_FILE_BYTES`; ``OSError``/``UnicodeDecodeError`` pass
-    through, :class:`InputError` for a file too large."""
+def read_text(path: Path, what: str = "file", limit: int = MAX_FILE_BYTES) -> str:
+    """A UTF-8 file of at most ``limit`` bytes; ``OSError``/``UnicodeDecodeError`` pass through,
+    :class:`InputError` for a file too large."""
     with open(path, "rb") as fh:
-        data = fh.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
-        raise InputError(f"{what} is larger than {MAX_FILE_BYTES:,} bytes")
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise InputError(f"{what} is larger than {limit:,} bytes")
     return data.decode("utf-8")
+
+
+def check_values(text: str, limit: int = MAX_SCRIPT_VALUES) -> None:
+    """:class:`InputError` when the JSON ``text`` may hold more than ``limit`` values (see
+    :data:`MAX_SCRIPT_VALUES`): checked before it is parsed."""
+    count = 1 + sum(text.count(mark) for mark in "{[,:")
+    if count > limit:
+        raise InputError(f"more than {limit:,} JSON values")
 
 
 def check_tree(data: Any) -> None:

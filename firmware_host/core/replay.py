@@ -11,7 +11,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from firmware_host.core.limits import InputError, check_name, check_tree, parse_json, read_text
+from firmware_host.core.limits import (
+    MAX_SCRIPT_BYTES,
+    InputError,
+    check_name,
+    check_tree,
+    check_values,
+    parse_json,
+    read_text,
+)
 from games import UnknownGame, get_engine
 from games.core import Action, Engine, Refused, SetupError
 from games.core.text import Told
@@ -78,10 +86,11 @@ class Script:
     def load(cls, path: str | Path) -> Script:
         """Read a SCRIPT file."""
         try:
-            text = read_text(Path(path), "the script")
+            text = read_text(Path(path), "the script", MAX_SCRIPT_BYTES)
         except (OSError, UnicodeDecodeError, InputError) as exc:
             raise ScriptError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
         try:
+            check_values(text)
             data = parse_json(text)
         except json.JSONDecodeError as exc:
             raise ScriptError(f"{path}: not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None

@@ -14,20 +14,23 @@ a game started before the sync and ended after it gets its start date from its e
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
-from firmware_host.core import fsio
-from firmware_host.core.journal import Journal
+from firmware_host.core import fsio, rebuild
+from firmware_host.core.journal import Journal, JournalError
 from firmware_host.core.rebuild import Point, Replay, digest, from_snapshot, played, usable_time
 from firmware_host.core.replay import Script, ScriptError
-from firmware_host.core.snapshot import SnapshotError, encode_state, fingerprint, same_state
+from firmware_host.core.snapshot import SnapshotError, encode_state, fingerprint
 from firmware_host.core.store import Store, StoreError
 from firmware_host.core.wallclock import clock_synced
-from games.core import Action, Effect, Engine, Prompt, Refused, T, Task, View
+from games.core import Action, Effect, Engine, Prompt, T, Task, View
+
+log = logging.getLogger(__name__)
 
 SNAP_EVERY = 100
 """Actions between two snapshots of the state in the journal (and checkpoints kept in memory):
@@ -86,6 +89,8 @@ class Session:
         """The actions the last undo took back (one move)."""
         self.undone_said: tuple[str, ...] = ()
         """What the move the last undo took back had said."""
+        self.read_size = journal.size
+        """Bytes of the journal when the session was made of it (what a resume read)."""
         line = journal.timeline()
         self._journaled = len(line.actions)
         """Actions in effect by the journal when the session was made (a replay may keep fewer)."""
@@ -99,11 +104,16 @@ class Session:
         self._head_snaps = journal.head is None or journal.head.indexed
         """Whether the snapshots before the journal's last are among :attr:`_snaps` (a journal read
         from its last snapshot on names them once its head is searched: see :meth:`_replay`)."""
+        self._proved: set[int] = set()
+        """The points of the journal's snapshots known to be what their actions lead to: sealed
+        (:meth:`Journal.vouched <firmware_host.core.journal.Journal.vouched>`) or proved by the
+        replay of a resume (:mod:`firmware_host.core.verdict`)."""
         self._rebuild(line.actions, line.joined)
         self.unchecked: tuple[list[Action], Point] | None = None
-        """The line rebuilt from a journal snapshot and where it led, until :meth:`agrees` has
-        compared it with the replay of its actions from the first."""
-        if self.snapshot_used is not None:
+        """The line rebuilt from a journal snapshot not proved yet and where it led, until
+        :meth:`agrees` or :meth:`accept` has compared it with the replay of its actions from the
+        first (``None`` when it was rebuilt from none, or from a snapshot whose seal holds)."""
+        if self.snapshot_used is not None and not self._point.sure(self._proved):
             self.unchecked = (self.actions[:], self._point)
 
     # -- making one ---------------------------------------------------------------------------
@@ -220,6 +230,19 @@ class Session:
                 session._snapshot()
         except OSError as exc:
             raise StoreError(f"{fsio.storage_message(exc)}: cannot resume") from None
+        # Rebuilt from a snapshot: the checkpoints just before it, replayed now from the snapshot
+        # before it (off the loop, "Resuming…"), so that the first undo past it is quick.
+        at = session.snapshot_used
+        if at is not None and at > 1 and not any(at - KEEP_EVERY <= k < at for k in session._points):
+            try:
+                warm = session._replay(session.actions[: at - 1]).keep
+            except JournalError as exc:  # a snapshot naming a point its lines do not hold: read them all
+                log.warning("%s: the game is read again from every line", exc)
+                journal.close()
+                return cls.resume(store, wall, mono, synced, defer=False)
+            for point in warm:
+                if point.n < at:
+                    session._keep(point)
         return session
 
     def _last_time(self) -> float:
@@ -244,7 +267,7 @@ class Session:
         """
         n = len(actions)
         if not trust:
-            return self._replay_from(actions, self._points[0], None)
+            return rebuild.replay_from(self.engine, actions, self._points[0])
         head = self.journal.head
         if not self._head_snaps and head is not None and head.point is not None and n < head.point:
             self._head_snaps = True  # below the journal's last snapshot: the ones before it wanted
@@ -252,52 +275,25 @@ class Session:
         snaps = [snap for snap in self._snaps if snap.get("n", 0) <= n]
         start = self._points[max(k for k in self._points if k <= n)]
         if snaps and start.n < n:
-            snapped = from_snapshot(self.engine, self.base.game, type(self._start), actions, snaps, start.n)
-            if snapped is not None:
+            found = from_snapshot(self.engine, self.base.game, type(self._start), actions, snaps, start.n)
+            if found is not None:
+                snapped, snap = found
+                if snapped.n not in self._proved and self.journal.vouched(snap):
+                    self._proved.add(snapped.n)
                 try:
-                    result = self._replay_from(actions, snapped, snapped.n)
+                    result = rebuild.replay_from(self.engine, actions, snapped, snapped.n)
                 except Exception:  # a state no replay leads to: the actions decide
                     result = None
                 if result is not None and result.refused is None:
                     return result
-                return self._replay_from(actions, self._points[0], None)
-        return self._replay_from(actions, start, None)
-
-    def _replay_from(
-        self, actions: list[Action], start: Point, snapshot: int | None, stop: Callable[[], bool] | None = None
-    ) -> Replay:
-        """The game after ``actions``, replayed from ``start`` (the journal's snapshot ``snapshot``,
-        if one). ``stop``: asked now and then; when it says so the replay ends where it is (a
-        replay of the whole line, off the loop: it keeps only every :data:`KEEP_EVERY`-th point
-        and the last few, not thousands of states)."""
-        sparse = stop is not None
-        last = len(actions) - KEEP_EVERY
-        result = Replay(actions, start)
-        result.snapshot = snapshot
-        if snapshot is not None:
-            result.keep.append(start)
-        point = start
-        for i, action in enumerate(actions[start.n :], start.n):  # (the journal's decoded at once)
-            if stop is not None and i % 50 == 0:
-                time.sleep(0)  # off the loop: let the loop's thread have the interpreter
-                if stop():
-                    break
-            try:
-                state, effects = self.engine.apply(point.state, action)
-            except Refused as exc:
-                result.refused = (i, str(exc))
-                break
-            point = point.then(state, effects)
-            if not sparse or point.n % KEEP_EVERY == 0 or point.n > last:
-                result.keep.append(point)
-        result.end = point
-        return result
+                return rebuild.replay_from(self.engine, actions, self._points[0])
+        return rebuild.replay_from(self.engine, actions, start)
 
     def _commit(self, result: Replay, joined: list[bool]) -> None:
         """Make a replay's end the game in play (on the loop)."""
         n = len(result.actions)
         while self._snaps and self._snaps[-1].get("n", 0) > n:  # an undo went below them
-            self._snaps.pop()
+            self._proved.discard(self._snaps.pop().get("n", 0))
         for point in result.keep:
             self._keep(point)
         self.snapshot_used = result.snapshot
@@ -316,32 +312,38 @@ class Session:
         self.state = result.end.state
 
     def replay_whole(self, stop: Callable[[], bool] | None = None) -> Replay | None:
-        """The line this session was rebuilt with from a snapshot, replayed from its first action
-        (every snapshot ignored); ``None`` when there is none to check or ``stop`` said so.
+        """The line this session was rebuilt with from a snapshot not proved yet, replayed from
+        its first action (every snapshot ignored); ``None`` when there is none to check or
+        ``stop`` said so. On the way, every journal snapshot of that line is compared with the
+        replay's point (:attr:`Replay.proved <firmware_host.core.rebuild.Replay.proved>`).
 
-        Changes nothing: it runs off the loop, while the game goes on, and :meth:`agrees` then
-        compares.
+        Changes nothing: it runs off the loop (in a process of its own on the device:
+        :mod:`firmware_host.core.proof`), while the game goes on, and :meth:`agrees` then compares.
+        A snapshot that names a point its lines do not hold raises JournalError (found when the
+        lines before the last snapshot are searched for the others).
         """
         if self.unchecked is None:
             return None
         actions, end = self.unchecked
-        result = self._replay_from(actions, self._points[0], None, stop)
+        older = self.journal.older_snaps(end.n) if not self._head_snaps else []
+        snaps = [*older, *list(self._snaps)]
+        result = rebuild.replay_proving(self.engine, actions, self._points[0], snaps, stop, 2 * SNAP_EVERY)
         return result if result.end.n == end.n or result.refused is not None else None
 
     def agrees(self, replay: Replay) -> bool:
         """Whether the snapshot the session was rebuilt from led where the actions lead
-        (:meth:`replay_whole`); when not, the replay's states are taken, the game in play is
-        rebuilt from them and the journal gets a fresh snapshot. On the loop."""
+        (:meth:`replay_whole`): then :meth:`accept`; when not, the replay's states are taken,
+        the game in play is rebuilt from them and the journal gets a fresh snapshot. On the loop."""
         assert self.unchecked is not None
         actions, end = self.unchecked
-        self.unchecked = None
-        if replay.refused is None and same_state(replay.end.state, end.state) and replay.end.said == end.said:
+        if rebuild.leads_to(replay, end):
             # the replay's checkpoints just below the snapshot are true: an undo past it needs no other
             same = len(actions) <= len(self.actions) and self.actions[: len(actions)] == actions
             for point in replay.keep if same else []:
                 if point.n >= end.n - 2 * SNAP_EVERY and point.n not in self._points:
                     self._points[point.n] = point
-            return True
+            return self.accept(end.n, replay.proved)
+        self.unchecked = None
         self._snaps.clear()
         self._points = {0: self._points[0]}
         for point in replay.keep:
@@ -353,6 +355,23 @@ class Session:
             self._write({"undo": 1, "k": dropped, **self._stamp()})
         self._snapshot()
         return False
+
+    def accept(self, n: int, proved: list[int]) -> bool:
+        """Take the verdict of the replay that checked the resume: the line rebuilt up to ``n``
+        led where the actions lead, and the snapshots at ``proved`` are true. The verdict is kept:
+        when the game in play rests on nothing unproved, a sealed snapshot of it is journaled at
+        once (later starts trust it: :mod:`firmware_host.core.verdict`). ``False`` (and nothing
+        taken) when ``n`` is not the point the resume reached. On the loop."""
+        if self.unchecked is None or self.unchecked[1].n != n:
+            return False
+        rests = self.unchecked[1].rests
+        self.unchecked = None
+        self._proved.update(proved)
+        if rests is not None:
+            self._proved.add(rests)
+        if self._point.sure(self._proved):
+            self._snapshot()
+        return True
 
     def _keep(self, point: Point) -> None:
         """Keep ``point`` as a checkpoint: every :data:`KEEP_EVERY`-th for good, others a while."""
@@ -379,7 +398,8 @@ class Session:
             return  # a state the encoding does not know: the actions alone will do
         line = (self.actions[: point.n], min(self._low, point.n))
         self._low = point.n
-        self._track(self.journal.submit({"snap": body, **self._stamp()}, optional=True, line=line))
+        record = {"snap": body, **self._stamp()}
+        self._track(self.journal.submit(record, optional=True, line=line, seal=point.sure(self._proved)))
 
     def outcomes(self) -> list[str]:
         """The last outcomes of the game in play, oldest first (what "What happened" lists)."""
@@ -464,17 +484,26 @@ class Session:
         self._write({"undo": 1, **({"k": k} if k > 1 else {}), **self._stamp()})
         before = self._point
         self.undone = tuple(self.actions[-k:])
+        told = self.engine.describe(prepared.end.state, self.undone[0])
         self._commit(prepared, self.joined[:-k])
         fresh = before.saids - self._point.saids
         self.undone_said = before.said[len(before.said) - fresh :] if 0 < fresh <= len(before.said) else ()
+        if told:  # the game's own words for what went (one piece, not the turn the news named)
+            self.undone_said = (told,)
         return True
 
     def last_move_said(self) -> tuple[str, ...]:
-        """What the last move (the one an undo would take back) said, as far as the checkpoints
-        kept in memory tell (empty when they do not reach back to its start)."""
+        """What the last move (the one an undo would take back) did, in words: the game's own
+        description of its action where it has one (:meth:`Engine.describe`: Tonne's one piece),
+        else what the move said, as far as the checkpoints kept in memory tell (empty when they do
+        not reach back to its start)."""
         if not self.actions:
             return ()
-        before = self._points.get(len(self.actions) - self._move_size())
+        k = self._move_size()
+        before = self._points.get(len(self.actions) - k)
+        told = self.engine.describe(before.state, self.actions[-k]) if before is not None else None
+        if told:
+            return (told,)
         fresh = self._point.saids - before.saids if before is not None else 0
         return self._point.said[-fresh:] if 0 < fresh <= len(self._point.said) else ()
 

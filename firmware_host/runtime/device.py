@@ -110,7 +110,7 @@ class Device:
         self.message.redraw = self.drawing.redraw
         self.drawing.want_scale = self.scale.want
         self.drawing.writing = lambda: bool(self.saving.inflight)
-        self.drawing.players = self.game.players
+        self.drawing.players = self.game.names_at_table
         self.saving.handle = self.presses.handle
         self.saving.on_failure = self.game.on_save_failed
         self._open_doors()
@@ -137,6 +137,8 @@ class Device:
         self.toast = message.toast
         self.clear_message = message.clear_message
         self.toast_text = message.toast_text
+        self.showing = message.showing
+        self.message_lasts = message.message_lasts
         self.refuse = message.refuse
         self.signal = self.signals.signal
         self.tower_test = self.signals.tower_test

@@ -90,6 +90,36 @@ def build(
     return Hardware(buttons, opener, tower, scale, problems, factory, backend)
 
 
+DRIVER_MODULES = {
+    ("tower", "serial"): ("drivers.tower.usb",),
+    ("tower", "gpio"): ("drivers.tower.gpio",),
+    ("tower", "sim"): ("drivers.tower.sim",),
+    ("scale", "sim"): ("drivers.scale.sim",),
+    ("scale", "hx711"): ("drivers.scale.hx711_open", "drivers.scale.reopen"),
+}
+"""The modules :func:`build` imports for a part's back end (a part's libraries load only when it is used)."""
+
+
+def preload(config: Config) -> None:
+    """Import the driver modules :func:`build` will open for ``config``, before the event loop runs:
+    imported by ``build`` on the loop, the scale's libraries alone held it 10–15 ms on a PC (more on
+    a Pi) at every start. A module that does not import is left to ``build``, which reports it."""
+    import importlib
+
+    names = [
+        name for (part, backend), mods in DRIVER_MODULES.items() if config[part]["backend"] == backend for name in mods
+    ]
+    if config["buttons"]["backend"] == "gpio" or config["tower"]["backend"] == "gpio":
+        names.append("drivers.gpio")
+    if config["scale"]["backend"] == "sim" and config["scale"]["interface"] == "spi":
+        names.append("drivers.scale.hx711_spi")  # (the simulated chip behind the real SPI reader)
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception:  # (a missing library: build says so, with the part it leaves out)
+            log.debug("%s not preloaded", name, exc_info=True)
+
+
 def display_panel(config: Config) -> Panel:
     """The panel ``[display]`` names (``kind = "sim"``: the one ``sim_panel`` names)."""
     d = config["display"]

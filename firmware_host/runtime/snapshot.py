@@ -19,8 +19,8 @@ OUTCOMES_SHOWN = 8
 """The last outcomes of the game in play the snapshot carries, newest last."""
 
 
-def _prompt(session: Any) -> dict[str, Any] | None:
-    prompt = session.prompt()
+def _prompt(prompt: Any) -> dict[str, Any] | None:
+    """The prompt the panel asks now, as plain data."""
     if prompt is None:
         return None
     if isinstance(prompt, Menu):
@@ -87,7 +87,8 @@ def table_snapshot(device: Any) -> dict[str, Any]:
     scores = summary.get("scores", {})
     shown = {name: tr(text) for name, text in view.scores}
     seat_of = {name: seat for seat, name in device.seats.items()}
-    prompt = _prompt(session)
+    screen = device.drawing.game_screen()  # the panel's prompt (a tie settled moves it on), else the game's
+    prompt = _prompt(screen.asking() if screen is not None and screen.prompt is not None else session.prompt())
     waiting = set(prompt["players"]) if prompt else set()
     snap.update(
         game=session.base.game,

@@ -8,7 +8,7 @@ One command a line (``docs/commands.md``)::
     wait SECONDS            let the device run that long
     grams DELTA             change the simulated scale's load by DELTA grams
     action JSON             hand the game one replay action, as if entered on the buttons
-    snap LABEL              write the display's frame to DIR/LABEL.png
+    snap LABEL              write the display's frame to DIR/LABEL.png, and its lines to DIR/LABEL.txt
 
 The whole script is checked before anything runs; a bad line stops it with exit status 2 and one
 line naming it. Bounds (:mod:`firmware_host.core.limits`): names of 1 to 20 printable characters,
@@ -223,7 +223,8 @@ class ScriptRunner:
         self.device.apply(action)
 
     async def snap(self, label: str) -> None:
-        """``snap LABEL``: save the frame on the display."""
+        """``snap LABEL``: save the frame on the display (``LABEL.png``) and the words a player
+        reads on it (``LABEL.txt``: one line a row, as drawn)."""
         await self.device.flush()
         if self.frames is None:
             return
@@ -231,6 +232,8 @@ class ScriptRunner:
         if image is not None:
             self.frames.mkdir(parents=True, exist_ok=True)
             image.save(self.frames / f"{label}.png")
+            lines = self.device.drawing.lines()
+            (self.frames / f"{label}.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
 
 
 def run_script(

@@ -51,6 +51,8 @@ NAV_KEYS = {
     "\n": ("ok", False),
     " ": ("ok", False),
     "o": ("ok", True),
+    "<": ("prev", True),
+    ">": ("next", True),  # held: the self-test's second page
     "\x7f": ("back", False),
     "\x08": ("back", False),
     "b": ("back", False),
@@ -61,14 +63,16 @@ SCALE_KEYS = {"+": 1, "=": 1, "-": -1, "]": 10, "[": -10}
 
 KEYMAP = (
     T("seat 1-6 tap, q-y hold, Q-Y down/up  prev , <-  next . ->  ok Enter, o hold"),
-    T("back b, B hold (undo)  scale + - one piece, ] [ ten, 0 empty  x quit"),
+    T("back b, B hold (undo)  prev < hold, next > hold (self-test page 2)"),
+    T("scale + - one piece, ] [ ten, 0 empty  x quit"),
 )
 """The keys, each line at most 80 characters (in every language), its parts two spaces apart
 (a narrower terminal wraps them part by part)."""
 SHORT_KEYMAP = T("? keys  x quit")
 """The key help where the panel needs the room of the whole one (``?`` shows it whole)."""
-WHOLE_AT = T("shown small: whole in {columns}x{rows}")
-"""Said below a panel the terminal can only show made smaller: the terminal size that shows it whole."""
+WHOLE_AT = T("as text: the picture whole in {columns}x{rows}")
+"""Said below a panel the terminal could only show made smaller (unreadable): it shows the panel's
+words instead, one line a row as drawn, and this names the terminal size that shows its picture."""
 HELP_KEY = "?"
 TAP_SECONDS = 0.08
 """How long a key's short press holds the button down (longer where the debounce is longer)."""
@@ -223,8 +227,9 @@ class Terminal:
     def plan(self, columns: int, rows: int) -> Plan | None:
         """How the panel and the lines below it fit ``columns`` × ``rows`` (``None``: no picture yet).
 
-        A panel the terminal shows only made smaller (a 256×64 or a 128×128 in 80×24) says so
-        below it, with the terminal size that shows it whole."""
+        A panel the terminal could show only made smaller (a 256×64 or a 128×128 in 80×24) is
+        shown as its words (:meth:`lines`), and says so below them, with the terminal size that
+        shows its picture whole."""
         image = self.device.display.shown
         if image is None:
             return None
@@ -232,10 +237,14 @@ class Terminal:
         fitted = plan(image.size, columns, rows, status, keys, short)
         if not fitted.scaled:
             return fitted
-        across, down = cells(image.size, "braille")
-        below = len(pack(status, across)) + len(pack([short], across))  # as a terminal that wide packs them
-        advice = tr(WHOLE_AT).format(columns=across, rows=down + below)
-        return plan(image.size, columns, rows, [*status, advice], keys, short)
+        return plan(image.size, columns, rows, [*status, self._advice(image.size)], keys, short)
+
+    def _advice(self, size: tuple[int, int]) -> str:
+        """Where the picture of a panel of ``size`` shows whole: the terminal size (:data:`WHOLE_AT`)."""
+        across, down = cells(size, "braille")
+        status = self.status_parts()
+        below = len(pack(status, across)) + len(pack([tr(SHORT_KEYMAP)], across))  # as that wide a terminal packs them
+        return tr(WHOLE_AT).format(columns=across, rows=down + below)
 
     def lines(self, columns: int, rows: int) -> list[str]:
         """Everything the terminal shows, for a terminal of ``columns`` × ``rows``."""
@@ -243,9 +252,20 @@ class Terminal:
         fitted = self.plan(columns, rows)
         if self.help or fitted is None:
             shown = [*pack(self.key_parts(), columns), "", *pack(self.status_parts(), columns)]
+        elif fitted.scaled:  # a picture made smaller is unreadable: the panel's words as drawn
+            words = self.device.drawing.lines()
+            shown = [*words, *self._below(len(words), columns, rows, image.size)]
         else:
             shown = [*panel_text(image, fitted), *fitted.below]
         return [line[:columns] for line in shown][:rows]
+
+    def _below(self, used: int, columns: int, rows: int, size: tuple[int, int]) -> list[str]:
+        """The lines under the panel's words (``used`` lines): the status with where its picture
+        shows whole, and every key where they fit, else the short key help."""
+        status = pack([*self.status_parts(), self._advice(size)], columns)
+        keys = pack(self.key_parts(), columns)
+        choices = [["", *status, *keys], [*status, *keys]]
+        return next((c for c in choices if used + len(c) <= rows), [*status, *pack([tr(SHORT_KEYMAP)], columns)])
 
     def draw(self, force: bool = False) -> None:
         """Redraw when the picture or the status changed (or ``force``, after a resize)."""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from drivers.buttons import Press
 from firmware_host.core.config import SEATS
 from firmware_host.core.i18n import _
-from firmware_host.ui.layout import text_rows
+from firmware_host.ui.layout import text_rows, wrapped_forms
 from firmware_host.ui.render import Frame, Row, fitting, panel, report
 from games.core import T
 
@@ -46,6 +46,12 @@ class Screen:
 
     def shown(self) -> None:
         """Called when the screen comes (back) to the top of the stack."""
+
+    def must_read(self) -> list[str]:
+        """What the table must be able to read on this screen now, each text whole on the panel
+        (a player's name in it may show shortened): the panel rule, which
+        ``tests/panel_rule.py`` checks over every frame of random play. None here."""
+        return []
 
 
 def footed(rows: list[Row], foot: Row) -> list[Row]:
@@ -158,8 +164,14 @@ class Confirm(Screen):
             self.table.pop()
 
     def frame(self) -> Frame:
-        rows = footed(text_rows(self.question, panel().rows - 1), Row.of(_("ok: yes    back: no"), invert=True))
-        return Frame(self.title, tuple(rows))
+        room = panel().rows - 1
+        question = min(wrapped_forms(self.question, bar=False), key=len)  # whole: its names shortened first
+        lines = question if len(question) <= room else text_rows(self.question, room)
+        return Frame(self.title, tuple(footed(lines, Row.of(_("ok: yes    back: no"), invert=True))))
+
+    def must_read(self) -> list[str]:
+        """The question, whole (undo's says what it takes back)."""
+        return [self.question]
 
 
 class Message(Screen):

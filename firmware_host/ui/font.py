@@ -44,6 +44,7 @@ DRAWN: dict[str, tuple[int, ...]] = {
     # the font's S is a 5 without its top corner (``8S`` read as ``85``): the S of a 5×7 LCD
     "S": _picture(".###.", "#...#", "#....", ".###.", "....#", "#...#", ".###."),
     "♥": _picture(".....", ".#.#.", "#####", "#####", ".###.", "..#..", "....."),  # a life (Bomb)
+    "▲": _picture("..#..", "..#..", ".###.", ".###.", "#####", "#####", "....."),  # the dunce cap (Trottelmütze)
 }
 """Glyphs the font lacks, drawn here: one byte a pixel column, bit 0 the top row (lowercase
 umlauts are the font's letters with their dots added, see :func:`_columns`)."""

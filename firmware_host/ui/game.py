@@ -35,19 +35,19 @@ from typing import TYPE_CHECKING, Any
 from drivers.buttons import Press
 from firmware_host.core.config import SEATS
 from firmware_host.core.i18n import _, tr
-from firmware_host.ui.base import Confirm, Screen, apply_confirmed, footed, is_seat
+from firmware_host.ui.base import Confirm, Screen, apply_confirmed, is_seat
 from firmware_host.ui.layout import (
-    MIN_NAME,
-    NEWS_ROWS,
     big_row,
+    chosen_row,
     grid,
-    lines_rows,
     per_row,
     score_rows,
     text_rows,
-    whole_rows,
+    title_line,
+    wrapped_forms,
 )
-from firmware_host.ui.render import BAR_W, Frame, Row, panel, text_width
+from firmware_host.ui.render import BAR_W, PARTS, Frame, Row, compose, panel, text_width
+from firmware_host.ui.room import Part, fits, share
 from games.core import Collect, Menu, Order, Prompt, T, Task, View, join
 
 if TYPE_CHECKING:
@@ -60,6 +60,10 @@ COUNT_STEP = 0.5
 """Seconds a held seat button stays on each value while it counts (a counting Collect)."""
 COUNT_TICK = 0.1
 """How often the screen is redrawn while a seat button counts."""
+NEWS, HINT, ANSWERS, OTHER, WORDS, GRID = 1, 2, 2, 3, 5, 9
+"""The ranks of a frame's parts (:class:`~firmware_host.ui.room.Part`): what the last move
+brought, then the hint (and a reveal's answers, every player's), the other lines, whole names in
+what must show, a big score grid."""
 
 
 class GameScreen(Screen):
@@ -445,47 +449,129 @@ class GameScreen(Screen):
                 self.table.apply(prompt.build(order))
 
     # -- drawing ------------------------------------------------------------------------------------
+    def must_read(self) -> list[str]:
+        """What the table must read now: the facts the game names for its state
+        (:meth:`View.must_read <games.core.View.must_read>`: the bets riding and the dive, every
+        revealed card, the supply and the order of play…), the question being asked (the menu's,
+        the reveal's, the order's title, a task's job) and the option highlighted."""
+        session = self.table.session
+        if session is None:
+            return []
+        facts = list(session.view().must_read())
+        prompt = self.prompt
+        if self._asks():
+            facts.append(self._question())
+        if isinstance(prompt, Menu):
+            menu = self.path[-1]
+            facts.append(menu.options[self.index % len(menu.options)].label)
+        elif isinstance(prompt, Task):
+            facts += list(prompt.lines)
+        return facts
+
+    def _asks(self) -> bool:
+        """Whether the question must show: always, but while a passing message (a refusal, a
+        hint) says something in its place for a few seconds."""
+        return not (self.table.showing() and not self.table.message_lasts())
+
     def frame(self) -> Frame:
+        """The game's frame: its parts (:meth:`_parts`) sharing the panel's rows
+        (:func:`~firmware_host.ui.room.share`), the message among them, laid out here."""
         session = self.table.session
         if session is None:
             return Frame("tablemate", (Row.of(_("No game")),))
         view = session.view()
+        on = panel()
+        note, time_bar = self.table.title_note(), self.table.time_bar()
+        bar = time_bar is not None
+        said = [tr(part) for part in self.table.showing()]
+        free = view.title not in view.facts
+        while len(said) > 1 and not fits(self._parts(view, said, bar), on, title_free=free):
+            said = said[1:]  # outcomes of one moment: the older give way, the newest shows whole
+        rows, titled = share(self._parts(view, said, bar), on, title_free=free)
+        frame = compose(Frame(titled or view.title, tuple(rows), note, time_bar, keep=0), on)
+        return replace(frame, message=PARTS.join(said))
+
+    def _parts(self, view: View, said: list[str], bar: bool) -> list[Part]:
+        """What the frame shows, in its order: the score grid, the game's lines, the question and
+        the prompt's rows, the message above the highlighted option; what the table must read
+        (:meth:`must_read`) must show, the rest may."""
         prompt = self.prompt
         on = panel()
         active = view.active
         if isinstance(prompt, Collect):  # a reveal: marked are those who still owe their answer
             active = tuple(p for p in active if p not in self.locked)
-        # twice the size where there is room; a message never takes their place (whose turn it is)
-        scores = needed_rows(score_rows(view.scores, active, big=True))
-        if isinstance(prompt, Collect):
-            rows, keep = self._collect_rows(prompt, scores, view), 1
-        elif isinstance(prompt, Task):
-            rows, keep = self._task_rows(prompt), 1
-        else:
-            prompt_rows = self._prompt_rows()
-            keep = min(2, len(prompt_rows))  # the highlighted option and the hint
-            # what the last move brought and what the rules need seen (else the game's first
-            # line) before the hint
-            bar = self.table.time_bar() is not None
-            wanted = max(len(status_rows(view, on.rows, essential=True, bar=bar)), min(1, len(view.lines)))
-            if on.height_of(scores + prompt_rows) + wanted > on.rows:
-                hints = {tr(hint) for hint in HINTS}
-                shown = [r for r in prompt_rows if r.cells[0] not in hints]
-                keep = min(keep - (len(prompt_rows) - len(shown)), len(shown))  # a bet's hint stays kept
-                prompt_rows = shown
-            crowded = on.height_of(scores + prompt_rows) + wanted > on.rows
-            if (view.news or view.needed) and isinstance(prompt, Menu) and len(prompt_rows) > 1 and crowded:
-                prompt_rows = prompt_rows[1:]  # whose turn it is: the score grid's ``>`` still says
-            if view.needed and isinstance(prompt, Order) and len(prompt_rows) > 2 and crowded:
-                # a tie's title on one row, cut (``Press in defusal…``): the lines the rules need stay whole
-                prompt_rows = [Row.of(prompt.title, cut=True), *prompt_rows[-keep:]]
-            if on.height_of(scores + prompt_rows) + wanted > on.rows:
-                scores = needed_rows(score_rows(view.scores, active))  # ordinary size before a needed line goes
-            room = on.rows - on.height_of(scores + prompt_rows)
-            rows = scores + status_rows(view, room, bar=bar) + prompt_rows
-        return Frame(view.title, tuple(rows[: on.rows]), self.table.title_note(), self.table.time_bar(), keep=keep)
+        scores = [needed_rows(score_rows(view.scores, active, big=big)) for big in (True, False)]
+        scores.append(needed_rows(score_rows(view.scores, active, tight=True)))  # crowded: the fewest rows
+        acting = [(p, value) for p, value in view.scores if p in active]  # squeezed: whose turn it is
+        turn = needed_rows(score_rows(acting, active, tight=True)) if acting and self._asks() else []
+        # (a passing message takes the whole grid's place for its few seconds, if it must)
+        width = on.content_w - 2 - (BAR_W if bar else 0)
+        title_w = width - (text_width(tr(note)) + 2 if (note := self.table.title_note()) else 0)
+        question = self._question()
+        shown = {tr(line) for line in (*view.lines[: view.news], *view.must_read(), question)}
+        message = PARTS.join(part for part in said if part not in shown)  # what no line says already
 
-    def _prompt_rows(self) -> list[Row]:
+        def text(line: str, must: bool, rank: int) -> Part:  # a line that may show: else on one row, cut
+            titled = title_line(line, title_w) if must else None  # the title bar's, as the last resort
+            fallback = None if must else text_rows(line, 1)
+            return Part(wrapped_forms(line, bar), must, titled, title_rank=2, rank=rank, fallback=fallback)
+
+        asks = self._asks() or tr(question) in said
+        lines = []
+        for i, line in enumerate(view.lines):
+            if tr(line) == tr(question) and asks:
+                continue  # the question says it (Antartik's dive in the diver's menu)
+            if i in view.needed:
+                lines.append(text(line, True, WORDS))
+            elif i < view.news:  # the message, when the line says it
+                lines.append(text(line, tr(line) in said, WORDS if tr(line) in said else NEWS))
+            else:
+                lines.append(text(line, False, OTHER))
+        asked = []
+        if question:
+            forms = wrapped_forms(question, bar, needed=False)
+            big = big_row(question)
+            if big.big:  # whose turn it is, twice the size where there is room
+                forms = [[big], *forms]
+            asked.append(Part(forms, asks, title_line(question, title_w), rank=WORDS if asks else NEWS))
+        told = []
+        if message:  # inverted, above the highlighted option and the hint
+            forms = wrapped_forms(message, bar, invert=True, needed=False)
+            told.append(Part(forms, True, title_line(message, title_w), title_rank=1, rank=WORDS))
+        hint = [Part([[self._hint()]], self._hint_needed(bool(said)), rank=HINT)]
+        if isinstance(prompt, Collect):
+            grids = self._answers(prompt)
+            return [*asked, Part(grids, rank=ANSWERS), Part(scores, False, rank=NEWS), *lines, *told, *hint]
+        if isinstance(prompt, Task):
+            status = self.table.task_line(prompt)
+            jobs = [Part(wrapped_forms(line, bar, needed=False)) for line in prompt.lines]
+            foot = Part([[Row.of(T("ok: {job}", job=prompt.confirm), invert=True)]])
+            scale = Part([text_rows(status, 1)], False, rank=HINT) if status else Part([])
+            return [*asked, *jobs, *lines, scale, *told, foot]
+        body = self._prompt_body()
+        grid_part = Part(scores, rank=GRID, squeezed=turn if on.height_of(turn) < on.height_of(scores[-1]) else None)
+        return [grid_part, *lines, *asked, *told, *(Part([[row]]) for row in body), *hint]
+
+    def asking(self) -> Prompt | None:
+        """The prompt the screen shows now: the menu the path has reached (after a tie's *Random
+        order*, the defusal's), else the game's prompt or the one its answers led to."""
+        if isinstance(self.prompt, Menu) and self.path:
+            return self.path[-1]
+        return self.prompt
+
+    def _question(self) -> str:
+        """The question being asked: the menu's title (whose turn it is, and what is asked), the
+        reveal's, the order's, the task's."""
+        prompt = self.prompt
+        if isinstance(prompt, Menu) and self.path:
+            return self.path[-1].title
+        if isinstance(prompt, Collect | Order | Task):
+            return prompt.title
+        return ""
+
+    def _prompt_body(self) -> list[Row]:
+        """The prompt's rows under its question: the highlighted option, or the order pressed so
+        far."""
         prompt = self.prompt
         if isinstance(prompt, Menu):
             menu = self.path[-1]
@@ -493,43 +579,49 @@ class GameScreen(Screen):
             self.index %= n
             option = menu.options[self.index]
             label = join([option.label, ">"], " ") if option.then is not None else option.label
-            if self.table.has_timer():
-                hint = _("ok: pick  hold ok: pause")
-            else:
-                hint = _("ok: pick  back") if len(self.path) > 1 else _("tap: next  ok: pick")
-            side = self.path[0].side
-            choosing = [p for p in self.answers if p not in self.locked] if side is not None else []
-            hint_row = Row.of(hint)
-            if side is not None and choosing:  # a bet being chosen out of turn: hold to lock it
-                hint_row = self._side_hint(side, choosing)
-            return [
-                big_row(menu.title),  # whose turn it is, twice the size where there is room
-                Row.of(label, f"{self.index + 1}/{n}", invert=True, cut=True),
-                hint_row,
-            ]
+            where = f"{self.index + 1}/{n}"
+            width = panel().content_w - 2 - (BAR_W if self.table.time_bar() is not None else 0)
+            if text_width(tr(label)) + text_width(where) + 2 > width:  # the option whole, before where it is
+                where = ""
+            return [Row.of(label, where, invert=True, cut=True)]
         if isinstance(prompt, Order):
             left = [p for p in prompt.players if p not in self.order]
             done = " ".join(self.order) + (f" ({' '.join(left)})" if left else "")
-            title = [big_row(prompt.title)]
-            if text_width(tr(prompt.title)) > panel().content_w - BAR_W - 2:
-                title = text_rows(prompt.title, NEWS_ROWS)  # a tie's value and its rule, whole
-            return [*title, Row.of(done.strip(), cut=True), Row.of(_("press in order"))]
+            return [Row.of(done.strip(), cut=True)]
         return []
 
-    def _task_rows(self, task: Task) -> list[Row]:
-        status = self.table.task_line(task)
-        room = panel().rows - 2 - (1 if status else 0)
-        lines = [row for text in task.lines for row in text_rows(text, room)][:room]
-        rows = [Row.of(task.title, cut=True), *lines]
-        if status:
-            rows += text_rows(status, 1)
-        return footed(rows, Row.of(T("ok: {job}", job=task.confirm), invert=True))
+    def _hint(self) -> Row:
+        """The hint under the prompt: which buttons do what (a bet being chosen out of turn:
+        ``Ben bet 3? hold``)."""
+        prompt = self.prompt
+        if isinstance(prompt, Collect):
+            return Row.of(_("ok: done  hold: mend") if self._all_counted(prompt) else _collect_hint(prompt))
+        if isinstance(prompt, Order):
+            return Row.of(_("press in order"))
+        if not isinstance(prompt, Menu):
+            return Row.of()
+        side = self.path[0].side
+        choosing = [p for p in self.answers if p not in self.locked] if side is not None else []
+        if side is not None and choosing:  # a bet being chosen out of turn: hold to lock it
+            return chosen_row(choosing, [tr(side.label(side.values[p][self.answers[p]])) for p in choosing])
+        if self.table.has_timer():
+            return Row.of(_("ok: pick  hold ok: pause"))
+        return Row.of(_("ok: pick  back") if len(self.path) > 1 else _("tap: next  ok: pick"))
 
-    def _collect_rows(self, prompt: Collect, scores: list[Row], view: View) -> list[Row]:
-        """Everyone's answer so far, in the open (the table has turned its cards face up), then the
-        scores and the game's status lines (what the last move brought, the bets on a dive…) as far
-        as there is room. Where the last move's lines would not fit, only the answers given so far
-        are listed: the score grid's ``>`` marks who still owes one."""
+    def _hint_needed(self, message: bool) -> bool:
+        """Whether the hint must show: every card counted, waiting for ``ok``; a bet being chosen
+        (unless a message says what to do)."""
+        prompt = self.prompt
+        if isinstance(prompt, Collect):
+            return self._all_counted(prompt)
+        if isinstance(prompt, Menu) and self.path and self.path[0].side is not None and not message:
+            return any(p not in self.locked for p in self.answers)
+        return False
+
+    def _answers(self, prompt: Collect) -> list[list[Row]]:
+        """Everyone's answer so far, in the open (the table has turned its cards face up), as a
+        grid: every player's, else the answers given so far (the score grid's ``>`` marks who
+        still owes one)."""
         cells = []
         counting = self._counting()
         for p in prompt.players:
@@ -541,36 +633,8 @@ class GameScreen(Screen):
                 cells.append((p, f"{tr(prompt.label(prompt.values[p][self.answers[p]]))}?"))
             else:
                 cells.append((p, "..."))
-        on = panel()
-        answers = grid(cells, per_row(cells))
-        news = len(news_rows(view, on.rows))
-        if news and on.height_of([*answers, *scores]) + 2 + news > on.rows:
-            given = [c for c in cells if c[1] != "..."]
-            answers = grid(given, per_row(given)) if given else []
-        rows = [Row.of(prompt.title, cut=True), *answers]
-        bar = self.table.time_bar() is not None
-        needed = len(status_rows(view, on.rows, essential=True, bar=bar)) if view.needed else 0
-        if on.height_of(rows + scores) + needed <= on.rows - 1:
-            rows += scores
-        rows += status_rows(view, on.rows - 1 - on.height_of(rows), bar=bar)
-        hint = _("ok: done  hold: mend") if self._all_counted(prompt) else _collect_hint(prompt)
-        return footed(rows, Row.of(hint))
-
-    def _side_hint(self, side: Collect, choosing: list[str]) -> Row:
-        """The answers being chosen out of turn (``Ben bet 3? hold``), as whole as fits: whole
-        names, then names cut to :data:`~firmware_host.ui.layout.MIN_NAME` letters, then the
-        values alone (``Ben 3?``) without the hold, then an ellipsis."""
-        width = panel().content_w - 2 - BAR_W
-        labels = [tr(side.label(side.values[p][self.answers[p]])) for p in choosing]
-        short = [p[:MIN_NAME] for p in choosing]
-        last = [label.split()[-1] if label.split() else label for label in labels]
-        hold = " " + _("hold")
-        ways = ((choosing, labels, hold), (short, labels, hold), (short, last, hold), (short, last, ""))
-        for names, values, tail in ways:
-            text = " ".join(f"{n} {v}?" for n, v in zip(names, values, strict=True)) + tail
-            if text_width(text) <= width:
-                return Row.of(text)
-        return Row.of(text, cut=True)
+        given = [c for c in cells if c[1] != "..."]
+        return [grid(cells, per_row(cells)), grid(given, per_row(given)) if given else []]
 
 
 def needed_rows(rows: list[Row]) -> list[Row]:
@@ -579,41 +643,6 @@ def needed_rows(rows: list[Row]) -> list[Row]:
     return [replace(row, needed=True) for row in rows]
 
 
-def news_rows(view: View, room: int) -> list[Row]:
-    """What the last move brought (the view's first ``news`` lines), each on up to
-    :data:`~firmware_host.ui.layout.NEWS_ROWS` rows, in at most ``room`` rows."""
-    return lines_rows(view.lines[: view.news], room)
-
-
-def status_rows(view: View, room: int, essential: bool = False, bar: bool = True) -> list[Row]:
-    """The game's status in ``room`` rows, in the view's order: the lines the rules need seen
-    (:attr:`View.needed`) whole, before anything else; then what the last move brought, each on
-    up to :data:`~firmware_host.ui.layout.NEWS_ROWS` rows while the news after it keep a row
-    each; then the other lines as far as there is room. ``essential``: the first two only;
-    ``bar``: the turn timer's bar takes its pixels beside them."""
-    if not view.needed:
-        rows = news_rows(view, room)
-        if not essential:
-            rows += [row for line in view.lines[view.news :] for row in text_rows(line, room - len(rows))]
-        return rows[: max(0, room)]
-    count = len(view.lines)
-    shown: dict[int, list[Row]] = {i: whole_rows(view.lines[i], bar) for i in view.needed if 0 <= i < count}
-    left = room - sum(len(rows) for rows in shown.values())
-    news = [i for i in range(min(view.news, count)) if i not in shown]
-    for k, i in enumerate(news):
-        shown[i] = text_rows(view.lines[i], min(NEWS_ROWS, left - (len(news) - k - 1)))
-        left -= len(shown[i])
-    for i in [] if essential else [i for i in range(view.news, count) if i not in shown]:
-        shown[i] = text_rows(view.lines[i], left)
-        left -= len(shown[i])
-    rows = [row for i in sorted(shown) for row in shown[i]]
-    return rows[: max(0, room)]
-
-
 def _collect_hint(prompt: Collect) -> str:
     """The hint under a Collect: hold and let go for a counting one, else tap and hold."""
     return T("hold, let go at yours") if prompt.counting else T("tap: change  hold: lock")
-
-
-HINTS = (T("ok: pick  hold ok: pause"), T("ok: pick  back"), T("tap: next  ok: pick"), T("press in order"))
-"""The prompt's hints, which a crowded frame leaves out first."""

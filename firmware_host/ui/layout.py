@@ -17,16 +17,17 @@ from firmware_host.ui.render import (
     MIN_NAME,
     Panel,
     Row,
-    cut_names,
     fit,
     message_lines,
     name_and_value,
+    named_forms,
     panel,
     players,
     shorten_names,
     text_width,
     wrap,
 )
+from games.core import T
 
 MARK = ">"
 """Marks whose turn it is in front of a name; it is not one of the name's letters."""
@@ -101,6 +102,16 @@ def per_row(cells: Sequence[tuple[str, str]], on: Panel | None = None, width: in
     return fewest if len(_lines(cells, fewest, width)) < count else 1
 
 
+def fewest_rows(cells: Sequence[tuple[str, str]], on: Panel | None = None, width: int | None = None) -> int:
+    """Cells to a row that take the fewest rows, a row's width shared unevenly where its cells
+    need it (:func:`grid`), every name keeping :data:`MIN_NAME` letters: the grid of a crowded
+    frame (of counts that take as few, the one :func:`per_row` picks, else the most)."""
+    width = _width(on) if width is None else width
+    chosen = per_row(cells, on, width)
+    counts = [chosen, *(c for c in range(min(len(cells), 6), 0, -1) if c != chosen)]
+    return min(counts, key=lambda c: len(_lines(cells, c, width)))
+
+
 def grid(
     cells: Sequence[tuple[str, str]], columns: int, on: Panel | None = None, width: int | None = None
 ) -> list[Row]:
@@ -125,13 +136,14 @@ def score_rows(
     on: Panel | None = None,
     width: int | None = None,
     big: bool = False,
+    tight: bool = False,
 ) -> list[Row]:
     """The score grid: ``>`` marks whose turn it is; names shortened, numbers always whole.
 
     ``big``: drawn twice the size where the panel has the height (:attr:`Panel.big`) and the
     grid then takes at most half of its rows, fitted to half the width (fewer to a row when that
     shows every name whole), when every name keeps its :func:`least` characters there; else the
-    ordinary grid.
+    ordinary grid. ``tight``: on the fewest rows (:func:`fewest_rows`), names shorter.
     """
     on = on or panel()
     cells = [((MARK if p in active else "") + p, s) for p, s in scores]
@@ -148,7 +160,8 @@ def score_rows(
                 best = rows
         if best is not None:
             return [replace(r, big=True) for r in best]
-    return grid(cells, per_row(cells, on, width), on, width)
+    columns = fewest_rows(cells, on, width) if tight else per_row(cells, on, width)
+    return grid(cells, columns, on, width)
 
 
 def big_row(text: str) -> Row:
@@ -167,33 +180,25 @@ def text_rows(text: str, room: int, on: Panel | None = None) -> list[Row]:
     return named_rows(text, room, players(), on)
 
 
-NEWS_ROWS = 2
-"""Rows one line of what the last move brought may wrap onto."""
-
-
-def whole_rows(text: str, bar: bool = True, on: Panel | None = None) -> list[Row]:
-    """A line the rules need the table to see, whole, on as few rows as it takes (``bar``: beside
-    the turn timer's bar): the players' names in it shortened (to the start that tells them
-    apart, then to :data:`MIN_NAME` letters) where that saves a row; its words are never cut."""
-    text = tr(text)
+def wrapped_forms(
+    text: str, bar: bool = True, invert: bool = False, needed: bool = True, on: Panel | None = None
+) -> list[list[Row]]:
+    """The forms of ``text`` as whole rows (:func:`named_forms`, each wrapped to a row's width,
+    beside the turn timer's bar when ``bar``), most wanted first; a form that takes no fewer rows
+    than one before it with longer names is left out. Its words are never cut."""
     width = (on or panel()).content_w - 2 - (BAR_W if bar else 0)
-    names = players()
-    best = wrap(text, width)
-    for shorter in (shorten_names(text, names), cut_names(shorten_names(text, names), names)):
-        lines = wrap(shorter, width)
-        if len(lines) < len(best):
-            best = lines
-    return [Row((line,), needed=True) for line in best]
+    forms: list[list[Row]] = []
+    for form in named_forms(text):
+        lines = wrap(form, width)
+        if not forms or len(lines) < len(forms[-1]):
+            forms.append([Row((line,), invert=invert, needed=needed) for line in lines])
+    return forms
 
 
-def lines_rows(lines: Sequence[str], room: int) -> list[Row]:
-    """``lines`` (what the last move brought) in at most ``room`` rows: each on up to
-    :data:`NEWS_ROWS` rows while the lines after it keep a row each."""
-    rows: list[Row] = []
-    for i, line in enumerate(lines):
-        left = room - len(rows) - (len(lines) - i - 1)  # the lines after this one get a row each
-        rows += text_rows(line, min(NEWS_ROWS, left))
-    return rows[: max(0, room)]
+def title_line(text: str, width: int) -> str | None:
+    """``text`` on one line of ``width`` pixels (the title bar), its players' names shortened if
+    that makes it fit; ``None`` where it does not fit whole."""
+    return next((form for form in named_forms(text) if text_width(form) <= width), None)
 
 
 def named_rows(text: str, room: int, names: Sequence[str], on: Panel | None = None) -> list[Row]:
@@ -228,3 +233,19 @@ def names_note(names: Sequence[str], width: int) -> str:
     if fits(short, width):
         return short
     return f"{names[0][:MIN_NAME]}+{len(names) - 1}"
+
+
+def chosen_row(choosing: Sequence[str], answers: Sequence[str]) -> Row:
+    """The answers being chosen out of turn, on the hint line (``Ben bet 3? hold``), as whole as
+    fits: whole names, then names cut to :data:`MIN_NAME` letters, then the values alone (``Ben
+    3?``) without the hold, then an ellipsis."""
+    width = panel().content_w - 2 - BAR_W
+    short = [p[:MIN_NAME] for p in choosing]
+    last = [answer.split()[-1] if answer.split() else answer for answer in answers]
+    hold = " " + tr(T("hold"))
+    ways = ((choosing, answers, hold), (short, answers, hold), (short, last, hold), (short, last, ""))
+    for names, values, tail in ways:
+        text = " ".join(f"{n} {v}?" for n, v in zip(names, values, strict=True)) + tail
+        if text_width(text) <= width:
+            return Row.of(text)
+    return Row.of(text, cut=True)

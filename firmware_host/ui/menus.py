@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 from drivers.buttons import Press
 from drivers.tower import BLINK, DARK, ON, TowerState
 from firmware_host.core.config import BUTTONS, SEATS
-from firmware_host.core.i18n import LANGUAGES, NAMES, _
+from firmware_host.core.i18n import LANGUAGES, NAMES, _, tr
 from firmware_host.timers.stats import clock_text
 from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, apply_confirmed, footed, is_seat
 from firmware_host.ui.calibrate import CalibrateScreen
-from firmware_host.ui.layout import big_row, grid, lines_rows, names_note, text_rows
+from firmware_host.ui.layout import big_row, fewest_rows, grid, names_note, text_rows, wrapped_forms
 from firmware_host.ui.phone import PhoneScreen
 from firmware_host.ui.render import Frame, Row, panel, text_width
+from firmware_host.ui.room import Part, share
 from firmware_host.ui.rules import rules_for
 from firmware_host.ui.timer_menu import MODE_LABELS, timer_screen
 from games import TITLES, get_engine, unit_of
@@ -255,11 +256,15 @@ class OptionMenu(ListScreen):
         super().__init__(table, menu.title if menu else "", [option_item(table, o) for o in options])
 
 
-def result_rows(entry: dict[str, Any], headline: Sequence[str] = ()) -> list[Row]:
-    """A finished game's result: who won (or why it ended), what the last move brought (the
-    game-over screen's ``headline`` after its first line), then the ranking, ties sharing a place
-    (the game's own places where the entry has them), or the totals alone for a game that ranks
-    nobody; names are shortened so every score shows."""
+def result_rows(
+    entry: dict[str, Any], headline: Sequence[str] = (), facts: Sequence[str] = (), room: int | None = None
+) -> list[Row]:
+    """A finished game's result in ``room`` rows (the panel's, less the hint's, unless given): who
+    won (or why it ended), what the last move brought (the game-over screen's ``headline`` after
+    its first line; those of ``facts``, how the game ended, whole), then the ranking, ties
+    sharing a place (the game's own places where the entry has them), or the totals alone for a
+    game that ranks nobody; names are shortened so every score shows, and shortened in the
+    lines before any line gives way (:func:`~firmware_host.ui.room.share`)."""
     winners = _winners(entry)
     ranks = _ranks(entry)
     if entry.get("reason") != "over":
@@ -278,13 +283,23 @@ def result_rows(entry: dict[str, Any], headline: Sequence[str] = ()) -> list[Row
         cells = [(f"{places[name]}.{name}", str(scores[name])) for name in ranking]
     else:
         cells = [(name, str(score)) for name, score in scores.items()]
-    table = grid(cells, 2)
-    unit = unit_of(entry.get("game"))  # what the numbers count, where a bare number would not say (drinks)
-    rows = [Row.of(head, unit, cut=True) if unit else big_row(head)] if head else []  # big where there is room
     on = panel()
-    room = on.rows - 1 - on.height_of(rows) - on.height_of(table)  # under them: the hint
+    table = Part([grid(cells, 2), grid(cells, fewest_rows(cells))], rank=5)
+    unit = unit_of(entry.get("game"))  # what the numbers count, where a bare number would not say (drinks)
+    if unit:
+        top = Part([[Row.of(head, unit, cut=True)]])
+    else:  # big where there is room
+        big = big_row(head)
+        top = Part([*([[big]] if big.big else []), *wrapped_forms(head, bar=False, needed=False)])
+    said = {tr(fact) for fact in facts}
     news = list(headline[1:]) if entry.get("reason") == "over" else []
-    return [*rows, *lines_rows(news, room), *table]
+    lines = []
+    for line in news:
+        whole = wrapped_forms(line, bar=False, needed=False)
+        must = tr(line) in said
+        lines.append(Part(whole, must, rank=1, fallback=None if must else text_rows(line, 1)))
+    rows, _title = share([top, *lines, table], on, on.rows - 1 if room is None else room, title_free=False)
+    return rows
 
 
 def _ranks(entry: dict[str, Any]) -> bool:
@@ -328,11 +343,14 @@ class GameOver(Screen):
         entry: dict[str, Any],
         headline: Sequence[str] = (),
         undo: Callable[[], None] | None = None,
+        facts: Sequence[str] | None = None,
     ) -> None:
         super().__init__(table)
         self.entry = entry
         self.headline = list(headline)
         """The game's own last word (its final view), shown first when it has one."""
+        self.facts = list(headline[:2] if facts is None else facts)
+        """How the game ended, as the table must read it (its final view's needed lines)."""
         self.page = 0
         self.undo = undo
         """Takes the move that ended the game back (a long ``back``), when it still can be."""
@@ -345,6 +363,10 @@ class GameOver(Screen):
         """The turn timer's statistics of the game, if a timer ran."""
         timer = self.entry.get("timer")
         return timer.get("players") if isinstance(timer, dict) else None
+
+    def must_read(self) -> list[str]:
+        """How the game ended (the winner, the move that ended it), on the ranking's page."""
+        return self.facts if self.page == 0 or not self.times else []
 
     def press(self, press: Press) -> None:
         if press.button == "back" and press.long and self.undo is not None:
@@ -367,7 +389,7 @@ class GameOver(Screen):
             hint = _("hold ok: menu  next") if self.times else _("hold ok: menu")
         title = TITLES.get(e["game"], e["game"])
         foot = Row.of(hint, invert=self.nudged)  # a short press lights the hint up: hold
-        return Frame(title, tuple(footed(result_rows(e, self.headline), foot)), _("over"))
+        return Frame(title, tuple(footed(result_rows(e, self.headline, self.facts), foot)), _("over"))
 
     def _times_frame(self, times: dict[str, Any]) -> Frame:
         def short(s: float | None) -> str:
@@ -483,24 +505,19 @@ class HistoryEntry(Screen):
 
     def frame(self) -> Frame:
         e = self.entry
-        rows = [*result_rows(e), Row.of(_day(e, "%m-%d %H:%M"))]
+        rows = [*result_rows(e, room=panel().rows - 2), Row.of(_day(e, "%m-%d %H:%M"))]
         return Frame(_title(e), tuple(footed(rows, Row.of(_("back")))))
 
 
 def history_item(entry: dict[str, Any], pick: Callable[[], None] = lambda: None) -> Item:
     """One finished game as a line of the History list: the day and the game's name whole, and
     who won in the room beside them (``Ann,Ben``, ``Ann+1``, or ``early``); where that does not
-    fit beside the day, the line leaves the day out (the entry shows it), and where it does not
-    fit beside the name alone either, the winners are left to the entry. A wrongly typed field
-    shows as ``?`` (the history file is read, not trusted)."""
-    title = _title(entry)
-    dated = join([_day(entry, "%m-%d"), title], " ")
-    for label in (dated, title):
-        room = min(note_width(), panel().content_w - NOTE_GAP - text_width(label))
-        who = names_note(_winners(entry), room) or (T("early") if entry.get("reason") != "over" else "-")
-        if text_width(who) <= room:
-            return Item(label, pick, who, whole=True)
-    return Item(dated, pick, "", whole=True)
+    fit beside them, the winners are left to the entry (every line keeps its day: ``12-01 Ab in
+    die Tonne``). A wrongly typed field shows as ``?`` (the history file is read, not trusted)."""
+    dated = join([_day(entry, "%m-%d"), _title(entry)], " ")
+    room = min(note_width(), panel().content_w - NOTE_GAP - text_width(dated))
+    who = names_note(_winners(entry), room) or (T("early") if entry.get("reason") != "over" else "-")
+    return Item(dated, pick, who if text_width(who) <= room else "", whole=True)
 
 
 NOTE_GAP = 4
@@ -545,6 +562,10 @@ TEST_STEPS = (
     TowerState(red=BLINK, yellow=BLINK, green=BLINK),
     DARK,
 )
+
+
+HINT_TURN = 2.0
+"""Seconds each of the self-test's two hints shows where the panel has one row for them."""
 
 
 def check_rows() -> int:
@@ -610,6 +631,8 @@ class SelfTest(Screen):
             Row(tuple(cells[:6])),
             Row(tuple(cells[6:])),
             *(row for line in self.table.parts() for row in text_rows(line, 1)),
-            Row.of(_("ok: tower  hold back")),
         ]
-        return Frame(_("Self-test 1/2"), tuple(rows))
+        hints = [Row.of(_("ok: tower  hold back")), Row.of(_("hold next: checks 2/2"))]
+        if len(rows) + len(hints) > panel().rows:  # one hint row: the two take turns
+            hints = [hints[int(self.table.now() / HINT_TURN) % len(hints)]]
+        return Frame(_("Self-test 1/2"), tuple([*rows, *hints]))

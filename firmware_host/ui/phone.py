@@ -114,6 +114,10 @@ class PhoneScreen(Screen):
             return [*wrap(_("This code is void.")), *wrap(_("ok: new code")), *wrap(_("back: close"))]
         return [*wrap(_("Scan, or type:")), *grouped(self.offer[1]), *wrap(_("ok: new")), *wrap(_("back: close"))]
 
+    def picture_lines(self) -> list[str]:
+        """The words :meth:`picture` draws beside the QR code, one line a row."""
+        return [_("Phone"), *self.lines()][:LINES] if self.offer is not None else []
+
     def picture(self, panel: Panel) -> Image.Image | None:
         """The QR code beside the code in digits (``None``: the plain frame will do)."""
         if self.offer is None:
@@ -127,7 +131,7 @@ class PhoneScreen(Screen):
         if not self.table.phone_code_void():  # a void code is not offered to scan
             img.paste(self._qr, (0, (panel.height - SQUARE) // 2))
         draw = ImageDraw.Draw(img)
-        lines = [_("Phone"), *self.lines()][:LINES]
+        lines = self.picture_lines()
         font = proportional(LCD_FONT)
         for i, line in enumerate(lines):
             text(draw, (SQUARE + 4, 2 + i * 9), line, fill=1, font=font)

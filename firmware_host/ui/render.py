@@ -114,6 +114,8 @@ def players() -> tuple[str, ...]:
 
 MIN_NAME = 3
 """Letters of a name that always show beside its number (more when there is room)."""
+TRIM = " -.,:'"
+"""What a shortened name never ends in: ``Hans-Jürgen`` shortened reads ``Hans``, not ``Hans-``."""
 
 
 def short_names(names: Sequence[str]) -> dict[str, str]:
@@ -123,9 +125,14 @@ def short_names(names: Sequence[str]) -> dict[str, str]:
     for name in names:
         others = [n for n in names if n != name]
         cut = next(
-            (name[:k] for k in range(MIN_NAME, len(name)) if not any(n.startswith(name[:k]) for n in others)), name
+            (
+                name[:k]
+                for k in range(MIN_NAME, len(name))
+                if name[k - 1] not in TRIM and not any(n.startswith(name[:k]) for n in others)
+            ),
+            name,
         )
-        short[name] = cut.rstrip()
+        short[name] = cut
     return short
 
 
@@ -143,8 +150,18 @@ def cut_names(text: str, names: Sequence[str]) -> str:
     before the words are cut)."""
     for name in sorted(names, key=len, reverse=True):
         if len(name) > MIN_NAME:
-            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", name[:MIN_NAME].rstrip(), text)
+            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", name[:MIN_NAME].rstrip(TRIM) or name[:MIN_NAME], text)
     return text
+
+
+def named_forms(text: str, names: Sequence[str] | None = None) -> list[str]:
+    """``text`` (translated) as it may show: the players' ``names`` in it whole, shortened to the
+    start that tells them apart, cut to :data:`MIN_NAME` letters; each form once, in that order
+    (``names``: the game's players unless given, :func:`players`)."""
+    text = tr(text)
+    names = players() if names is None else names
+    short = shorten_names(text, names)
+    return list(dict.fromkeys([text, short, cut_names(short, [*short_names(names).values(), *names])]))
 
 
 def names_first(text: str, width: int, names: Sequence[str] | None = None) -> str:
@@ -177,8 +194,9 @@ MARGIN = PANEL.margin
 ROWS = PANEL.rows
 CONTENT_W = PANEL.content_w
 MESSAGE_LINES = 2
-"""Lines a message may take; a longer one ends in an ellipsis (the game menu's "What happened"
-lists it whole)."""
+"""Lines :func:`message_lines` wraps a text to by default (a longer one ends in an ellipsis)."""
+PARTS = " · "
+"""Between the messages of one moment shown together (the outcomes of one action)."""
 ELLIPSIS = "…"
 BAR_W = 3
 """Pixels the turn timer's bar takes at the right edge, when it shows."""
@@ -299,18 +317,25 @@ def name_and_value(name: str, value: str, width: int, gap: str = " ", least: int
     kept = _prefix(name, room)
     if kept < min(least, len(name)):
         report("name", whole, width)
-    return name[:kept] + (gap + value if value else "")
+    shown = name[:kept].rstrip(TRIM) or name[:kept]  # ``Hans -4``, never ``Hans- -4``
+    return shown + (gap + value if value else "")
+
+
+BREAKS = "/-"
+"""After which a word longer than a line is split where it can (``Ann/Ben/`` / ``Cy B``)."""
 
 
 def _chunks(word: str, width: int) -> list[str]:
-    """``word`` cut into pieces of at most ``width`` pixels (at least one letter each)."""
+    """``word`` cut into pieces of at most ``width`` pixels (at least one letter each), each
+    after a :data:`BREAKS` character where the piece has one."""
     pieces: list[str] = []
     start, used = 0, 0
     for i, ch in enumerate(word):
         w = char_width(ch)
         if used + w > width and i > start:
-            pieces.append(word[start:i])
-            start, used = i, 0
+            cut = max((word.rfind(b, start + 1, i) for b in BREAKS), default=-1) + 1 or i
+            pieces.append(word[start:cut])
+            start, used = cut, text_width(word[cut:i])
         used += w
     pieces.append(word[start:])
     return pieces
@@ -390,19 +415,37 @@ def compose(frame: Frame, panel: Panel | None = None) -> Frame:
         body = rows[: len(rows) - keep]
         room = panel.rows - panel.height_of(kept)
         needed = panel.height_of([r for r in body if r.needed])  # the message leaves them their rows
-        if needed and room - needed < 1:  # every row must stay: the message takes the title bar's place
+        width = panel.content_w - 2 - BAR_W
+        parts = frame.message.split(PARTS)
+
+        def fitting_forms() -> list[list[str]]:  # names shortened first
+            forms = [wrap(form, width) for form in named_forms(PARTS.join(parts))]
+            return [form for form in forms if len(form) <= room - needed]
+
+        fits = fitting_forms()
+        while not fits and (loose := _loose(kept)) is not None:  # a list's items below its highlighted one
+            room += panel.slots(kept.pop(loose))
+            fits = fitting_forms()
+        while not fits and len(parts) > 1:  # outcomes of one moment: the older give way
+            parts = parts[1:]
+            fits = fitting_forms()
+        if not fits:  # no room in the rows: the message takes the title bar's place
             width = panel.content_w - (BAR_W if frame.bar is not None else 0)
-            title = _names_fitted(Row.of(frame.message, frame.title_right, cut=True), width).cells[0]
+            right = text_width(frame.title_right) + 2 if frame.title_right else 0
+            line = next((f for f in named_forms(parts[-1]) if text_width(f) <= width - 2 - right), None)
+            title = _names_fitted(Row.of(line or parts[-1], frame.title_right, cut=True), width).cells[0]
             return replace(frame, title=title, rows=tuple(rows), composed=True)
-        width, most = panel.content_w - 2 - BAR_W, min(MESSAGE_LINES, max(1, room - needed))
-        lines = message_lines(frame.message, width, most)
-        shorter = message_lines(shorten_names(tr(frame.message), players()), width, most)
-        if len(wrap(tr(frame.message), width)) > len(lines) or len(shorter) < len(lines):
-            lines = shorter  # a message too long for its lines shortens the players' names in it first
+        lines = min(fits, key=len)  # the fewest rows, and of those the whole names
         body = _shed(body, max(0, room - len(lines)), panel)
         body += [Row.of()] * (room - len(lines) - panel.height_of(body))
         rows = body + [Row.of(line, invert=True) for line in lines] + kept
     return replace(frame, title=title, rows=tuple(rows), composed=True)
+
+
+def _loose(kept: list[Row]) -> int | None:
+    """The last of the rows a message must not cover that may give way to it all the same: one
+    neither highlighted nor needed, above the hint (a list's items below its highlighted one)."""
+    return next((i for i in range(len(kept) - 2, -1, -1) if not kept[i].invert and not kept[i].needed), None)
 
 
 def _names_fitted(row: Row, width: int) -> Row:
@@ -472,28 +515,40 @@ def cell_widths(width: int, count: int, weights: Sequence[int] = ()) -> list[int
     return [edges[i + 1] - edges[i] for i in range(count)]
 
 
-def _row(img: Image.Image, x0: int, y: int, row: Row, width: int) -> None:
-    if row.invert:  # the bar leaves its last line dark, so stacked bars stay apart
-        img.paste(1, (x0, y, x0 + width, y + ROW - 1))
+def _fitted(row: Row, width: int, told: bool = True) -> tuple[list[tuple[int, str, int]], str]:
+    """Each cell of ``row`` as it is drawn in ``width`` pixels: its x, its text (cut with an
+    ellipsis where it does not fit its room) and its room; then the right-aligned text as drawn.
+    ``told``: a cut nobody meant and a character the font cannot draw are reported."""
     right = row.right
     right_w = text_width(right) if right else 0
     if right_w > width - 24:
-        report("cut", right, width - 24)
+        if told:
+            report("cut", right, width - 24)
         right = fit(right, width - 24)
         right_w = text_width(right)
     widths = cell_widths(width, len(row.cells), row.weights)
-    canvas = Image.new("1", (width, ROW))
+    cells = []
     for i, cell in enumerate(row.cells):
         room = widths[i] - 2 - (right_w + 2 if right and i == len(row.cells) - 1 else 0)
-        missing = missing_glyphs(cell)
-        if missing:
+        if told and missing_glyphs(cell):
             report("glyph", cell, room)
         if text_width(cell) > room:
-            if not row.cut:
+            if told and not row.cut:
                 report("cut", cell, room)
             cell = fit(cell, room)
-        _draw_text(canvas, 1 + sum(widths[:i]), 0, cell, room)
+        cells.append((1 + sum(widths[:i]), cell, room))
+    return cells, right
+
+
+def _row(img: Image.Image, x0: int, y: int, row: Row, width: int) -> None:
+    if row.invert:  # the bar leaves its last line dark, so stacked bars stay apart
+        img.paste(1, (x0, y, x0 + width, y + ROW - 1))
+    cells, right = _fitted(row, width)
+    canvas = Image.new("1", (width, ROW))
+    for x, cell, room in cells:
+        _draw_text(canvas, x, 0, cell, room)
     if right:
+        right_w = text_width(right)
         _draw_text(canvas, width - right_w - 1, 0, right, right_w)
     if row.invert:
         img.paste(0, (x0, y), canvas)
@@ -560,6 +615,33 @@ def render(frame: Frame, offset: tuple[int, int] = (0, 0), panel: Panel | None =
         if filled:
             img.paste(1, (x, oy + height - filled, x + 2, oy + height))
     return img
+
+
+CELL_GAP = " | "
+"""Between a row's cells in :func:`drawn_lines` (the columns a player reads apart)."""
+
+
+def drawn_lines(frame: Frame, panel: Panel | None = None) -> list[str]:
+    """What a player reads on ``panel`` (the panel in force unless given) when ``frame`` is drawn:
+    the title bar, then each row that fits, one line a row, as drawn — the players' names
+    shortened, a text too long for its box cut with its ellipsis, a letter the font writes out
+    written out (``Ł`` as ``L``). A row's cells are :data:`CELL_GAP` apart, its right-aligned
+    text two spaces after them; a row drawn twice the size is one line."""
+    panel = panel or _in_force.get()
+    frame = compose(frame, panel)
+    width = panel.content_w - (BAR_W if frame.bar is not None else 0)
+    lines = [_drawn(Row.of(frame.title, frame.title_right, cut=True), width)]
+    lines += [_drawn(row, width // panel.slots(row)) for row in frame.rows[: fitting(frame.rows, panel)]]
+    return lines
+
+
+def _drawn(row: Row, width: int) -> str:
+    """One row as a player reads it (:func:`drawn_lines`)."""
+    cells, right = _fitted(row, width, told=False)
+    text = CELL_GAP.join(cell for _, cell, _ in cells if cell)
+    if right:
+        text = f"{text}  {right}" if text else right
+    return _spell(text)
 
 
 def to_text(img: Image.Image) -> str:

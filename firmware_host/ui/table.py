@@ -68,6 +68,16 @@ class Table(Protocol):
         message replaces the one showing; ``now``: a refusal or a fault)."""
         ...
 
+    def showing(self) -> list[str]:
+        """The messages showing together now, whole and translatable, oldest first (a screen that
+        lays its message out itself reads them)."""
+        ...
+
+    def message_lasts(self) -> bool:
+        """Whether the message showing stays until the next press (an outcome), rather than
+        passing in a few seconds (a refusal, a hint)."""
+        ...
+
     def redraw(self) -> None:
         """Draw the screen again soon."""
         ...

@@ -551,14 +551,17 @@ class Antartik(Engine[AntartikState]):
         title = T("Antartik  pile {cards}", cards=len(s.pile))
         news = len(s.news)
         if s.over:  # the winners, and the last draw that ended the game
-            final = self.final_view(s, title, scores)
-            return dataclasses.replace(final, lines=(*final.lines, *s.news), news=len(final.lines) + news)
+            return self.final_view(s, title, scores, tuple(s.news))
         lines = list(s.news)
         needed: tuple[int, ...] = ()
-        if s.bets:  # before the dive, which the diver's menu names too; the table must see them
+        if s.bets:  # before the dive; the table must see them
             needed = (len(lines),)
             lines.append(T("Bets {bets}", bets=" ".join(f"{p}:{c}" for p, c in s.bets.items())))
-        lines.append(T("Dive {cards}", cards=" ".join(s.dive)) if s.dive else T("Dive empty"))
+        if s.dive:  # the very words of the diver's menu, which then says it (with the device's pile, only here)
+            needed += (len(lines),)
+            lines.append(T("{diver}'s dive: {cards}", diver=self.diver(s), cards=" ".join(s.dive)))
+        else:
+            lines.append(T("Dive empty"))
 
         if self.chute_open(s):
             return View(title, scores, tuple(lines), (s.chute or "",), "choosing", news, needed)

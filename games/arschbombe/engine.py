@@ -215,8 +215,8 @@ class Arschbombe(Engine[ArschbombeState]):
     def view(self, s: ArschbombeState) -> View:
         edge = self.edge(s)
         scores = tuple((p, f"{s.score[p]} ({s.score[p] % edge})") for p in s.players)
-        if s.over:
-            return self.final_view(s, self.title, scores)
+        if s.over:  # the winners, and the last jump
+            return self.final_view(s, self.title, scores, tuple(s.news))
         player = s.players[s.current]
         left = s.left[player]
         hand = T("{player} R{rascals} D{divers} left", player=player, rascals=left["rascal"], divers=left["diver"])

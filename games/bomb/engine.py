@@ -479,8 +479,9 @@ class Bomb(Engine[BombState]):
         return Menu(T("{player} defuses", player=p), options, p)
 
     def view(self, s: BombState) -> View:
-        # a heart beside each number: lives, not cards (the card entry shows both beside the names)
-        scores = tuple((p, T("out") if p in s.out else f"{s.lives[p]}♥") for p in s.players)
+        # a heart beside each number: lives, not cards (the card entry shows both beside the names);
+        # while a round runs, each player's revealed card beside them, as the reveal recorded it
+        scores = tuple((p, self._score(s, p)) for p in s.players)
         if s.red:
             title = T("Bomb R{round} {dice}d+red", round=s.round, dice=s.dice)
         else:
@@ -490,27 +491,32 @@ class Bomb(Engine[BombState]):
             win = self.winners(s)
             head = T("Winner: {players}", players=win[0]) if win else T("Everyone lost")
             lines = (head, *self._roll_lines(s))  # the winners, and the roll that ended the game
-            return View(title, scores, lines, tuple(win), "over", len(lines))
+            return View(title, scores, lines, tuple(win), "over", len(lines), (0, 1) if s.last else (0,))
         lines: list[str] = []  # Texts, and the revealed cards (names and values: no words)
         if s.last is not None:  # also the roll that ended the last round, until the next reveal
             lines += self._roll_lines(s)
+        if "0" in s.cards.values() and s.last is None:  # before the first defusal: a 0 draws, a die more
+            lines.append(T("each 0: +1 card, +1 die"))  # (who: the 0s beside the names, needed there)
         news = len(lines)
         needed: tuple[int, ...] = ()
-        zeros = [p for p, v in s.cards.items() if v == "0"] if phase != "reveal" else []
-        if zeros:  # a 0 draws a card and adds a die: the table must see who draws
-            needed = (len(lines),)
-            lines.append(T("{players}: 0, +1 card, +1 die", players=join(zeros, ", ")))
-        if s.cards:
-            lines.append(" ".join(f"{p}:{v}" for p, v in s.cards.items()))
         lines.append(T("Hands {hands}", hands=" ".join(f"{p} {s.hands[p]}" for p in self.alive(s))))
         if phase == "reveal":
             return View(title, scores, tuple(lines), tuple(self.alive(s)), "choosing", news)
+        # every revealed card, to check against the table while the round runs
+        cards = tuple(join([p, value], " ") for p, value in scores if p in s.cards)
         if phase == "claim":
-            return View(title, scores, tuple(lines), (str(s.claim),), "playing", news, needed)
+            return View(title, scores, tuple(lines), (str(s.claim),), "playing", news, needed, cards)
         if s.ties:  # the table settles the tie (or takes the random order)
             tied = tuple(p for p in s.defusers if any(p in g for g in s.ties))
-            return View(title, scores, tuple(lines), tied, "rolling", news, needed)
-        return View(title, scores, tuple(lines), (s.defusers[0],), "rolling", news, needed)
+            return View(title, scores, tuple(lines), tied, "rolling", news, needed, cards)
+        return View(title, scores, tuple(lines), (s.defusers[0],), "rolling", news, needed, cards)
+
+    def _score(self, s: BombState, player: str) -> str:
+        """A player's lives (``3♥``), and their card while the round runs (``3♥ [0]``); ``out``."""
+        if player in s.out:
+            return T("out")
+        card = f" [{s.cards[player]}]" if player in s.cards and not s.over else ""
+        return f"{s.lives[player]}♥{card}"
 
     def _roll_lines(self, s: BombState) -> list[str]:
         """The last defusal: who, the totals and what came of them, then each die's marks."""

@@ -63,6 +63,9 @@ class View:
     ``needed`` names (by index) the ``lines`` the rules need the table to see (the bets riding
     on a dive, the supply while placing, the order of play, a card drawn): the screen shows them
     whole on every panel, before its hints and the other lines.
+    ``facts`` are what else the table must be able to read in this state and the view shows
+    elsewhere than its lines (Tonne's supply, in the title): with the needed lines, the facts of
+    :meth:`must_read`.
     """
 
     title: str
@@ -72,6 +75,12 @@ class View:
     mood: str = "playing"
     news: int = 0
     needed: tuple[int, ...] = ()
+    facts: tuple[str, ...] = ()
+
+    def must_read(self) -> tuple[str, ...]:
+        """What the rules need the table to read in this state, each text whole (a player's name
+        in it may show shortened): the needed lines, then :attr:`facts`."""
+        return (*(self.lines[i] for i in self.needed if 0 <= i < len(self.lines)), *self.facts)
 
 
 @dataclass
@@ -210,10 +219,20 @@ class Engine(ABC, Generic[S]):
     def view(self, state: S) -> View:
         """What the screen shows."""
 
-    def final_view(self, state: S, title: str, scores: tuple[tuple[str, str], ...]) -> View:
-        """The view of a finished game: the winners (ties share the win) lit up."""
+    def final_view(
+        self, state: S, title: str, scores: tuple[tuple[str, str], ...], last: tuple[str, ...] = ()
+    ) -> View:
+        """The view of a finished game: the winners (ties share the win) lit up, then what the
+        last move brought (``last``): how the game ended, which the table must read."""
         win = self.winners(state)
-        return View(title, scores, (T("Winner: {players}", players=join(win)),), tuple(win), "over")
+        lines = (T("Winner: {players}", players=join(win)), *last)
+        return View(title, scores, lines, tuple(win), "over", len(lines) if last else 0, tuple(range(len(lines))))
+
+    def describe(self, state: S, action: Action) -> Text | None:
+        """What ``action`` does in ``state`` (the state before it), for the question and the word
+        of an undo, where what the move said would overstate it or say nothing (Tonne's one piece
+        of a turn's three); ``None``: what the move said tells it."""
+        return None
 
     def anytime(self, state: S) -> list[Option]:
         """Actions open outside the turn order (a toilet break, an exchange), for the game menu."""

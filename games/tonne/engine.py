@@ -34,6 +34,7 @@ from games.core import (
     SetupError,
     T,
     Task,
+    Text,
     View,
     get_field,
     get_player,
@@ -292,6 +293,15 @@ class Tonne(Engine[TonneState]):
         s.queue = []
 
     # -- reading ------------------------------------------------------------------------------------
+    def describe(self, s: TonneState, action: Action) -> Text | None:
+        """A place as the pieces it put (``Ann placed 1 (3/3)``): the turn's news named them all."""
+        player = self._current(s)
+        if action.get("type") != "place" or player is None:
+            return None
+        count, total = action.get("count", 1), s.cards[player]
+        done = total - s.owed + count
+        return T("{player} placed {count} ({done}/{total})", player=player, count=count, done=done, total=total)
+
     def placing(self, s: TonneState) -> str | None:
         """The player whose pieces the bin is waiting for, if any."""
         return None if s.over else self._current(s)
@@ -376,8 +386,8 @@ class Tonne(Engine[TonneState]):
     def view(self, s: TonneState) -> View:
         scores = tuple((p, f"{sum(s.chips[p]):+d}" if s.chips[p] else "0") for p in s.players)
         title = T("Tonne R{round}/{rounds}", round=s.round, rounds=ROUNDS)
-        if s.over:
-            return self.final_view(s, title, scores)
+        if s.over:  # the winners, and the turn that ended the game
+            return self.final_view(s, title, scores, tuple(s.news))
         stock = T("Supply {supply} bin {bin}", supply=s.supply, bin=s.bin)
         news = tuple(s.news)
         if s.phase == REVEAL:
@@ -390,7 +400,8 @@ class Tonne(Engine[TonneState]):
         lines = (stock, T("Next: {players}", players=later)) if later else (stock,)
         # and the order of play: the round's whole order while it is the news, else who comes next
         needed = (0,) if ordered else (len(news) + 1,) if later else ()
-        return View(title, scores, (*news, *lines), (player,), "playing", len(news), needed)
+        facts = () if s.refill else (title,)  # the supply, while pieces are placed (not while the bin is re-filled)
+        return View(title, scores, (*news, *lines), (player,), "playing", len(news), needed, facts)
 
 
 ENGINE = Tonne()

@@ -45,6 +45,10 @@ from games.trottel.board import (
     field_label,
 )
 
+CAP = "▲"
+"""The cap holder's mark beside their number in the score grid: the dunce cap (a glyph of the
+panel's font; the title bar names the holder in words)."""
+
 
 def no_drinks() -> dict[str, int]:
     """An empty drink count."""
@@ -78,6 +82,8 @@ class TrottelState(BaseState):
     """Field index → drink cards lying on it."""
     pending: str | None = None
     again: bool = False
+    rerolls: bool = False
+    """The current player rolled a double and rolls again (their roll's question says so)."""
     line: str = ""
     tally: dict[str, dict[str, int]] = field(default_factory=dict)
     tisch: dict[str, int] = field(default_factory=no_drinks)
@@ -188,6 +194,7 @@ class Trottel(Engine[TrottelState]):
         p = s.players[s.current]
         a, b = self._dice(s, action, "dice")
         s.started = True
+        s.rerolls = False
         s.passes = []  # a Pinkeln pass cannot be saved for later
         double = a == b
         if double:  # the cap drinks before the piece moves (it may leave Jail)
@@ -358,9 +365,8 @@ class Trottel(Engine[TrottelState]):
             self._log(s, T("read a WaA card"))
         elif kind == "arschloch":
             self._log(s, T("take an Arschloch card"))
-        elif kind == "pinkeln" and p != s.cap:
+        elif kind == "pinkeln" and p != s.cap:  # the field's name says it: ``Ann 3+4 Pinkeln``
             s.passes.append(p)
-            self._log(s, T("{player} may pee", player=p))
 
     def _give(self, s: TrottelState, p: str, drink: str, n: int = 1) -> None:
         """``p`` drinks ``n`` of ``drink`` — unless on Jail: then it goes onto the Stehtisch."""
@@ -405,7 +411,7 @@ class Trottel(Engine[TrottelState]):
                 return fail(T("{player} is already away", player=p))
             if p not in s.passes:
                 s.passes.append(p)
-            self._log(s, T("{player} may pee", player=p))
+            self._log(s, self._may_pee(s, p))
         return None
 
     def _then(self, s: TrottelState, again: bool) -> None:
@@ -414,23 +420,26 @@ class Trottel(Engine[TrottelState]):
             s.again = again
             return
         s.again = False
-        if again:
-            self._log(s, T("roll again"))
-        else:
+        s.rerolls = again  # the question says it (``Ann: roll again``), the line keeps its room
+        if not again:
             self._next_player(s)
 
     def _next_player(self, s: TrottelState) -> None:
         """The next player clockwise; anyone away is skipped and owed a beer."""
         n = len(s.players)
         i = s.current
+        s.rerolls = False
+        skipped = []
         for _ in range(n):  # the cap holder is never away, so someone is found
             i = (i + 1) % n
             q = s.players[i]
             if q not in s.away:
                 s.current = i
-                return
-            self._log(s, T("{player} skipped", player=q))
+                break
+            skipped.append(q)
             self._give(s, q, "beer")
+        if skipped:
+            self._log(s, T("{players} skipped", players=join(skipped, "/")))
 
     # -- helpers -----------------------------------------------------------------------------------------
     def _dice(self, s: TrottelState, action: Action, name: str) -> tuple[int, int]:
@@ -460,6 +469,11 @@ class Trottel(Engine[TrottelState]):
     def _log(self, s: TrottelState, text: Text) -> None:
         s.log.append(text)
 
+    def _may_pee(self, s: TrottelState, p: str) -> Text:
+        """``p`` may go to the toilet: said without the name when the line is about ``p`` already
+        (``Ann 3+4 Pinkeln, may pee``), so a line for six players stays whole on the panel."""
+        return T("may pee") if s.players[s.current] == p and s.log else T("{player} may pee", player=p)
+
     def _begin(self, s: TrottelState) -> None:
         s.tally, s.tisch, s.log = {}, no_drinks(), []
 
@@ -473,13 +487,16 @@ class Trottel(Engine[TrottelState]):
             effects.append(signal("penalty"))
 
     def drink_line(self, s: TrottelState) -> Text:
-        """Who drinks what in the action just done: ``all B``, ``Ann 2B+S, Ben B, Tisch+B``."""
+        """Who drinks what in the action just done: ``all B``, ``Ann 2B+S, Ben/Cy B, Tisch+B``."""
         each = {p: self._amount(s, s.tally[p]) for p in s.players if p in s.tally}
         parts: list[str] = []
         if len(each) == len(s.players) and len(set(each.values())) == 1:
             parts.append(T("all {drinks}", drinks=next(iter(each.values()))))
-        else:
-            parts += [join([p, amount], " ") for p, amount in each.items()]
+        else:  # who drink the same, together: ``Ann/Ben/Cy B`` (a line for six players, whole)
+            same: dict[str, list[str]] = {}
+            for p, amount in each.items():
+                same.setdefault(amount, []).append(p)
+            parts += [join([join(names, "/"), amount], " ") for amount, names in same.items()]
         if any(s.tisch.values()):
             parts.append(T("Tisch+{drinks}", drinks=counts(s.tisch)))
         return join(parts)
@@ -540,7 +557,7 @@ class Trottel(Engine[TrottelState]):
         if not s.started:
             players = list(s.players)
             options += (Option(T("Cap roll: enter"), then=lambda: self._cap_dice_menu(players, {})),)
-        return Menu(T("{player}: roll", player=p), options, p)
+        return Menu(T("{player}: roll again", player=p) if s.rerolls else T("{player}: roll", player=p), options, p)
 
     def _taxi_targets(self, s: TrottelState, p: str) -> tuple[Option, ...]:
         """Where a taxi can go, by kind of field, nearest ahead first (``prev`` walks back from the
@@ -684,14 +701,16 @@ class Trottel(Engine[TrottelState]):
         title = T("Cap {player}  Tisch {drinks}", player=s.cap or "?", drinks=counts(s.stehtisch))
         scores: list[tuple[str, str]] = []
         for p in s.players:
-            marks = ([T("cap")] if p == s.cap else []) + (["WC"] if p in s.away else [])
-            scores.append((p, join([str(sum(s.drinks[p].values())), *marks], " ")))
+            cap = CAP if p == s.cap else ""  # the cap's glyph beside the number: six scores on two rows
+            marks = ["WC"] if p in s.away else []
+            scores.append((p, join([f"{sum(s.drinks[p].values())}{cap}", *marks], " ")))
         lines = [s.line, " ".join(f"{p}@{s.positions[p]}" for p in s.players)]
         cards = [join([counts(c), str(i)], "@") for i, c in sorted(s.cards.items()) if any(c.values())]
         if cards:
             lines.append(T("Cards {cards}", cards=join(cards, " ")))
         if s.over:
-            return View(self.title, tuple(scores), (T("Session over"), *lines[:1]), (), "over")
+            over = (T("Session over"), *lines[:1])  # and who drank what, and why, last
+            return View(self.title, tuple(scores), over, (), "over", needed=tuple(range(len(over))))
 
         active = tuple(s.contenders) if s.contenders else (s.players[s.current],)
         news = 1 if s.line else 0  # the last roll's dice, the field it reached, who drinks what

@@ -5,13 +5,10 @@ A long party evening is thousands of actions in one journal. This builds session
 written as the device writes them), then on a real event loop with the simulated hardware:
 
 - **resume**: the device boots on that folder (the journal read from its last snapshot on, the
-  lines before it proven by one CRC but neither searched nor decoded until the replay check
-  wants them, the game rebuilt from that snapshot, off the loop); the time
-  :meth:`Session.resume` takes. The replay from the first action that then checks the snapshot
-  runs on a thread of its own and the device does not wait for it (``READY`` is sent before it
-  ends); the bench waits for it before measuring the rest, only so that its thread does not
-  share the CPU with what is measured next (``state`` runs in this process here, while the real
-  command has a process of its own; the undos would be slowed by it, not held up);
+  lines before it proven by one CRC, the game rebuilt from that snapshot and the checkpoints
+  just below it worked out, off the loop); the time :meth:`Session.resume` takes. The snapshot
+  was sealed as it was written, so no replay of the whole game checks it (what a start that
+  does costs the table, from the boot on, is ``tablemate bench resume``'s);
 - **state**: what ``tablemate state`` does (read the journal from its last snapshot on, rebuild,
   print the SCRIPT of every action: the SCRIPT's cache up to that snapshot, the actions after it
   from the journal), timed in-process (the command runs in its own process, never on the
@@ -131,7 +128,7 @@ async def _measure(folder: Path) -> dict[str, Any]:
         Session.resume = real_resume  # type: ignore[method-assign]
     out: dict[str, Any] = {"resume_ms": resumed[0] * 1000, "resume_loop_ms": blocked[0] * 1000}
     assert device.session is not None and len(device.session.actions) > UNDOS
-    await device.checked.wait()  # the replay check's thread done (the device never waits for it: see above)
+    await device.checked.wait()  # (at once: the snapshot is sealed, see above)
     await asyncio.sleep(0.5)
     ticker.reset()
     await asyncio.sleep(1.0)  # the floor: the same loop, idle (drawing, the machine's other work)

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from firmware_host.core.config import Config
+from firmware_host.core.config import SEATS, Config
 from firmware_host.core.replay import Script, ScriptError
 from firmware_host.core.session import Session
 from firmware_host.core.store import Store
@@ -205,6 +205,14 @@ class GameLife:
         """The players of the game in play (none between games)."""
         return tuple(self.session.base.players) if self.session is not None else ()
 
+    def names_at_table(self) -> tuple[str, ...]:
+        """The names a frame may shorten (a text too long for its rows shortens them first): the
+        game's players, and the other seats' (a press from a seat not in the game names it);
+        those of the game whose result is on screen between games."""
+        over = self.result_on_screen
+        players = self.players() or (tuple(over.base.players) if over is not None else ())
+        return tuple(dict.fromkeys([*players, *(self.table.seat_name(seat) for seat in SEATS)]))
+
     def confirm_question(self, action: Action) -> str | None:
         """The game's question before ``action``, when it cannot be taken back at a glance."""
         session = self.session
@@ -276,7 +284,7 @@ class GameLife:
             self.last_result = entry
             self.screens.stack = [
                 MainMenu(self.table),
-                GameOver(self.table, entry, final_words(final, self.said), undo=self.ask_undo),
+                GameOver(self.table, entry, final_words(final, self.said), self.ask_undo, final.must_read()),
             ]
             self.message.clear_message()  # what the last move brought is on the game-over screen now
         else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from firmware_host.ui.render import PARTS
 from games.core import Text, join
 from games.core.text import Joined
 
@@ -63,7 +64,7 @@ class MessageLine:
             parts = [*self._parts[-(MESSAGE_PARTS - 1) :], text]  # each part is translated when drawn
             until_input = until_input or self._sticky
         self._parts = parts
-        message = parts[0] if len(parts) == 1 else join(parts, " · ")
+        message = parts[0] if len(parts) == 1 else join(parts, PARTS)
         self.text, self.at, self._sticky = message, t, until_input
         if self._handle is not None:
             self._handle.cancel()
@@ -85,6 +86,15 @@ class MessageLine:
         if self.text:
             self.text, self._sticky = "", False
             self.redraw()
+
+    def showing(self) -> list[str]:
+        """The messages showing together now (the parts :attr:`text` joins), oldest first."""
+        return list(self._parts) if self.text else []
+
+    def message_lasts(self) -> bool:
+        """Whether the message showing stays until the next press (an outcome), rather than
+        passing in a few seconds (a refusal, a hint, a setting changed)."""
+        return bool(self.text) and self._sticky
 
     def toast_text(self) -> str | None:
         """The message showing now, if any."""

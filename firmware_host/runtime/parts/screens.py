@@ -23,7 +23,7 @@ from firmware_host.runtime.parts.signals import Signals
 from firmware_host.ui.base import Screen
 from firmware_host.ui.game import GameScreen
 from firmware_host.ui.panel import layout_panel, to_panel
-from firmware_host.ui.render import Frame, Row, compose, naming, on_panel, render
+from firmware_host.ui.render import Frame, Row, compose, drawn_lines, naming, on_panel, render
 from games.core import T
 
 log = logging.getLogger(__name__)
@@ -57,6 +57,8 @@ class Screens:
         """Called after each frame is handed to the display (the table's precedence ends)."""
         self.players: Callable[[], Sequence[str]] = tuple
         """The players of the game in play (a line too long shortens their names first)."""
+        self._shown: Frame | list[str] = []
+        """What the panel shows: the frame drawn last, or the words of a picture a screen drew itself."""
         self._dirty = False
         self._held = False
         self._shift = 0
@@ -159,7 +161,19 @@ class Screens:
         """The picture of the screen on top: its own (the Phone screen's QR code), else its frame drawn."""
         own = getattr(self.stack[-1], "picture", None) if self.stack else None
         picture = own(self.panel) if own is not None else None
-        return picture if picture is not None else render(self.frame(), SHIFTS[self._shift], self.panel)
+        if picture is not None:
+            self._shown = list(self.stack[-1].picture_lines())
+            return picture
+        self._shown = frame = self.frame()
+        return render(frame, SHIFTS[self._shift], self.panel)
+
+    def lines(self) -> list[str]:
+        """What a player reads on the panel now, one line a row
+        (:func:`~firmware_host.ui.render.drawn_lines` of the frame drawn last)."""
+        if isinstance(self._shown, Frame):
+            with on_panel(self.panel) as panel:
+                return drawn_lines(self._shown, panel)
+        return list(self._shown)
 
     async def flush(self) -> None:
         """Wait until the current frame is on the display."""

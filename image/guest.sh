@@ -174,11 +174,19 @@ voice_loopback() { # the voice through a virtual sound card: the product's speak
     set --
     while IFS= read -r line; do set -- "$@" -p "$line"; done </tmp/voice-unit.txt
     lines=$(($# / 2))
-    systemd-run --wait --pipe --quiet --unit=tablemate-voicecheck "$@" -p Environment=LC_ALL=C.UTF-8 \
-        $VENV/bin/python -c "$VOICE_PY" >/tmp/voice.out 2>&1
-    status=$?
-    echo "$(tail -n 3 /tmp/voice.out | tr '\n' ' ')[the unit's $lines sandbox lines; card: $(grep Loopback /proc/asound/cards | head -n 1 | tr -s ' ')]"
-    return $status
+    # no --wait or --pipe: both need D-Bus, which the image has not; the unit stays after its end
+    # (--remain-after-exit) so its exit status can be read, its output is in the journal
+    systemd-run --quiet --remain-after-exit --unit=tablemate-voicecheck "$@" -p Environment=LC_ALL=C.UTF-8 \
+        $VENV/bin/python -c "$VOICE_PY" >/tmp/voice.out 2>&1 || { echo "systemd-run: $(tail -n 2 /tmp/voice.out)"; return 1; }
+    i=0
+    while [ "$(prop tablemate-voicecheck ExecMainExitTimestampMonotonic)" = 0 ] && [ $i -lt 120 ]; do
+        sleep 5; i=$((i + 1))
+    done
+    status=$(prop tablemate-voicecheck ExecMainStatus)
+    said=$(journalctl -u tablemate-voicecheck -o cat --no-pager | grep -v -e '^Started ' -e '^Finished ' | tail -n 3 | tr '\n' ' ')
+    systemctl stop tablemate-voicecheck 2>/dev/null; systemctl reset-failed tablemate-voicecheck 2>/dev/null
+    echo "${said}[exit status $status; the unit's $lines sandbox lines; card: $(grep Loopback /proc/asound/cards | head -n 1 | tr -s ' ')]"
+    [ "$status" = 0 ]
 }
 sources() { # the checkout's tests, copied once (after the start being timed: not beside it)
     if [ ! -d /var/tmp/src ]; then cp -a /mnt/source /var/tmp/src; fi

@@ -58,8 +58,9 @@ def main() -> int:
     if command == "sim":
         return subprocess.call([str(BIN / "tablemate"), "sim", *rest], cwd=ROOT)
     lint = subprocess.call([str(BIN / "ruff"), "check", "."], cwd=ROOT)
+    types = subprocess.call([str(BIN / "mypy")], cwd=ROOT)  # the rooms of pyproject's [tool.mypy]
     tests = subprocess.call([str(BIN / "python"), "-m", "pytest", *rest], cwd=ROOT)
-    return tests or lint
+    return tests or lint or types
 
 
 if __name__ == "__main__":

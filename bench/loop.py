@@ -52,9 +52,9 @@ async def _play(folder: Path, count: int, threaded: bool) -> dict[str, Any]:
 
         return call
 
-    device.apply = timed(device.apply)
-    device.start_named = timed(device.start_named)
-    device.saving._written = timed(device.saving._written)  # type: ignore[method-assign]
+    device.door.apply = timed(device.door.apply)
+    device.door.start_named = timed(device.door.start_named)
+    device.hub.lookup("saving")._written = timed(device.hub.lookup("saving")._written)  # type: ignore[method-assign]
 
     async def heartbeat() -> None:
         while beating:
@@ -69,11 +69,11 @@ async def _play(folder: Path, count: int, threaded: bool) -> dict[str, Any]:
         durable.append(0.0)
         on_loop.append(0.0)
     for i in range(count):
-        if device.session is None:
-            device.start_named(PLAIN.game, list(PLAIN.players))
+        if device.door.session is None:
+            device.door.start_named(PLAIN.game, list(PLAIN.players))
             await _settled(device)
         sent = time.perf_counter()
-        device.apply(PLAIN.actions[i % len(PLAIN.actions)])  # a game is exactly its actions
+        device.door.apply(PLAIN.actions[i % len(PLAIN.actions)])  # a game is exactly its actions
         await _settled(device)
         durable.append(time.perf_counter() - sent)
         await asyncio.sleep(0.02)
@@ -92,7 +92,7 @@ async def _play(folder: Path, count: int, threaded: bool) -> dict[str, Any]:
 
 
 async def _settled(device: Any) -> None:
-    while device.saving.inflight:
+    while device.hub.lookup("saving").inflight:
         await asyncio.sleep(0.001)
 
 

@@ -77,23 +77,23 @@ def _measure(kind: str, presses: int) -> dict[str, Any]:
             device = Device(config, Store(Path(tmp)), seed=1)
             task = asyncio.create_task(device.run())
             await device.ready.wait()
-            await device.flush()
-            luma.display(device.display.shown)
+            await device.door.flush()
+            luma.display(device.door.display.shown)
             steps, stock_steps = [], []
             for _ in range(presses):
                 before, stock_before = ours.on(bus_kind), theirs.on(bus_kind)
                 device.hw.buttons.press("next")
                 await asyncio.sleep(0.1)
                 device.hw.buttons.release("next")
-                await device.flush()
+                await device.door.flush()
                 steps.append(ours.on(bus_kind) - before)
-                luma.display(device.display.shown)
+                luma.display(device.door.display.shown)
                 stock_steps.append(theirs.on(bus_kind) - stock_before)
             before = ours.on(bus_kind)
-            device.display.reinit()
-            await device.flush()
+            device.door.display.reinit()
+            await device.door.flush()
             after_reinit = ours.on(bus_kind) - before
-            writes = [*device.display.device.setup_writes, (True, (0xAF,))]  # the set-up, DISPLAYON
+            writes = [*device.door.display.device.setup_writes, (True, (0xAF,))]  # the set-up, DISPLAYON
             reinit = sum(len(payload) + (2 if bus_kind == "i2c" else 0) for _, payload in writes)
             device.stop()
             await task

@@ -123,8 +123,8 @@ async def _measure(presses: int) -> dict[str, Any]:
         device = Device(config, Store(Path(tmp)), seed=1)
         task = asyncio.create_task(device.run())
         await device.ready.wait()
-        await device.flush()
-        panel = device.display.device
+        await device.door.flush()
+        panel = device.door.display.device
         # (frame ready on the loop, prepare's own time, send began and ended in the writer, bytes)
         shown: asyncio.Queue[tuple[float, float, float, float, int]] = asyncio.Queue()
         preempted_at = [0]  # the loop thread's count when the last frame was ready
@@ -174,8 +174,8 @@ async def _measure(presses: int) -> dict[str, Any]:
 
         ours, steps = [], []
         bare_bus = CountingBus()
-        assert isinstance(device.screens[-1], MainMenu)
-        frame = device.frame()
+        assert isinstance(device.door.screens[-1], MainMenu)
+        frame = device.door.frame()
         draw = bare_luma([frame.title, *[" ".join(r.cells) for r in frame.rows]], bare_bus)
         bare, bare_written, bare_quiet = [], [], []
         for _ in range(presses):
@@ -192,14 +192,14 @@ async def _measure(presses: int) -> dict[str, Any]:
         ours_written = _quantiles(written)
         in_loop, in_wakeup = _quantiles(packings), _quantiles(wakeups)
         # a seat tap while choosing the seats of a new game
-        while device.screens[-1].index != 0:  # back to New game
+        while device.door.screens[-1].index != 0:  # back to New game
             await tap("next")
         await tap("ok")
         await tap("ok")  # the first game
-        assert isinstance(device.screens[-1], ChooseSeats), device.screens[-1]
+        assert isinstance(device.door.screens[-1], ChooseSeats), device.door.screens[-1]
         seats = [(await tap(s))[1] for s in ("p1", "p2", "p3", "p1", "p2", "p3")]
         # a turn timer's tick: the plain workload's game with a ten-minute turn clock
-        device.start_named(PLAIN.game, list(PLAIN.players))
+        device.door.start_named(PLAIN.game, list(PLAIN.players))
         await asyncio.sleep(1.5)
         while not shown.empty():
             shown.get_nowait()

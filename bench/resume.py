@@ -124,24 +124,28 @@ async def _boot(folder: Path, apart: bool = True) -> dict[str, Any]:
     started = time.perf_counter()
     with Applies() as applied:
         device = Device(config, Store(folder), seed=1)
-        device.resumer.apart = apart
+        device.hub.lookup("resume").apart = apart
         task = asyncio.create_task(device.run())
         await device.ready.wait()
         out: dict[str, Any] = {"up_ms": (time.perf_counter() - started) * 1000, "start_loop_ms": ticker.worst * 1000}
         out["applied_up"] = applied.count
         ticker.reset()
-        checking = not device.checked.is_set()
+        checking = not device.door.checked.is_set()
         settle()  # as `tablemate run` does once the table is up
-        session = device.session
+        session = device.door.session
         assert session is not None and len(session.actions) > 1
         before = len(session.actions)
         asked = time.perf_counter()
-        device.undo()
-        while device.game.busy is not None or device.saving.inflight or len(device.session.actions) == before:
+        device.door.undo()
+        while (
+            device.hub.lookup("game").busy is not None
+            or device.hub.lookup("saving").inflight
+            or len(device.door.session.actions) == before
+        ):
             await asyncio.sleep(0.0005)
         out["undo_ms"] = (time.perf_counter() - asked) * 1000
-        out["undo_during_check"] = checking and not device.checked.is_set()
-        await device.checked.wait()
+        out["undo_during_check"] = checking and not device.door.checked.is_set()
+        await device.door.checked.wait()
         out["check_ms"] = (time.perf_counter() - started) * 1000 - out["up_ms"] if checking else 0.0
         out["loop_ms"] = ticker.worst * 1000
         out["checked"] = checking

@@ -136,7 +136,7 @@ def _pair_as_the_person(table: Any) -> tuple[bool, float]:
     """Open the Phone screen's code, type it 1 s later (again each second while refused, as a
     person would); whether it paired within :data:`PAIR_WITHIN_S` of the code appearing, and when."""
     device = table.device
-    offer = table.call(lambda: device.phone_offer())
+    offer = table.call(lambda: device.door.phone_offer())
     appeared = time.perf_counter()
     port = table.page.port
     body = json.dumps({"code": offer[1]}).encode()
@@ -178,7 +178,7 @@ def _window(
     pressed: list[float] = []
     q0 = len(timing.quiet)
     jumps, saves, saves_ok, pairings = 0, 0, 0, []
-    brightness = int(table.call(lambda: table.device.settings.get("brightness", 100)))
+    brightness = int(table.call(lambda: table.device.door.settings.get("brightness", 100)))
     sources = tuple((a, "127.0.0.1") for a in PROBES)
     if v6:
         lan = tuple((f"{loopback6.PREFIX}ffff:{i + 1:x}", loopback6.PAGE) for i in range(5))
@@ -188,7 +188,7 @@ def _window(
     with _Probe(table.page.port, sources) as probe:
         while time.monotonic() - started < seconds:
             brightness = 100 + (brightness - 99) % 100
-            table.call(lambda b=brightness: table.device.change_setting("brightness", b))
+            table.call(lambda b=brightness: table.device.door.change_setting("brightness", b))
             for _ in range(JUMPS_A_SETTING):
                 pressed += timing.jump()
                 jumps += 1

@@ -127,8 +127,8 @@ async def _measure(folder: Path) -> dict[str, Any]:
     finally:
         Session.resume = real_resume  # type: ignore[method-assign]
     out: dict[str, Any] = {"resume_ms": resumed[0] * 1000, "resume_loop_ms": blocked[0] * 1000}
-    assert device.session is not None and len(device.session.actions) > UNDOS
-    await device.checked.wait()  # (at once: the snapshot is sealed, see above)
+    assert device.door.session is not None and len(device.door.session.actions) > UNDOS
+    await device.door.checked.wait()  # (at once: the snapshot is sealed, see above)
     await asyncio.sleep(0.5)
     ticker.reset()
     await asyncio.sleep(1.0)  # the floor: the same loop, idle (drawing, the machine's other work)
@@ -140,10 +140,14 @@ async def _measure(folder: Path) -> dict[str, Any]:
     ticker.reset()
     slowest = 0.0
     for _ in range(UNDOS):
-        before = len(device.session.actions)
+        before = len(device.door.session.actions)
         start = time.perf_counter()
-        device.undo()
-        while device.game.busy is not None or device.saving.inflight or len(device.session.actions) == before:
+        device.door.undo()
+        while (
+            device.hub.lookup("game").busy is not None
+            or device.hub.lookup("saving").inflight
+            or len(device.door.session.actions) == before
+        ):
             await asyncio.sleep(0.0005)
         slowest = max(slowest, time.perf_counter() - start)
         await asyncio.sleep(0.02)  # the table reads the message before the next undo

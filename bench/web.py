@@ -221,14 +221,14 @@ def dom(presses: int) -> dict[str, Any] | None:
     with tempfile.TemporaryDirectory() as tmp, LiveTable(Path(tmp) / "state") as table, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
         page = browser.new_page(bypass_csp=True)
-        table.call(lambda: table.device.start_named(PLAIN.game, list(PLAIN.players)))
+        table.call(lambda: table.device.door.start_named(PLAIN.game, list(PLAIN.players)))
         page.goto(table.url + "/")
         page.wait_for_selector(".player")
         page.evaluate(OBSERVE)
         buttons = table.device.hw.buttons
         for _ in range(presses):
-            if table.call(lambda: table.device.session is None):
-                table.call(lambda: table.device.start_named(PLAIN.game, list(PLAIN.players)))
+            if table.call(lambda: table.device.door.session is None):
+                table.call(lambda: table.device.door.start_named(PLAIN.game, list(PLAIN.players)))
                 time.sleep(0.3)
             table.press("ok")
             time.sleep(0.1)
@@ -257,10 +257,14 @@ def hostile(count: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp, LiveTable(Path(tmp) / "state") as table:
         timing = PressTiming(table)
         table.call(timing.install)
-        before = table.call(lambda: (dict(table.device.names), dict(table.device.settings), table.device.phones.count))
+        before = table.call(
+            lambda: (dict(table.device.door.names), dict(table.device.door.settings), table.device.door.phones.count)
+        )
         proc = _spawn_load(table.url, "--malformed", str(count))
         result, _ = proc.communicate(timeout=600)
-        after = table.call(lambda: (dict(table.device.names), dict(table.device.settings), table.device.phones.count))
+        after = table.call(
+            lambda: (dict(table.device.door.names), dict(table.device.door.settings), table.device.door.phones.count)
+        )
         report = json.loads(result.strip().splitlines()[-1])
         report["changed"] = before != after
         report["errors"] = timing.errors

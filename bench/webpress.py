@@ -78,7 +78,7 @@ class PressTiming:
     def install(self) -> None:
         """Hook the device's display and ``apply``, watch the loop and the collector (on the loop's thread)."""
         device = self.table.device
-        show, apply = device.display.show, device.apply
+        show, apply = device.door.display.show, device.door.apply
 
         def counted_apply(action: Any) -> bool:
             ok = apply(action)
@@ -87,7 +87,10 @@ class PressTiming:
             return ok
 
         self.tid = threading.get_native_id()
-        device.display.show, device.apply = timed(show, self.shown, self.frame, self._preempted), counted_apply
+        device.door.display.show, device.door.apply = (
+            timed(show, self.shown, self.frame, self._preempted),
+            counted_apply,
+        )
         asyncio.get_running_loop().create_task(self._watch_loop())
         import gc
 
@@ -163,10 +166,10 @@ class PressTiming:
         """One jump (two presses: the jumper, then where it landed); a new game when one ends."""
         device = self.table.device
         for _ in range(300):  # the last jump durable first: a game it ended is over only then
-            if not self.table.call(lambda: device.saving.inflight):
+            if not self.table.call(lambda: device.hub.lookup("saving").inflight):
                 break
             time.sleep(0.01)
-        if self.table.call(lambda: self.table.device.session is None):
-            self.table.call(lambda: self.table.device.start_named(PLAIN.game, list(PLAIN.players)))
+        if self.table.call(lambda: self.table.device.door.session is None):
+            self.table.call(lambda: self.table.device.door.start_named(PLAIN.game, list(PLAIN.players)))
             time.sleep(0.1)
         return [self.press("ok"), self.press("ok")]

@@ -14,6 +14,8 @@ from typing import Any
 from firmware_host.core import config as configuration
 from firmware_host.core.store import Store
 from firmware_host.runtime.device import Device
+from firmware_host.runtime.events import PageServing
+from firmware_host.runtime.hub import Listener
 from firmware_host.web.server import Companion
 
 
@@ -26,6 +28,7 @@ class LiveTable:
     ) -> None:
         self.state, self.seed, self.bind = state, seed, bind
         self.config = (config or configuration.defaults()).with_sim()
+        self.config.sections["web"].update(enabled=True, bind=bind, port=0)  # a free port
         self.loop = asyncio.new_event_loop()
         self.device: Device | None = None
         self.page: Companion | None = None
@@ -54,21 +57,17 @@ class LiveTable:
         self.loop.close()
 
     async def _main(self) -> None:
-        self.device = Device(self.config, Store(self.state), seed=self.seed)
-        task = asyncio.create_task(self.device.run())
-        await self.device.ready.wait()
-        self.page = Companion(self.device, self.bind, 0)
-        await self.page.start()
-        self.device.companion = self.page
-        from firmware_host.runtime.garbage import settle
+        def serving(_: PageServing) -> None:  # the device starts its page as `tablemate run` does
+            assert self.device is not None
+            self.page = self.device.hub.lookup("page").companion
+            self._ready.set()
 
-        settle()  # as `tablemate run` does once started
-        self._ready.set()
-        await task
+        extra = [("page address", Listener(PageServing, serving))]
+        self.device = Device(self.config, Store(self.state), seed=self.seed, served=True, extra=extra)
+        await self.device.run()
 
     async def _stop(self) -> None:
-        assert self.page is not None and self.device is not None
-        await self.page.close()
+        assert self.device is not None
         self.device.stop()
 
     def call(self, fn: Callable[[], Awaitable[Any]] | Callable[[], Any]) -> Any:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +19,10 @@ def run_device(
     body: Callable[[Device], Awaitable[Any]],
     config: configuration.Config | None = None,
     seed: int | None = 1,
+    parts: Sequence[tuple[str, Any]] = (),
 ) -> Any:
-    """Start a simulated device, run ``body(device)``, stop it as SIGTERM would."""
+    """Start a simulated device (with ``parts`` added to its own), run ``body(device)``, stop
+    it as SIGTERM would."""
 
     async def main() -> Any:
         loop = asyncio.get_running_loop()
@@ -29,6 +31,7 @@ def run_device(
             Store(state_dir),
             seed=seed,
             wall=lambda: 1_700_000_000 + loop.time(),
+            extra=parts,
         )
         task = asyncio.create_task(device.run())
         await device.ready.wait()
@@ -74,8 +77,8 @@ async def presses(device: Device, *buttons: str) -> None:
 
 async def screen(device: Device) -> str:
     """The text rows of the frame showing now (from the frame model, not pixels)."""
-    await device.flush()
-    frame = device.frame()
+    await device.door.flush()
+    frame = device.door.frame()
     rows = [frame.title + ("  " + frame.title_right if frame.title_right else "")]
     rows += [" | ".join(r.cells) + ("  " + r.right if r.right else "") for r in frame.rows]
     return "\n".join(rows)
@@ -83,14 +86,14 @@ async def screen(device: Device) -> str:
 
 def pixels(device: Device) -> str:
     """The picture on the simulated panel as # and . text."""
-    return to_text(device.display.shown)
+    return to_text(device.door.display.shown)
 
 
 async def choose_game(device: Device, title: str) -> None:
     """From the main menu: New game, then walk the game list to ``title`` and pick it."""
     await presses(device, "ok")
     for _ in range(10):
-        if device.screens[-1].items()[device.screens[-1].index].label == title:
+        if device.door.screens[-1].items()[device.door.screens[-1].index].label == title:
             break
         await presses(device, "next")
     await presses(device, "ok")

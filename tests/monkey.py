@@ -136,7 +136,7 @@ def _config(
 
 def _resume_matches(device: Device, store: Store) -> str | None:
     """Open the journal as a power cut would leave it; a difference from the screen's game."""
-    session = device.session or device.result_on_screen
+    session = device.door.session or device.door.result_on_screen
     journal = store.open_game()
     if session is None or journal is None:
         return None if (session is None) == (journal is None) else "game in play and journal disagree"
@@ -151,8 +151,8 @@ def _resume_matches(device: Device, store: Store) -> str | None:
 def waiting_for(device: Device) -> str | None:
     """The one player the game screen on top waits for (a menu of theirs, an order or answers
     only they give), else ``None`` (several players, the table's hands, another screen)."""
-    screen = device.screens[-1] if device.screens else None
-    if type(screen).__name__ != "GameScreen" or device.session is None or device.session.over:
+    screen = device.door.screens[-1] if device.door.screens else None
+    if type(screen).__name__ != "GameScreen" or device.door.session is None or device.door.session.over:
         return None
     prompt = screen.prompt
     if isinstance(prompt, Menu):
@@ -173,9 +173,9 @@ def unmarked(device: Device, frame: Frame | None = None) -> str | None:
     """What is wrong when a screen waits for one player and does not mark that player (alone);
     ``frame``: the device's frame showing now, when the caller has it already."""
     player = waiting_for(device)
-    if player is None or (device.message.showing() and not device.message.message_lasts()):
+    if player is None or (device.hub.lookup("message").showing() and not device.hub.lookup("message").message_lasts()):
         return None  # (a passing message may take the grid's place for its few seconds)
-    frame = frame or device.frame()
+    frame = frame or device.door.frame()
     shown = marked(frame)
     least = min(len(player), MIN_NAME)
     mine = [text for text in shown if text[:least] == player[:least]]
@@ -201,14 +201,14 @@ def missing_needed(device: Device, frame: Frame | None = None) -> str | None:
     (:attr:`games.core.View.needed`), whole, on its rows (wrapped, names shortened allowed).
     The title bar, which no message covers, is checked too (Tonne keeps its supply there);
     ``frame``: the device's frame showing now, when the caller has it already."""
-    screen = device.screens[-1] if device.screens else None
-    session = device.session
+    screen = device.door.screens[-1] if device.door.screens else None
+    session = device.door.session
     if type(screen).__name__ != "GameScreen" or session is None or session.over or isinstance(screen.prompt, Task):
         return None
     view = session.view()
     if not view.needed:
         return None
-    frame = frame or device.frame()
+    frame = frame or device.door.frame()
     shown = " ".join([*frame.title.split(), *(" ".join(" ".join(r.cells).split()) for r in frame.rows)])
     for i in view.needed:
         text = tr(view.lines[i])
@@ -258,41 +258,41 @@ def run_monkey(
         await device.ready.wait()
         pins = device.hw.buttons
         drawn: list[Frame] = []  # the frames the device laid out (the last: what the panel shows)
-        lay_out = device.frame
+        lay_out = device.door.frame
 
         def recorded() -> Frame:
             frame = lay_out()
             drawn[:] = [frame]
             return frame
 
-        device.frame = recorded  # type: ignore[method-assign]
+        device.door.frame = recorded  # type: ignore[method-assign]
         if on_frame is not None:  # every frame the panel draws, as it is drawn
-            draw = device.drawing.frame
+            draw = device.hub.lookup("screens").frame
 
             def drawing() -> Frame:
                 frame = draw()
                 on_frame(device, frame)
                 return frame
 
-            device.drawing.frame = drawing  # type: ignore[method-assign]
+            device.hub.lookup("screens").frame = drawing  # type: ignore[method-assign]
 
         def edge(button: str, pressed: bool):
-            return lambda _b: device._edge_from_thread(button, pressed, loop.time())
+            return lambda _b: device.hub.lookup("inputs").edge_from_thread(button, pressed, loop.time())
 
         idle = 0
         try:
             while report.presses < presses:
-                if device.session is None:
+                if device.door.session is None:
                     idle += 1
                     if idle > wander:  # wandered the menus long enough: start a game as a script would
                         game = rng.choice(games)
                         names = [config.seat_name(s) for s in SEATS[:seats]]
                         engine_top = {"arschbombe": 4, "tonne": 5, "bomb": 5, "antartik": 5}.get(game, 6)
-                        device.start_named(game, names[: max(2, min(seats, engine_top))])
+                        device.door.start_named(game, names[: max(2, min(seats, engine_top))])
                         idle = 0
                 else:
                     idle = 0
-                    report.games.add(device.session.base.game)
+                    report.games.add(device.door.session.base.game)
                 drawn.clear()
                 roll = rng.random()
                 if roll < 0.04:
@@ -304,7 +304,7 @@ def run_monkey(
                 else:
                     button = rng.choices(buttons, weights)[0]
                     long = rng.random() < 0.25
-                    top = type(device.screens[-1]).__name__ if device.screens else ""
+                    top = type(device.door.screens[-1]).__name__ if device.door.screens else ""
                     if play and top not in PLAYED and rng.random() < PLAY_LEAVES:  # back to the game
                         button, long = "back", top in HELD_BACK
                     # one press in eight on the gpiozero mock pins, the rest straight to the edge
@@ -317,12 +317,12 @@ def run_monkey(
                     up(button)
                     await asyncio.sleep(0.05)
                     report.presses += 1
-                await device.flush()
-                top = device.screens[-1] if device.screens else None
+                await device.door.flush()
+                top = device.door.screens[-1] if device.door.screens else None
                 report.screens.add(type(top).__name__)
                 # the frame the panel shows: the device's own, laid out once (when nothing changed
                 # since the last turn, or the screen draws its own picture, laid out here)
-                shown = drawn[-1] if drawn else device.frame()
+                shown = drawn[-1] if drawn else device.door.frame()
                 text = " ".join([shown.title, *(" ".join(r.cells) for r in shown.rows)])
                 if "Internal error" in text:
                     report.problems.append(f"press {report.presses}: {text}")

@@ -88,24 +88,24 @@ def readable(fact: str, lines: Sequence[str], names: Sequence[str] = ()) -> bool
 def players(device: Device) -> tuple[str, ...]:
     """The names the panel may show shortened: the table's (the game's players, the seats'), and
     those of the result on screen."""
-    top = device.screens[-1] if device.screens else None
+    top = device.door.screens[-1] if device.door.screens else None
     entry = getattr(top, "entry", None)
     ended = tuple(entry.get("players", ())) if isinstance(entry, dict) else ()
-    return tuple(dict.fromkeys([*device.drawing.players(), *ended]))
+    return tuple(dict.fromkeys([*device.hub.lookup("screens").players(), *ended]))
 
 
 def must_read(device: Device) -> list[str]:
     """What the table must read on the device's panel now: what the screen on top names, and the
     message showing (of several outcomes of one moment, the newest: the older may give way)."""
-    top = device.screens[-1] if device.screens else None
+    top = device.door.screens[-1] if device.door.screens else None
     facts = list(top.must_read()) if top is not None else []
-    facts += device.message.showing()[-1:]
+    facts += device.hub.lookup("message").showing()[-1:]
     return [fact for fact in facts if str(fact).strip()]
 
 
 def unread(device: Device, frame: Frame) -> list[str]:
     """The texts the table must read that ``frame`` (the device's, as it is drawn) loses."""
-    with on_panel(device.drawing.panel) as panel:
+    with on_panel(device.hub.lookup("screens").panel) as panel:
         lines = drawn_lines(frame, panel)
     names = players(device)
     return [tr(fact) for fact in must_read(device) if not readable(fact, lines, names)]
@@ -139,7 +139,7 @@ def run(
         checked.frames += 1
         lost = unread(device, frame)
         if lost:
-            with on_panel(device.drawing.panel) as on:
+            with on_panel(device.hub.lookup("screens").panel) as on:
                 lines = drawn_lines(frame, on)
             checked.problems.append(f"lost {lost!r} on {' / '.join(lines)}")
 

@@ -1,4 +1,4 @@
-"""The device's lower parts built as the composition root builds them, without the device: for
+"""The device's lower parts built by the composition root itself (a device built, not run): for
 testing one part on its own with the parts below it real (a luma dummy panel, a real store)."""
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from typing import Any
 from drivers.display import open_display
 from firmware_host.core import config as configuration
 from firmware_host.core.store import Store
+from firmware_host.runtime.device import Device
+from firmware_host.runtime.hub import Hub
 from firmware_host.runtime.parts.dimmer import Dimmer
 from firmware_host.runtime.parts.message import MessageLine
 from firmware_host.runtime.parts.phones import Phones
@@ -35,6 +37,8 @@ class Lower:
     dimmer: Dimmer
     wants: list[tuple[str, bool]]
     """What the screens asked of the scale."""
+    hub: Hub
+    """Every part of the device, by name."""
 
 
 def lower(state: Path, config: configuration.Config | None = None, wall: Any = lambda: 1_700_000_000.0) -> Lower:
@@ -42,20 +46,13 @@ def lower(state: Path, config: configuration.Config | None = None, wall: Any = l
     luma's dummy device, as ``display = "sim"`` opens it."""
     config = (config or configuration.defaults()).with_sim()
     store = Store(state)
-    loop = asyncio.get_running_loop()
-    prefs = TableSettings(config, store)
-    signals = Signals()
-    message = MessageLine(signals.signal)
-    screens = Screens((128, 64), message, signals)
-    saving = Saving(store, loop.call_soon, message, screens, screens)  # type: ignore[arg-type]
-    phones = Phones(store, saving, message, screens, wall)
-    dimmer = Dimmer(screens, config["display"], prefs.settings)
+    hub = Device(config, store, wall=wall).hub  # built as the device builds them, not run
+    screens = hub.lookup("screens")
     wants: list[tuple[str, bool]] = []
-    message.redraw = screens.redraw
     screens.want_scale = lambda reason, on: wants.append((reason, on))
-    screens.writing = lambda: bool(saving.inflight)
     screens.attach(lambda: open_display("sim"))
-    return Lower(config, store, prefs, signals, message, screens, saving, phones, dimmer, wants)
+    names = ("prefs", "signals", "message", "screens", "saving", "phones", "dimmer")
+    return Lower(config, store, *(hub.lookup(name) for name in names), wants, hub)
 
 
 async def turn() -> None:

@@ -50,7 +50,7 @@ def write_game(game: str, seed: int, names: list[str]) -> str:
             await device.ready.wait()
             run = ScriptRunner(device, None)
             await run.start(game, tuple(names))
-            seat_of = {p: s for s, p in device.seats.items()}
+            seat_of = {p: s for s, p in device.door.seats.items()}
 
             async def emit(*steps: str) -> None:
                 for step in steps:
@@ -66,18 +66,18 @@ def write_game(game: str, seed: int, names: list[str]) -> str:
             snaps = 0
             try:
                 for step in range(MAX_STEPS):
-                    if device.session is not None and step == SESSION_STEPS and "end" in _confirms(device):
+                    if device.door.session is not None and step == SESSION_STEPS and "end" in _confirms(device):
                         lines.append("# the table ends the session from the game menu, and says yes when asked")
                         await emit("press back")
-                        labels = [item.label for item in device.screens[-1].items()]
+                        labels = [item.label for item in device.door.screens[-1].items()]
                         end = next(i for i, label in enumerate(labels) if label.startswith("End session"))
                         await emit(*["press next"] * end, "press ok")
                         lines.append(f"snap {snaps + 1:03d}-asked")
-                        await device.flush()
+                        await device.door.flush()
                         await emit("press ok")
                     before = _mark(device)
-                    top = device.screens[-1]
-                    if device.session is None:
+                    top = device.door.screens[-1]
+                    if device.door.session is None:
                         break
                     if isinstance(top, Confirm):
                         await emit("press ok")
@@ -85,7 +85,7 @@ def write_game(game: str, seed: int, names: list[str]) -> str:
                         await emit("press back")
                     else:
                         await _play(top, rng, seat_of, emit)
-                    await device.flush()
+                    await device.door.flush()
                     if _mark(device) != before:
                         snaps += 1
                         lines.append(f"snap {snaps:03d}-{_label(device)}")
@@ -101,19 +101,19 @@ def write_game(game: str, seed: int, names: list[str]) -> str:
 
 def _mark(device: Device) -> tuple | None:
     """What changes when the game does: its actions and its journal's last record."""
-    session = device.session
+    session = device.door.session
     return (len(session.actions), session.journal.records[-1:]) if session is not None else None
 
 
 def _confirms(device: Device) -> set[str]:
-    session = device.session
+    session = device.door.session
     return set(session.engine.confirm) if session is not None else set()
 
 
 def _label(device: Device) -> str:
-    if device.session is None:
+    if device.door.session is None:
         return "over"
-    top = device.screens[-1]
+    top = device.door.screens[-1]
     prompt = top.prompt if isinstance(top, GameScreen) else None
     return type(prompt).__name__.lower() if prompt is not None else type(top).__name__.lower()
 

@@ -154,27 +154,142 @@ def test_no_host_module_imports_a_game_engine_or_names_a_game():
         assert not named, f"{name} names the game {sorted(named)}"
 
 
-MAX_LINES = 650
-MAX_METHODS = 40
-LONG_ALLOWED = {"firmware_host/scale/detector.py"}
-"""The event detector is one algorithm, documented where it runs; it may be longer."""
+DEVICE_PUBLIC = {
+    "run",
+    "stop",
+    "stopped",
+    "post",
+    "hub",
+    "door",
+    "config",
+    "store",
+    "wall",
+    "hw",
+    "ready",
+    "stop_reason",
+}
+"""What the composition root shows: build (its constructor), run, stop and post; the hub and the
+door it built; what it was built with; the hardware, whether it is up, why it stopped."""
 
 
-def test_the_parts_stay_small_the_composition_root_builds_and_wires_only():
-    """The device as parts: no module over 650 lines (the detector excepted), no class with more
-    than 40 methods, and ``runtime/device.py`` — the composition root — at most 400 lines."""
-    long = {
-        p.relative_to(ROOT).as_posix(): n
-        for p in HOST.rglob("*.py")
-        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+def calls_to(tree: ast.AST, name: str) -> list[ast.Call]:
+    return [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name
+    ]
+
+
+def test_only_the_doors_and_the_parts_setting_up_look_parts_up():
+    """Parts are found by name in one module, ``runtime/doors.py`` (the doors every client is
+    built with), and in a part's own ``setup(hub)`` (the parts it uses); no screen, service or
+    web module looks a part up (the benches, outside the package, may reach a running device's parts)."""
+    found = []
+    for path in HOST.rglob("*.py"):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel == "firmware_host/runtime/doors.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        in_setup = {
+            id(call)
+            for fn in ast.walk(tree)
+            if isinstance(fn, ast.FunctionDef) and fn.name == "setup" and rel.startswith("firmware_host/runtime/parts/")
+            for call in calls_to(fn, "lookup")
+        }
+        found += [f"{rel}:{c.lineno}" for c in calls_to(tree, "lookup") if id(c) not in in_setup]
+    assert found == []
+
+
+def test_the_root_shows_build_run_stop_and_post_only():
+    """``Device`` has no aliases of its parts' methods and no forwarding properties: its public
+    names are :data:`DEVICE_PUBLIC`."""
+    tree = ast.parse((HOST / "runtime/device.py").read_text(encoding="utf-8"))
+    device = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Device")
+    names = {n.name for n in device.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    names |= {
+        t.attr
+        for n in ast.walk(device)
+        if isinstance(n, ast.Assign | ast.AnnAssign)
+        for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
     }
-    assert set(long) <= LONG_ALLOWED, long
-    assert len((HOST / "runtime/device.py").read_text(encoding="utf-8").splitlines()) <= 400
-    big = {}
+    public = {n for n in names if not n.startswith("_")}
+    assert public <= DEVICE_PUBLIC, sorted(public - DEVICE_PUBLIC)
+
+
+def test_no_screen_service_or_web_module_receives_the_device():
+    """The screens, the services and the page are built with the door, never the device: none of
+    their modules imports it or names it in an annotation."""
+    found = []
+    for folder in ("ui", "web", "scale", "timers", "runtime/parts"):
+        for path in (HOST / folder).rglob("*.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            named = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
+                n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            }
+            if "firmware_host.runtime.device" in imported(path) or "Device" in named:
+                found.append(path.relative_to(ROOT).as_posix())
+    assert found == []
+
+
+def test_no_part_imports_a_part_it_does_not_use():
+    """Each part's imports of other parts are used beyond the import (the wiring is the hub's)."""
+    unused = []
+    for path in (HOST / "runtime/parts").glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        used |= {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("firmware_host.runtime.parts"):
+                unused += [f"{path.name}: {a.name}" for a in node.names if (a.asname or a.name) not in used]
+    assert unused == []
+
+
+STACK_CHANGES = {"append", "pop", "insert", "clear", "extend", "remove"}
+
+
+def test_one_part_owns_the_screen_stack():
+    """Only the screens part (the navigator) changes a screen stack; every other module pushes,
+    pops or replaces through it."""
+    owner = HOST / "runtime/parts/screens.py"
+    found = []
+    for path in HOST.rglob("*.py"):
+        if path == owner:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = (
+                node.targets
+                if isinstance(node, ast.Assign)
+                else [node.target]
+                if isinstance(node, ast.AugAssign)
+                else []
+            )
+            stores = [t for t in targets if isinstance(t, ast.Attribute) and t.attr == "stack"]
+            calls = (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in STACK_CHANGES
+                and isinstance(node.func.value, ast.Attribute)
+                and node.func.value.attr == "stack"
+            )
+            if stores or calls:
+                found.append(f"{path.relative_to(ROOT).as_posix()}:{node.lineno}")
+    assert found == []
+
+
+def test_every_event_published_is_named_in_the_event_list():
+    """A part publishes only the events of ``runtime/events.py`` (what listeners build against)."""
+    from firmware_host.runtime import events
+
+    listed = set(events.__all__) - {"EVENTS", "Event", "TimerMoment"}
+    assert {cls.__name__ for cls in events.EVENTS.values()} == listed
     for path in HOST.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ClassDef):
-                count = sum(isinstance(b, ast.FunctionDef | ast.AsyncFunctionDef) for b in node.body)
-                if count > MAX_METHODS:
-                    big[f"{path.relative_to(ROOT).as_posix()}:{node.name}"] = count
-    assert big == {}
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("publish", "_publish")
+            ):
+                made = node.args[0] if node.args else None
+                if isinstance(made, ast.Call) and isinstance(made.func, ast.Name):
+                    assert made.func.id in listed, f"{path.relative_to(ROOT)}:{node.lineno} publishes {made.func.id}"

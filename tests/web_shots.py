@@ -58,7 +58,7 @@ def main(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p, LiveTable(state) as table:
         chromium = browser(p)
-        table.call(lambda: table.device.start_named("arschbombe", ["Ann", "Ben", "Cy", "Dee"]))
+        table.call(lambda: table.device.door.start_named("arschbombe", ["Ann", "Ben", "Cy", "Dee"]))
         for buttons in (("ok", "ok"), ("ok", "next", "ok"), ("ok", "ok")):
             for b in buttons:
                 table.press(b)
@@ -76,7 +76,7 @@ def main(out: Path) -> None:
         page.screenshot(path=str(out / "web-history.png"), full_page=True)
         page.close()
         chromium.close()
-        table.call(lambda: table.device.home())
+        table.call(lambda: table.device.door.home())
         image = table.call(_phone_picture(table))
         image.convert("L").resize((512, 256), Image.NEAREST).save(out / "web-oled-phone.png")
 
@@ -85,9 +85,9 @@ def _phone_picture(table: LiveTable):
     async def shot() -> Image.Image:
         from firmware_host.ui.phone import PhoneScreen
 
-        table.device.push(PhoneScreen(table.device))
-        await table.device.flush()
-        return table.device.display.shown.copy()
+        table.device.door.push(PhoneScreen(table.device))
+        await table.device.door.flush()
+        return table.device.door.display.shown.copy()
 
     return shot
 

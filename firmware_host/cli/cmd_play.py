@@ -65,43 +65,23 @@ def _serve(config: configuration.Config, store: Store) -> int:
     import asyncio
 
     from firmware_host.runtime.device import Device
+    from firmware_host.runtime.events import PageServing
     from firmware_host.runtime.hardware import preload
+    from firmware_host.runtime.hub import Listener
 
     preload(config)  # the drivers' modules imported before the loop runs, not on it
-    device = Device(config, store, signals_on=True)
+    # the page is one of the device's parts: it starts once the table is up, and says where it serves
+    said = Listener(PageServing, lambda page: say(f"tablemate run: companion page at {page.url}"))
+    device = Device(config, store, signals_on=True, served=True, extra=[("page address", said)])
 
     async def serve() -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        # the display and the journal have writer threads of their own; the default pool serves
-        # only the journal's drain at stop (and the page's plots): one worker (asyncio's would start up to 6)
-        pool = ThreadPoolExecutor(1, thread_name_prefix="display")
-        asyncio.get_running_loop().set_default_executor(pool)
-        from firmware_host.runtime.garbage import settle as settle_garbage
-
         run = asyncio.create_task(device.run())
         ready = asyncio.create_task(device.ready.wait())
         await asyncio.wait([run, ready], return_when=asyncio.FIRST_COMPLETED)
         if _stop_requests:  # asked while starting: the device's own handlers came after it
             device.stop()
-        page = None
-        # the page starts once the table is up (the menu is not delayed by aiohttp's import)
-        if ready.done() and not run.done() and not _stop_requests and config["web"]["enabled"]:
-            from firmware_host.web.server import start_page
-
-            page = device.companion = await start_page(device, config["web"])
-            if page is not None:
-                say(f"tablemate run: companion page at {page.url()}")
         ready.cancel()
-        # the resume ran in the pool: its worker would idle on as a fourth thread; a new pool starts one when asked
-        pool.shutdown(wait=False)
-        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(1, thread_name_prefix="display"))
-        settle_garbage()
-        try:
-            await run
-        finally:
-            if page is not None:
-                await page.close()
+        await run
 
     asyncio.run(serve())
     return _saves_said(device, store)
@@ -110,8 +90,10 @@ def _serve(config: configuration.Config, store: Store) -> int:
 def _saves_said(device: Any, store: Store) -> int:
     """The exit status of a device that stopped: 2 (raised, one line) when any save failed,
     the filing at the stop included."""
-    if device.storage_faults:
-        raise Fail(f"{device.last_storage_fault} ({device.storage_faults} failed saves, state folder {store.root})")
+    if device.door.storage_faults:
+        raise Fail(
+            f"{device.door.last_storage_fault} ({device.door.storage_faults} failed saves, state folder {store.root})"
+        )
     return EXIT_OK
 
 

@@ -33,6 +33,7 @@ from PIL import Image
 from drivers import panel_setup
 from drivers.backoff import Backoff
 from drivers.display import DisplayErrors
+from firmware_host.runtime.vtime import inline_io
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ class PanelWriter:
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
-        self._inline = bool(getattr(loop, "inline_io", False))
+        self._inline = inline_io(loop)
         self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], asyncio.Future] | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
 

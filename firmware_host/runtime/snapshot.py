@@ -45,14 +45,14 @@ def finished(entry: dict[str, Any] | None) -> dict[str, Any] | None:
     """A history entry as the snapshot shows the game just ended (ranking, winners)."""
     if not isinstance(entry, dict):
         return None
-    scores = entry.get("scores") if isinstance(entry.get("scores"), dict) else {}
-    players = entry.get("players") if isinstance(entry.get("players"), list) else list(scores)
-    winners = entry.get("winners") if isinstance(entry.get("winners"), list) else []
+    scores: dict[str, Any] = entry["scores"] if isinstance(entry.get("scores"), dict) else {}
+    players: list[Any] = entry["players"] if isinstance(entry.get("players"), list) else list(scores)
+    winners: list[Any] = entry["winners"] if isinstance(entry.get("winners"), list) else []
     short = short_names([str(p) for p in players])
     return {
         "id": entry.get("id"),
         "game": entry.get("game"),
-        "title": TITLES.get(entry.get("game"), str(entry.get("game"))),
+        "title": TITLES.get(str(entry.get("game")), str(entry.get("game"))),
         "reason": entry.get("reason"),
         "players": [
             {"name": p, "short": short.get(str(p), p), "score": _number(scores.get(p)), "winner": p in winners}
@@ -64,7 +64,7 @@ def finished(entry: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def table_snapshot(device: Any) -> dict[str, Any]:
-    """The table now, as plain data (see the module's docstring); ``device``: the running device."""
+    """The table now, as plain data (see the module's docstring); ``device``: the table's door."""
     settings = device.settings
     snap: dict[str, Any] = {
         "language": language(),
@@ -94,7 +94,7 @@ def table_snapshot(device: Any) -> dict[str, Any]:
     scores = summary.get("scores", {})
     shown = {name: tr(text) for name, text in view.scores}
     seat_of = {name: seat for seat, name in device.seats.items()}
-    screen = device.drawing.game_screen()  # the panel's prompt (a tie settled moves it on), else the game's
+    screen = device.game_screen()  # the panel's prompt (a tie settled moves it on), else the game's
     prompt = _prompt(screen.asking() if screen is not None and screen.prompt is not None else session.prompt())
     waiting = set(prompt["players"]) if prompt else set()
     short = short_names(session.base.players)

@@ -79,3 +79,8 @@ def run_virtual(main: Callable[[], Any], start: float = 0.0) -> Any:
     finally:
         asyncio.set_event_loop(None)
         loop.close()
+
+
+def inline_io(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether blocking work runs inline on ``loop`` (the virtual-time loop), not on threads."""
+    return isinstance(loop, VirtualTimeLoop)

@@ -185,7 +185,7 @@ class ScriptRunner:
 
     async def start(self, game: str, names: tuple[str, ...]) -> None:
         """``start GAME NAME...``: a new game, as the menu would start it."""
-        self.device.start_named(game, list(names))
+        self.device.door.start_named(game, list(names))
 
     async def hold(self, button: str, seconds: float) -> None:
         """``hold BUTTON SECONDS``: press, keep down, release."""
@@ -220,19 +220,19 @@ class ScriptRunner:
 
     async def action(self, action: dict[str, Any]) -> None:
         """``action JSON``: one replay action, as from the buttons."""
-        self.device.apply(action)
+        self.device.door.apply(action)
 
     async def snap(self, label: str) -> None:
         """``snap LABEL``: save the frame on the display (``LABEL.png``) and the words a player
         reads on it (``LABEL.txt``: one line a row, as drawn)."""
-        await self.device.flush()
+        await self.device.door.flush()
         if self.frames is None:
             return
-        image = self.device.display.shown
+        image = self.device.door.display.shown
         if image is not None:
             self.frames.mkdir(parents=True, exist_ok=True)
             image.save(self.frames / f"{label}.png")
-            lines = self.device.drawing.lines()
+            lines = self.device.door.lines()
             (self.frames / f"{label}.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
 
 

@@ -30,6 +30,8 @@ from firmware_host.core.config import Config
 from firmware_host.core.i18n import _, tr
 from firmware_host.core.store import Store
 from firmware_host.runtime.device import DISPLAY_STATES, Device
+from firmware_host.runtime.events import PageServing
+from firmware_host.runtime.hub import Listener
 from firmware_host.sim.fitting import SEPARATOR, Plan, cells, pack, panel_text, plan
 from firmware_host.sim.keys import FLUSH_SECONDS, KeyReader
 from firmware_host.sim.scale import SIM_PIECE_GRAMS, calibrate_sim_scale
@@ -199,9 +201,9 @@ class Terminal:
         dev = self.device
         scale = dev.hw.scale if dev.hw else None
         grams = getattr(scale, "grams", None)
-        display = tr(DISPLAY_STATES.get(dev.display.status, dev.display.status))
+        display = tr(DISPLAY_STATES.get(dev.door.display.status, dev.door.display.status))
         parts = [
-            _("tower {lights}").format(lights=dev.lights.showing.describe()),
+            _("tower {lights}").format(lights=dev.door.lights.showing.describe()),
             _("display {state}").format(state=display),
         ]
         if grams is not None:
@@ -210,7 +212,7 @@ class Terminal:
                 parts.append(_("bin {pieces:.0f} pcs").format(pieces=pieces))
             else:
                 parts.append(_("bin {grams:+.1f} g").format(grams=grams))
-        if dev.dimmed:
+        if dev.door.dimmed:
             parts.append(_("(dimmed)"))
         if self.page:
             parts.append(self.page)
@@ -230,7 +232,7 @@ class Terminal:
         A panel the terminal could show only made smaller (a 256×64 or a 128×128 in 80×24) is
         shown as its words (:meth:`lines`), and says so below them, with the terminal size that
         shows its picture whole."""
-        image = self.device.display.shown
+        image = self.device.door.display.shown
         if image is None:
             return None
         status, keys, short = self.status_parts(), self.key_parts(), tr(SHORT_KEYMAP)
@@ -248,12 +250,12 @@ class Terminal:
 
     def lines(self, columns: int, rows: int) -> list[str]:
         """Everything the terminal shows, for a terminal of ``columns`` × ``rows``."""
-        image = self.device.display.shown
+        image = self.device.door.display.shown
         fitted = self.plan(columns, rows)
         if self.help or fitted is None:
             shown = [*pack(self.key_parts(), columns), "", *pack(self.status_parts(), columns)]
         elif fitted.scaled:  # a picture made smaller is unreadable: the panel's words as drawn
-            words = self.device.drawing.lines()
+            words = self.device.door.lines()
             shown = [*words, *self._below(len(words), columns, rows, image.size)]
         else:
             shown = [*panel_text(image, fitted), *fitted.below]
@@ -269,7 +271,7 @@ class Terminal:
 
     def draw(self, force: bool = False) -> None:
         """Redraw when the picture or the status changed (or ``force``, after a resize)."""
-        image = self.device.display.shown
+        image = self.device.door.display.shown
         status = self.status()
         key = (id(image), status, self.help)
         if key == self._last and not force:
@@ -299,14 +301,17 @@ def run_terminal(config: Config, store: Store, seed: int | None = None) -> int:
     async def main() -> None:
         nonlocal in_play
         loop = asyncio.get_running_loop()
-        device = Device(config.with_sim(), store, seed=seed, wall=time.time)
-        page = None
-        if config["web"]["enabled"]:  # the page beside the terminal (aiohttp loaded only then)
-            from firmware_host.web.server import start_page
+        term: Terminal | None = None
 
-            page = device.companion = await start_page(device, config.with_sim()["web"])
+        def serving(page: PageServing) -> None:  # the page beside the terminal, once the table is up
+            if term is not None:
+                term.page = page.url
+
+        device = Device(
+            config.with_sim(), store, seed=seed, wall=time.time, served=True,
+            extra=[("page address", Listener(PageServing, serving))],
+        )  # fmt: skip
         term = Terminal(device)
-        term.page = page.url() if page is not None else ""
         loop.add_signal_handler(signal.SIGWINCH, lambda: term.draw(force=True))
         task = asyncio.create_task(device.run())
         ready = asyncio.create_task(device.ready.wait())
@@ -325,9 +330,7 @@ def run_terminal(config: Config, store: Store, seed: int | None = None) -> int:
             loop.remove_signal_handler(signal.SIGWINCH)
             device.stop(T("Stopped"))
             await task
-            in_play = device.session is not None
-            if page is not None:
-                await page.close()
+            in_play = device.door.session is not None
             term.draw(force=True)
 
     try:

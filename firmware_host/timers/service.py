@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from firmware_host.timers.clocks import LEVELS, RUNNING, TIMEOUT, Clocks, Key, Preset, ms
+from firmware_host.timers.clocks import LEVELS, RUNNING, TIMEOUT, WARNING, Clocks, Key, Preset, ms
 from firmware_host.timers.presets import PresetError, parse_preset, saved_presets, to_table
 from firmware_host.timers.stats import TimeStats, clock_text
 from games.core import Action, Collect, Engine, Menu, Refused, T, Task
@@ -66,12 +66,20 @@ class TimedGame(Protocol):
 class TimerHost(Protocol):
     """What the turn-timer service may do at the table."""
 
-    session: TimedGame | None
-    """The game in play, if any."""
-    settings: Mapping[str, Any]
-    """The settings in force (``timer_sound``)."""
-    saved_settings: dict[str, Any]
-    """The settings menu's saved document (the ``timers`` presets live in it)."""
+    @property
+    def session(self) -> TimedGame | None:
+        """The game in play, if any."""
+        ...
+
+    @property
+    def settings(self) -> Mapping[str, Any]:
+        """The settings in force (``timer_sound``)."""
+        ...
+
+    @property
+    def saved_settings(self) -> dict[str, Any]:
+        """The settings menu's saved document (the ``timers`` presets live in it)."""
+        ...
 
     def save_settings(self) -> None:
         """Write :attr:`saved_settings`."""
@@ -96,6 +104,10 @@ class TimerHost(Protocol):
     def timer_beep(self, level: str, bar: float | None) -> None:
         """The tower's beeps for the timer entering ``level``."""
         ...
+
+
+Moment = Callable[[str, "str | None", float, bool], None]
+"""A listener of the timer's moments (see :meth:`TimerService.listen`)."""
 
 
 class TimerService:
@@ -126,6 +138,25 @@ class TimerService:
         self._save_handle: asyncio.TimerHandle | None = None
         self._last_saved: dict[str, Any] | None = None
         self._force_turn = False
+        self._listeners: list[Moment] = []
+        self._counted: int | None = None
+        """The whole second told last in the warning."""
+
+    def listen(self, fn: Moment) -> None:
+        """Call ``fn(moment, player, seconds_left, hard)`` at the timer's moments: ``warning``
+        (the warning starts), ``countdown`` (each whole second shown in it), ``expired`` (time
+        ran out; ``hard``: the game took a timeout action). ``player``: whose clock, ``None``
+        for a shared phase clock."""
+        self._listeners.append(fn)
+
+    def _tell(self, moment: str, seconds_left: float | None = None, hard: bool = False) -> None:
+        """Tell the listeners of a moment (``seconds_left``: the clock's, unless given)."""
+        c = self.clocks
+        player = c.active if c is not None and not c.phase else None
+        if seconds_left is None:
+            seconds_left = max(0, (c.remaining() if c is not None else None) or 0) / 1000
+        for fn in list(self._listeners):
+            fn(moment, player, seconds_left, hard)
 
     # -- presets ------------------------------------------------------------------------------------
     def preset_for(self, game: str) -> Preset:
@@ -510,6 +541,7 @@ class TimerService:
             self._force_turn = False
             return False
         self._beep(TIMEOUT, 0.0)  # before the game's own signal, which follows
+        self._tell("expired", 0.0, True)
         return True
 
     # -- showing and saving ----------------------------------------------------------------------------
@@ -531,11 +563,20 @@ class TimerService:
             self.host.show_timer(level, bar)
             if level in RANK and RANK[level] > RANK[self._peak]:
                 self._peak_beep(level, bar)
+            left = self.clocks.remaining() if self.clocks is not None and level == WARNING else None
+            if left is not None and left > 0 and -(-left // 1000) != self._counted:
+                self._counted = -(-left // 1000)  # each whole second shown in the warning (rounded up), told once
+                self._tell("countdown", float(self._counted))
         self.host.redraw()
 
     def _peak_beep(self, level: str, bar: float | None) -> None:
         self._peak = level
         self._beep(level, bar)
+        if level == WARNING:
+            self._counted = None
+            self._tell("warning")
+        elif level == TIMEOUT:
+            self._tell("expired", 0.0)
 
     def _beep(self, level: str, bar: float | None) -> None:
         if level not in SOUNDS.get(self.host.settings.get("timer_sound", "all"), set()):

@@ -25,6 +25,9 @@ from firmware_host.ui.render import Frame, Row, fitting, panel, report
 from games.core import T
 
 if TYPE_CHECKING:
+    from PIL import Image
+
+    from firmware_host.ui.panel import Panel
     from firmware_host.ui.table import GameTable, Table
 
 
@@ -33,6 +36,12 @@ class Screen:
 
     mood = "idle"
     """The tower's lasting light while this screen shows."""
+    uses_scale = False
+    """Whether it needs the scale's readings while it is anywhere in the stack (calibration)."""
+    reads_scale = False
+    """Whether it shows the scale's readings (the self-test): the scale reads while it is stacked."""
+    raw_buttons = False
+    """Whether it takes every button as it is (the self-test): no long ``ok`` pauses the timer."""
 
     def __init__(self, table: Table) -> None:
         self.table = table
@@ -46,6 +55,17 @@ class Screen:
 
     def shown(self) -> None:
         """Called when the screen comes (back) to the top of the stack."""
+
+    def button_down(self, button: str) -> None:
+        """A button went down (the press follows on release); nothing here."""
+
+    def picture(self, panel: Panel) -> Image.Image | None:
+        """A picture the screen draws itself, else ``None`` (here): its frame is drawn."""
+        return None
+
+    def picture_lines(self) -> list[str]:
+        """The words of its own picture, one line a row; none here."""
+        return []
 
     def must_read(self) -> list[str]:
         """What the table must be able to read on this screen now, each text whole on the panel
@@ -88,7 +108,7 @@ class Item:
     ``whole``: the label must show whole (a cut is reported); else a long one ends in ``…``."""
 
     label: str
-    pick: Callable[[], None]
+    pick: Callable[[], object]
     note: str = ""
     whole: bool = False
 
@@ -150,7 +170,7 @@ class ListScreen(Screen):
 class Confirm(Screen):
     """A yes/no question: ok (or a long seat press) says yes, back says no."""
 
-    def __init__(self, table: Table, title: str, question: str, on_yes: Callable[[], None]) -> None:
+    def __init__(self, table: Table, title: str, question: str, on_yes: Callable[[], object]) -> None:
         super().__init__(table)
         self.title = title
         self.question = question

@@ -90,6 +90,7 @@ def _glyph(ch: str) -> Image.Image:
         columns = [0, 0, 0]  # space
     img = Image.new("1", (len(columns) + 1, GLYPH_H))
     px = img.load()
+    assert px is not None  # a picture in memory always loads
     for x, bits in enumerate(columns):
         for y in range(GLYPH_H):
             if bits >> y & 1:

@@ -22,7 +22,7 @@ system every game shares:
 
 A short ``back`` at the top of a prompt opens the game menu; a long ``back`` asks to undo. A long
 ``ok`` never picks in a game: it pauses or resumes the turn timer (the device handles it before any
-screen, see :meth:`Device.handle <firmware_host.runtime.device.Device.handle>`).
+screen, see :meth:`Presses.handle <firmware_host.runtime.parts.presses.Presses.handle>`).
 
 The screen sees the table through :class:`~firmware_host.ui.table.GameTable` only.
 """
@@ -216,7 +216,7 @@ class GameScreen(Screen):
         for button in SEATS:
             player = self.table.player_of(button)
             held = self.table.held_for(button) if player in prompt.players else None
-            if held is not None:
+            if held is not None and player is not None:
                 shown[player] = int(held / COUNT_STEP) % len(prompt.values[player])
         return shown
 
@@ -276,15 +276,15 @@ class GameScreen(Screen):
             option = menu.options[self.index]
             sub = option.submenu()
             if isinstance(sub, Order):
-                self.parent, self.prompt, self.order = self.prompt, sub, []
+                self.parent, self.prompt, self.order = self.prompt, sub, []  # type: ignore[assignment]  # an Order in place of the menu while it is answered
             elif sub is not None:
                 self.path.append(sub)
                 self.trail.append(self.index)
                 self.index = sub.default
             elif side is not None:
-                self._pick_with_side(side, option.action)
+                self._pick_with_side(side, option.action)  # type: ignore[arg-type]  # an option without a sub-menu has an action
             else:
-                apply_confirmed(self.table, option.action)
+                apply_confirmed(self.table, option.action)  # type: ignore[arg-type]  # as above
         elif press.button == "back":
             if len(self.path) > 1:
                 self.path.pop()
@@ -319,7 +319,7 @@ class GameScreen(Screen):
 
         def pick() -> None:
             for player in waiting:
-                if not self.table.apply(side.each(player, side.default)):
+                if not self.table.apply(side.each(player, side.default)):  # type: ignore[misc, arg-type]  # a side Collect has each and a default
                     return
             self.table.apply(action)
 

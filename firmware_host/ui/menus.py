@@ -59,7 +59,7 @@ class ChooseGame(ListScreen):
     """Step 1 of a new game: which game."""
 
     def __init__(self, table: MenuTable) -> None:
-        items = [Item(TITLES[g], lambda g=g: table.push(ChooseSeats(table, g))) for g in TITLES]
+        items = [Item(TITLES[g], lambda g=g: table.push(ChooseSeats(table, g))) for g in TITLES]  # type: ignore[misc]
         super().__init__(table, T("New game"), items)
 
 
@@ -125,7 +125,7 @@ class ChooseStart(ListScreen):
     def __init__(self, table: MenuTable, game: str, seats: list[str]) -> None:
         self.game, self.seats = game, seats
         items = [Item(T("Random"), lambda: self._go(None))]
-        items += [Item(table.seat_name(s), lambda s=s: self._go(s)) for s in seats]
+        items += [Item(table.seat_name(s), lambda s=s: self._go(s)) for s in seats]  # type: ignore[misc]
         super().__init__(table, T("Who starts?"), items)
 
     def press(self, press: Press) -> None:
@@ -163,7 +163,7 @@ class ChooseOptions(ListScreen):
         items = []
         for key, label, choices in self.specs:
             current = next((name for name, value in choices if value == self.values[key]), "?")
-            items.append(Item(label, lambda k=key, c=choices: self._cycle(k, c), current))
+            items.append(Item(label, lambda k=key, c=choices: self._cycle(k, c), current))  # type: ignore[misc]
         items.append(
             Item(_("Start game"), lambda: self.table.start_game(self.game, self.seats, self.start, self.values))
         )
@@ -239,7 +239,7 @@ class EventsScreen(Screen):
 def option_item(table: MenuTable, option: Option) -> Item:
     """A game-menu line for an engine option: its action, or a walk through its sub-menus."""
     if option.action is None:
-        return Item(join([option.label, ">"], " "), lambda: table.push(OptionMenu(table, option.submenu())))
+        return Item(join([option.label, ">"], " "), lambda: table.push(OptionMenu(table, option.submenu())))  # type: ignore[arg-type]  # an anytime option opens menus only
 
     def pick(action: dict[str, Any] = option.action) -> None:
         table.back_to_game()
@@ -270,7 +270,7 @@ def result_rows(
     if entry.get("reason") != "over":
         head = T("Ended early")
     elif headline:
-        head = headline[0]
+        head = headline[0]  # type: ignore[assignment]  # a translatable text or the game's own line
     elif winners:
         names = ", ".join(winners)
         head = T("Winner: {names}", names=names) if len(winners) == 1 else T("Shared: {names}", names=names)
@@ -305,7 +305,7 @@ def result_rows(
 def _ranks(entry: dict[str, Any]) -> bool:
     """Whether the entry's game ranks its players (an unknown game: it does)."""
     try:
-        return get_engine(entry.get("game")).ranks
+        return get_engine(entry.get("game")).ranks  # type: ignore[arg-type]  # not a string: unknown
     except KeyError:
         return True
 
@@ -487,7 +487,8 @@ class HistoryScreen(ListScreen):
 
     def _entries(self, history: Sequence[dict[str, Any]]) -> list[Item]:
         items = [
-            history_item(e, lambda e=e: self.table.push(HistoryEntry(self.table, e))) for e in reversed(history[-50:])
+            history_item(e, lambda e=e: self.table.push(HistoryEntry(self.table, e)))  # type: ignore[misc]
+            for e in reversed(history[-50:])
         ]
         return items or [Item(T("No games yet"), lambda: None)]
 

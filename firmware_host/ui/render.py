@@ -647,4 +647,5 @@ def _drawn(row: Row, width: int) -> str:
 def to_text(img: Image.Image) -> str:
     """The picture as text (``#`` lit, ``.`` dark), for tests and debugging."""
     px = img.load()
+    assert px is not None  # a picture in memory always loads
     return "\n".join("".join("#" if px[x, y] else "." for x in range(img.width)) for y in range(img.height))

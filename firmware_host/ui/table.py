@@ -24,13 +24,35 @@ from firmware_host.ui.render import Frame
 from games.core import Action, Option, Prompt, Task, View
 
 if TYPE_CHECKING:
+    from PIL import Image
+
     from drivers.tower import TowerState
+    from firmware_host.ui.panel import Panel
 
 
 class Screen(Protocol):
-    """A screen as the table holds it (:class:`firmware_host.ui.base.Screen` and its kin)."""
+    """A screen as the table holds it (:class:`firmware_host.ui.base.Screen` and its kin), with
+    its optional abilities declared (the base class gives each its default)."""
 
-    mood: str
+    @property
+    def mood(self) -> str:
+        """The tower's lasting light while this screen shows."""
+        ...
+
+    @property
+    def uses_scale(self) -> bool:
+        """Whether it needs the scale's readings while it is anywhere in the stack (calibration)."""
+        ...
+
+    @property
+    def reads_scale(self) -> bool:
+        """Whether it shows the scale's readings (the self-test): the scale reads while it is stacked."""
+        ...
+
+    @property
+    def raw_buttons(self) -> bool:
+        """Whether it takes every button as it is (the self-test): no long ``ok`` pauses the timer."""
+        ...
 
     def press(self, press: Press) -> None:
         """Handle one button press."""
@@ -44,12 +66,26 @@ class Screen(Protocol):
         """Called when the screen comes (back) to the top."""
         ...
 
+    def button_down(self, button: str) -> None:
+        """A button went down (a held seat counting its answer); the press follows on release."""
+        ...
+
+    def picture(self, panel: Panel) -> Image.Image | None:
+        """A picture the screen draws itself (the Phone screen's QR code), else ``None``: its frame."""
+        ...
+
+    def picture_lines(self) -> list[str]:
+        """The words of its own picture, one line a row (what ``snap`` writes beside it)."""
+        ...
+
 
 class Table(Protocol):
     """What every screen may do."""
 
-    panel_size: tuple[int, int]
-    """The panel's picture in pixels (width, height; rotation applied): room a layout may use."""
+    @property
+    def panel_size(self) -> tuple[int, int]:
+        """The panel's picture in pixels (width, height; rotation applied): room a layout may use."""
+        ...
 
     def push(self, screen: Screen) -> None:
         """Show ``screen`` on top."""
@@ -102,12 +138,20 @@ class Table(Protocol):
 class GameInPlay(Protocol):
     """What a screen sees of the game in play."""
 
-    base: Any
-    """The game's start (``base.game``: its id, ``base.players``)."""
-    state: Any
-    """The game's state (read only: the Rules screen finds its place in the rules from it)."""
-    actions: list[Action]
-    """The actions in effect (read only: how far the game has come)."""
+    @property
+    def base(self) -> Any:
+        """The game's start (``base.game``: its id, ``base.players``)."""
+        ...
+
+    @property
+    def state(self) -> Any:
+        """The game's state (read only: the Rules screen finds its place in the rules from it)."""
+        ...
+
+    @property
+    def actions(self) -> list[Action]:
+        """The actions in effect (read only: how far the game has come)."""
+        ...
 
     def view(self) -> View:
         """What the game shows."""
@@ -129,8 +173,10 @@ class GameInPlay(Protocol):
 class GameTable(Table, Protocol):
     """What the game screen may do besides."""
 
-    session: GameInPlay | None
-    """The game in play, if any."""
+    @property
+    def session(self) -> GameInPlay | None:
+        """The game in play, if any."""
+        ...
 
     def apply(self, action: Action) -> bool:
         """Hand an action to the game: checked, journaled, shown. False when refused."""
@@ -211,10 +257,15 @@ class SelfTestTable(Table, Protocol):
 class TimerPresets(Protocol):
     """What the timer screens may do with the turn timer (the timer service implements it)."""
 
-    preset: Preset
-    """The preset of the game in play."""
-    session: Any
-    """The game the timer follows (``session.base.game``: its id), if any."""
+    @property
+    def preset(self) -> Preset:
+        """The preset of the game in play."""
+        ...
+
+    @property
+    def session(self) -> Any:
+        """The game the timer follows (``session.base.game``: its id), if any."""
+        ...
 
     def preset_for(self, game: str) -> Preset:
         """The preset a new game of ``game`` gets."""
@@ -232,8 +283,10 @@ class TimerPresets(Protocol):
 class CalibrationScale(Protocol):
     """What the calibration screen may do with the scale (the scale service implements it)."""
 
-    calibration: Calibration | None
-    """The calibration in use, if any."""
+    @property
+    def calibration(self) -> Calibration | None:
+        """The calibration in use, if any."""
+        ...
 
     @property
     def present(self) -> bool:
@@ -263,15 +316,25 @@ class CalibrationScale(Protocol):
 class MenuTable(GameTable, SelfTestTable, Protocol):
     """What the menus may do besides."""
 
-    events: Sequence[str]
-    """The game in play's outcomes so far, oldest first (the game menu's "What happened")."""
+    @property
+    def events(self) -> Sequence[str]:
+        """The game in play's outcomes so far, oldest first (the game menu's "What happened")."""
+        ...
 
-    settings: Mapping[str, Any]
-    """The settings in force (``brightness``, ``sound``, ``timer_sound``, ``language``)."""
-    timers: TimerPresets
-    """The turn timer's presets."""
-    scale: CalibrationScale
-    """The scale, for its calibration."""
+    @property
+    def settings(self) -> Mapping[str, Any]:
+        """The settings in force (``brightness``, ``sound``, ``timer_sound``, ``language``)."""
+        ...
+
+    @property
+    def timers(self) -> TimerPresets:
+        """The turn timer's presets."""
+        ...
+
+    @property
+    def scale(self) -> CalibrationScale:
+        """The scale, for its calibration."""
+        ...
 
     def change_setting(self, key: str, value: Any) -> None:
         """Change and save one setting."""
@@ -307,8 +370,10 @@ class MenuTable(GameTable, SelfTestTable, Protocol):
         """Leave the menus for the game screen."""
         ...
 
-    phones: PairedPhones
-    """The phones paired with the companion page."""
+    @property
+    def phones(self) -> PairedPhones:
+        """The phones paired with the companion page."""
+        ...
 
     def phone_offer(self) -> tuple[str, str] | None:
         """The page's pairing link and a new one-time code, or ``None`` when the page is off."""

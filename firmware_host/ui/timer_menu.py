@@ -59,7 +59,9 @@ class TimerGames(ListScreen):
         table, timers = self.table, self.timers
         return [
             Item(
-                TITLES[g], lambda g=g: table.push(TimerPreset(table, timers, g)), MODE_LABELS[timers.preset_for(g).mode]
+                TITLES[g],
+                lambda g=g: table.push(TimerPreset(table, timers, g)),  # type: ignore[misc]
+                MODE_LABELS[timers.preset_for(g).mode],
             )
             for g in TITLES
         ]

@@ -1,6 +1,6 @@
 """The door between the device and the page: what the web layer may ask and tell, nothing more.
 
-The device implements it (:class:`firmware_host.runtime.device.Device`); the server holds only
+The table's door implements it (:class:`firmware_host.runtime.doors.Door`); the server holds only
 this. Reading is a plain-data snapshot; every change is a call the device's own menus make too
 (the settings, the seat names, the timer presets), run on the device's loop.
 """

@@ -102,10 +102,10 @@ def test_a_refusal_quoting_a_huge_input_is_cut_before_the_screen_fits_it(virtual
         device = Device(defaults().with_sim(), Store(tmp_path / "state"), seed=1)
         task = __import__("asyncio").create_task(device.run())
         await device.ready.wait()
-        device.start_named("arschbombe", ["Ann", "Ben"])
-        device.apply({"type": "jump", "player": "z" * 4000, "jumper": "diver", "result": "clean"})
-        shown = device.toast_text()
-        await device.flush()
+        device.door.start_named("arschbombe", ["Ann", "Ben"])
+        device.door.apply({"type": "jump", "player": "z" * 4000, "jumper": "diver", "result": "clean"})
+        shown = device.door.toast_text()
+        await device.door.flush()
         device.stop("Stopped")
         await task
         return shown

@@ -180,7 +180,7 @@ def test_a_saved_language_that_is_not_known_falls_back_to_the_files(tmp_path):
     async def body(dev):
         named = await screen(dev)  # the unusable setting is named at boot
         await presses(dev, "ok")
-        return dev.settings["language"], named, await screen(dev)
+        return dev.door.settings["language"], named, await screen(dev)
 
     language, named, text = run_device(tmp_path, body, config)
     assert "language" in named and "fr" in named
@@ -191,8 +191,8 @@ def test_history_self_test_and_calibration_speak_german(tmp_path):
     config = configuration.parse({"display": {"language": "de"}}, "config.toml")
 
     async def body(dev):
-        dev.start_named("bomb", ["Ann", "Ben"])  # (a short name: the day, the name and "abgebr." fit one line)
-        dev.end_early()
+        dev.door.start_named("bomb", ["Ann", "Ben"])  # (a short name: the day, the name and "abgebr." fit one line)
+        dev.door.end_early()
         seen = {"over": await screen(dev)}
         await presses(dev, "ok!", "next", "ok")  # the game-over screen, then History
         seen["history"] = await screen(dev)
@@ -226,7 +226,7 @@ def test_history_self_test_and_calibration_speak_german(tmp_path):
 
 def test_switching_the_language_in_a_game_redraws_the_screens_beneath_at_once(tmp_path):
     async def body(dev):
-        dev.start_named("bomb", ["Ann", "Ben"])
+        dev.door.start_named("bomb", ["Ann", "Ben"])
         await presses(dev, "back", "prev", "prev", "prev", "prev", "prev", "ok")  # game menu, Settings (from the end)
         await presses(dev, "prev", "prev", "ok")  # Language (above Calibrate scale): Deutsch
         settings = await screen(dev)
@@ -245,9 +245,9 @@ def test_a_refusal_an_engine_raises_shows_in_the_players_language(tmp_path):
     config = configuration.parse({"display": {"language": "de"}}, "config.toml")
 
     async def body(dev):
-        dev.start_named("bomb", ["Ann", "Ben"])
-        refused = dev.apply({"type": "fly"})
-        return refused, dev.toast_text(), await screen(dev)
+        dev.door.start_named("bomb", ["Ann", "Ben"])
+        refused = dev.door.apply({"type": "fly"})
+        return refused, dev.door.toast_text(), await screen(dev)
 
     refused, said, text = run_device(tmp_path, body, config)
     assert refused is False and said == "Bomb has no action 'fly'"  # the record of it stays English
@@ -259,9 +259,9 @@ def test_messages_of_one_moment_show_together_each_in_the_players_language(tmp_p
     config = configuration.parse({"display": {"language": "de"}}, "config.toml")
 
     async def body(dev):
-        dev.toast(T("Undone"))
-        dev.toast(T("Saving again"))  # the same moment: shown together
-        return dev.toast_text(), await screen(dev)
+        dev.door.toast(T("Undone"))
+        dev.door.toast(T("Saving again"))  # the same moment: shown together
+        return dev.door.toast_text(), await screen(dev)
 
     said, text = run_device(tmp_path, body, config)
     assert said == "Undone · Saving again"

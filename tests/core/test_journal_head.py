@@ -189,14 +189,14 @@ def test_the_resumed_device_checks_a_long_journal_and_undoes_past_its_snapshot(t
     played.journal.close()
 
     async def body(dev):
-        assert dev.session.snapshot_used == 200
-        await dev.checked.wait()
+        assert dev.door.session.snapshot_used == 200
+        await dev.door.checked.wait()
         for _ in range(15):
-            before = len(dev.session.actions)
-            dev.undo()
-            while dev.game.busy is not None or len(dev.session.actions) == before:
+            before = len(dev.door.session.actions)
+            dev.door.undo()
+            while dev.hub.lookup("game").busy is not None or len(dev.door.session.actions) == before:
                 await asyncio.sleep(0.01)
-        return list(dev.session.actions), dev.session.summary
+        return list(dev.door.session.actions), dev.door.session.summary
 
     actions, summary = run_device(tmp_path, body)
     assert actions == played.actions[: len(actions)] and len(actions) < 200

@@ -94,11 +94,16 @@ def test_a_snapshot_that_cannot_be_saved_refuses_nothing_and_the_action_is_journ
 
     async def body(dev):
         with failing(op, _snapshot) as failures:
-            assert dev.apply(ACTIONS[sessions.SNAP_EVERY - 1])  # its record is saved, its snapshot is not
+            assert dev.door.apply(ACTIONS[sessions.SNAP_EVERY - 1])  # its record is saved, its snapshot is not
             await asyncio.sleep(0.1)
         assert failures == [op]
-        shown = (dev.storage_fault, dev.storage_faults, len(dev.session.actions), list(dev.game.said))
-        assert dev.apply(ACTIONS[sessions.SNAP_EVERY])  # the next one cuts the torn snapshot first
+        shown = (
+            dev.door.storage_fault,
+            dev.door.storage_faults,
+            len(dev.door.session.actions),
+            list(dev.hub.lookup("game").said),
+        )
+        assert dev.door.apply(ACTIONS[sessions.SNAP_EVERY])  # the next one cuts the torn snapshot first
         await asyncio.sleep(0.1)
         return shown
 

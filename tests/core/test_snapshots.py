@@ -274,8 +274,8 @@ def test_a_snapshot_naming_a_point_its_lines_do_not_hold_is_found_out_and_the_de
     assert shown.status == 2 or shown.json()["script"]["actions"] == session.actions
 
     async def body(dev):
-        await dev.checked.wait()
-        return dev.session.state, len(dev.session.actions)
+        await dev.door.checked.wait()
+        return dev.door.session.state, len(dev.door.session.actions)
 
     with caplog.at_level("WARNING"):
         state, count = run_device(tmp_path, body)
@@ -293,8 +293,8 @@ def test_a_crafted_snapshot_never_breaks_the_folder_and_the_device_keeps_the_rep
     assert shown.status == 0 and "Traceback" not in shown.err and shown.json()["summary"] is not None
 
     async def body(dev):
-        await dev.checked.wait()
-        return dev.session.state, len(dev.session.actions)
+        await dev.door.checked.wait()
+        return dev.door.session.state, len(dev.door.session.actions)
 
     state, count = run_device(tmp_path, body)
     assert count == 25 and same_state(state, truth)
@@ -312,8 +312,8 @@ def test_after_a_resume_from_a_lying_snapshot_the_device_keeps_the_replay_and_sa
     assert Session.resume(Store(tmp_path)).snapshot_used == 20  # the lie passes every check on its own
 
     async def body(dev):
-        await dev.checked.wait()
-        return dev.session.state, dev.session.summary
+        await dev.door.checked.wait()
+        return dev.door.session.state, dev.door.session.summary
 
     with caplog.at_level("WARNING"):
         state, summary = run_device(tmp_path, body)
@@ -373,13 +373,13 @@ def test_once_the_resume_is_checked_an_undo_past_its_snapshot_replays_at_most_a_
     session.journal.close()
 
     async def body(dev):
-        await dev.checked.wait()
+        await dev.door.checked.wait()
         costs = []
         for _ in range(15):  # back past the snapshot at 200
-            costs.append(dev.session.undo_cost())
-            dev.undo()
+            costs.append(dev.door.session.undo_cost())
+            dev.door.undo()
             await asyncio.sleep(0.1)
-        return costs, dev.session.actions
+        return costs, dev.door.session.actions
 
     costs, actions = run_device(tmp_path, body)
     assert actions == session.actions[:-15] and max(costs) <= sessions.KEEP_EVERY

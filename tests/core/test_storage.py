@@ -24,10 +24,10 @@ PRIOR = '{"id": "earlier", "game": "bomb", "players": ["Ann", "Jürgen"], "reaso
 
 async def jump(dev) -> None:
     """The player whose turn it is jumps: ``ok`` on the first choice of each menu until the jump is an action."""
-    count = len(dev.session.actions)
+    count = len(dev.door.session.actions)
     for _ in range(4):
         await presses(dev, "ok")
-        if dev.session is None or len(dev.session.actions) > count:  # an action, or the game filed
+        if dev.door.session is None or len(dev.door.session.actions) > count:  # an action, or the game filed
             return
     raise AssertionError("no jump after four presses of ok")
 
@@ -51,14 +51,14 @@ def ended_game(root, players=("Ann", "Jürgen")) -> str:
 )
 def test_a_failed_save_refuses_the_action_with_its_reason_and_play_goes_on_when_saving_works(tmp_path, code, message):
     async def body(dev):
-        dev.start_named("arschbombe", ["Ann", "Ben"])
+        dev.door.start_named("arschbombe", ["Ann", "Ben"])
         await jump(dev)  # Ann jumps: 3 points
         with injected(failing(code)):
             await presses(dev, "ok", "ok")  # Ben's jump cannot be saved
             text = await screen(dev)
-            refused = dict(dev.session.summary["scores"])
+            refused = dict(dev.door.session.summary["scores"])
         await jump(dev)  # the disk is back: Ben jumps again
-        return text, refused, dev.session.summary
+        return text, refused, dev.door.session.summary
 
     text, refused, after = run_device(tmp_path, body)
     assert message in " ".join(text.split()) and "F!" in text.splitlines()[0]  # the message may wrap
@@ -70,16 +70,16 @@ def test_a_failed_save_refuses_the_action_with_its_reason_and_play_goes_on_when_
 
 def test_a_game_that_could_not_be_filed_is_filed_with_its_result_before_the_next_one(tmp_path):
     async def body(dev):
-        dev.start_named("arschbombe", ["Ann", "Ben"])
+        dev.door.start_named("arschbombe", ["Ann", "Ben"])
         for _ in range(11):
             await jump(dev)
         await jump(dev)  # the last jump ends the game: its result shows, filed when the table leaves it
         with injected(failing(errno.EROFS, "rename")):  # the end record is written, the move is not
-            dev.start_named("bomb", ["Ann", "Ben"])  # leaving the result files it, and fails
+            dev.door.start_named("bomb", ["Ann", "Ben"])  # leaving the result files it, and fails
             text = await screen(dev)
         assert dev.store.game_path.exists()
-        dev.start_named("bomb", ["Ann", "Ben"])
-        return text, dev.session.summary["game"]
+        dev.door.start_named("bomb", ["Ann", "Ben"])
+        return text, dev.door.session.summary["game"]
 
     text, game = run_device(tmp_path, body)
     assert "State folder is read-only" in " ".join(text.split()) and game == "bomb"  # it may wrap
@@ -149,8 +149,8 @@ def test_a_journal_header_missing_or_mistyping_a_field_is_kept_aside_and_a_new_g
     async def body(dev):
         text = await screen(dev)
         await presses(dev, "ok")
-        dev.start_named("arschbombe", ["Ann", "Ben"])
-        return text, dev.session is not None
+        dev.door.start_named("arschbombe", ["Ann", "Ben"])
+        return text, dev.door.session is not None
 
     text, started = run_device(tmp_path, body)
     assert "Cannot resume" in text and started
@@ -176,7 +176,7 @@ def test_a_journal_damaged_in_the_middle_is_kept_never_overwritten(tmp_path, cli
     async def body(dev):
         text = await screen(dev)
         await presses(dev, "ok")
-        dev.start_named("bomb", ["Ann", "Ben"])
+        dev.door.start_named("bomb", ["Ann", "Ben"])
         return text
 
     text = run_device(tmp_path, body)
@@ -191,7 +191,7 @@ def test_settings_with_an_unusable_brightness_are_named_and_the_device_runs(tmp_
     (tmp_path / "settings.json").write_text(f'{{"brightness": {brightness}, "sound": false}}')
 
     async def body(dev):
-        return await screen(dev), dict(dev.settings)
+        return await screen(dev), dict(dev.door.settings)
 
     text, settings = run_device(tmp_path, body)
     assert "brightness" in text and "unusable" in text and settings["sound"] is False
@@ -202,7 +202,7 @@ def test_a_saved_timer_beeps_choice_is_kept_at_the_next_start(tmp_path):
     (tmp_path / "settings.json").write_text('{"timer_sound": "timeout"}')
 
     async def body(dev):
-        return await screen(dev), dict(dev.settings)
+        return await screen(dev), dict(dev.door.settings)
 
     text, settings = run_device(tmp_path, body)
     assert settings["timer_sound"] == "timeout" and "unusable" not in text
@@ -215,7 +215,7 @@ def test_a_damaged_document_is_kept_aside_named_on_the_panel_and_a_fresh_one_sav
     async def body(dev):
         text = await screen(dev)
         await presses(dev, "ok")
-        dev.change_setting("sound", False)
+        dev.door.change_setting("sound", False)
         return text
 
     text = " ".join(run_device(tmp_path, body).split())
@@ -228,8 +228,8 @@ def test_a_damaged_document_is_kept_aside_named_on_the_panel_and_a_fresh_one_sav
 def test_a_settings_change_that_cannot_be_saved_says_so_and_still_applies(tmp_path):
     async def body(dev):
         with injected(failing(errno.ENOSPC)):
-            dev.change_setting("sound", False)
-            return await screen(dev), dev.settings["sound"]
+            dev.door.change_setting("sound", False)
+            return await screen(dev), dev.door.settings["sound"]
 
     text, sound = run_device(tmp_path, body)
     assert "Cannot save: disk full" in text and sound is False
@@ -256,18 +256,18 @@ def test_a_running_turn_timer_pauses_with_the_reason_when_its_saves_fail(tmp_pat
     config = configuration.load(path)
 
     async def body(dev):
-        dev.start_named("arschbombe", ["Ann", "Ben"])
+        dev.door.start_named("arschbombe", ["Ann", "Ben"])
         await asyncio.sleep(1)
-        before = dev.timers.title_text()
+        before = dev.hub.lookup("timers").title_text()
         with injected(failing(errno.ENOSPC)):
             await asyncio.sleep(30)  # the clocks are saved meanwhile: the save fails
             text = await screen(dev)
-            paused = dev.timers.title_text()
+            paused = dev.hub.lookup("timers").title_text()
             await asyncio.sleep(5)
-            still = dev.timers.title_text()
+            still = dev.hub.lookup("timers").title_text()
         await presses(dev, "ok!")  # saving works again: the table goes on
         await asyncio.sleep(3)
-        return before, text, paused, still, dev.timers.title_text()
+        return before, text, paused, still, dev.hub.lookup("timers").title_text()
 
     before, text, paused, still, after = run_device(tmp_path / "state", body, config)
     assert "||" in paused and paused == still and before != paused  # paused, not frozen unseen

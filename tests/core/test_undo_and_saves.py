@@ -27,13 +27,13 @@ FOUR = ["Ann", "Ben", "Cy", "Dora"]
 
 def test_a_draw_that_passes_for_three_bettors_is_taken_back_by_one_undo(tmp_path):
     async def body(dev):
-        dev.start_named("antartik", FOUR)
+        dev.door.start_named("antartik", FOUR)
         await presses(dev, "ok")  # Ann draws: Ben, Cy and Dora pass, then the draw
-        assert [a["type"] for a in dev.session.actions] == ["pass", "pass", "pass", "draw"]
+        assert [a["type"] for a in dev.door.session.actions] == ["pass", "pass", "pass", "draw"]
         await presses(dev, "back!")
         assert "Take back" in await screen(dev)
         await presses(dev, "ok")
-        return list(dev.session.actions), dev.toast_text()
+        return list(dev.door.session.actions), dev.door.toast_text()
 
     actions, told = run_device(tmp_path, body)
     assert actions == []  # one undo: the draw and the passes it made
@@ -44,22 +44,22 @@ def test_a_draw_that_passes_for_three_bettors_is_taken_back_by_one_undo(tmp_path
 
 def test_an_undo_takes_back_one_move_only(tmp_path):
     async def body(dev):
-        dev.start_named("antartik", FOUR)
+        dev.door.start_named("antartik", FOUR)
         await presses(dev, "ok")  # a draw (and three passes)
-        first = len(dev.session.actions)
+        first = len(dev.door.session.actions)
         await presses(dev, "ok")  # the next decision: another move
-        assert len(dev.session.actions) > first
+        assert len(dev.door.session.actions) > first
         await presses(dev, "back!", "ok")
-        return first, len(dev.session.actions)
+        return first, len(dev.door.session.actions)
 
     first, after = run_device(tmp_path, body)
     assert after == first
 
 
 def _end_arschbombe(dev) -> None:
-    dev.start_named(PLAIN.game, list(PLAIN.players))
+    dev.door.start_named(PLAIN.game, list(PLAIN.players))
     for action in PLAIN.actions:
-        dev.apply(action)
+        dev.door.apply(action)
 
 
 def test_the_move_that_ends_a_game_can_be_undone_and_the_game_is_not_filed(tmp_path):
@@ -69,9 +69,9 @@ def test_the_move_that_ends_a_game_can_be_undone_and_the_game_is_not_filed(tmp_p
         assert "back undo" in text  # the hint says so
         assert Store(tmp_path).history() == []  # filed when the table leaves the result
         await presses(dev, "back!", "ok")  # asked, then yes
-        assert dev.session is not None and not dev.session.over
-        assert len(dev.session.actions) == len(PLAIN.actions) - 1
-        dev.apply(PLAIN.actions[-1])  # played again: over again
+        assert dev.door.session is not None and not dev.door.session.over
+        assert len(dev.door.session.actions) == len(PLAIN.actions) - 1
+        dev.door.apply(PLAIN.actions[-1])  # played again: over again
         await asyncio.sleep(0.1)
         await presses(dev, "ok!")  # leaves the result: filed now
         return Store(tmp_path).history()
@@ -84,12 +84,12 @@ def test_undoing_the_move_that_ended_a_game_takes_its_result_off_the_companion_p
     async def body(dev):
         _end_arschbombe(dev)
         await screen(dev)
-        ended = dev.last_result, dev.snapshot()["finished"]
+        ended = dev.door.last_result, dev.door.snapshot()["finished"]
         await presses(dev, "back!", "ok")  # the last move taken back: in play again
-        undone = dev.last_result, dev.snapshot()["finished"]
-        dev.apply(PLAIN.actions[-1])  # played again: over again
+        undone = dev.door.last_result, dev.door.snapshot()["finished"]
+        dev.door.apply(PLAIN.actions[-1])  # played again: over again
         await asyncio.sleep(0.1)
-        again = dev.last_result
+        again = dev.door.last_result
         await presses(dev, "ok!")  # leaves the result: filed now
         return ended, undone, again, Store(tmp_path).history()
 
@@ -119,7 +119,7 @@ def test_a_script_that_ends_on_the_result_screen_files_the_game_when_it_stops(tm
 
     lines = [f"start {PLAIN.game} {' '.join(PLAIN.players)}"] + [f"action {json.dumps(a)}" for a in PLAIN.actions]
     device = run_script(configuration.defaults(), Store(tmp_path), parse("\n".join([*lines, "wait 1"])), None, seed=1)
-    assert device.result_on_screen is None  # never left by a press: filed by the stop
+    assert device.door.result_on_screen is None  # never left by a press: filed by the stop
     history = Store(tmp_path).history()
     assert [e["reason"] for e in history] == ["over"] and history[0]["winners"]
     assert Session.resume(Store(tmp_path)) is None  # and not filed again by the next start
@@ -129,13 +129,13 @@ def test_a_script_that_ends_on_the_result_screen_files_the_game_when_it_stops(tm
 def test_a_start_refused_on_a_full_disk_works_once_there_is_room_again(tmp_path):
     async def body(dev):
         with injected(Faults(fail_at=1, fail_errno=errno.ENOSPC, only=("write", "rename"))):
-            assert not dev.start_named("arschbombe", ["Ann", "Ben"])
+            assert not dev.door.start_named("arschbombe", ["Ann", "Ben"])
             full = await screen(dev)
-        assert dev.storage_fault == "Cannot save: disk full"  # the table sees it until a save works
-        assert dev.start_named("arschbombe", ["Ann", "Ben"])  # room again: no restart needed
+        assert dev.door.storage_fault == "Cannot save: disk full"  # the table sees it until a save works
+        assert dev.door.start_named("arschbombe", ["Ann", "Ben"])  # room again: no restart needed
         await presses(dev, "ok", "ok", "ok")
-        assert dev.storage_fault is None
-        return " ".join(full.split()), dev.session.summary
+        assert dev.door.storage_fault is None
+        return " ".join(full.split()), dev.door.session.summary
 
     full, summary = run_device(tmp_path, body)
     assert "Cannot save: disk full" in full
@@ -199,16 +199,16 @@ def test_a_long_undo_runs_off_the_loop_saying_so_and_answers_presses_meanwhile(t
     monkeypatch.setattr(game_part, "UNDO_ON_LOOP", -1)  # every undo counts as long
 
     async def body(dev):
-        dev.start_named("antartik", FOUR)
+        dev.door.start_named("antartik", FOUR)
         await presses(dev, "ok")  # a draw (and three passes)
-        undone = dev.session.actions
-        assert dev.undo()
-        shown = dev.toast_text()
-        dev.handle(Press("ok", False, dev.now(), 0.1))  # a press meanwhile: answered, not acted on
-        answered = dev.toast_text()
-        refused = dev.apply({"type": "draw"})
+        undone = dev.door.session.actions
+        assert dev.door.undo()
+        shown = dev.door.toast_text()
+        dev.door.handle(Press("ok", False, dev.door.now(), 0.1))  # a press meanwhile: answered, not acted on
+        answered = dev.door.toast_text()
+        refused = dev.door.apply({"type": "draw"})
         await asyncio.sleep(0.1)
-        return undone, shown, answered, refused, list(dev.session.actions), dev.toast_text()
+        return undone, shown, answered, refused, list(dev.door.session.actions), dev.door.toast_text()
 
     undone, shown, answered, refused, after, told = run_device(tmp_path, body)
     assert len(undone) == 4 and after == []
@@ -223,14 +223,14 @@ def test_an_undo_that_fails_off_the_loop_says_so_and_leaves_the_game_as_it_was(t
         raise RuntimeError("engine bug")
 
     async def body(dev):
-        dev.start_named("antartik", FOUR)
+        dev.door.start_named("antartik", FOUR)
         await presses(dev, "ok")  # a draw (and three passes)
-        before = list(dev.session.actions)
+        before = list(dev.door.session.actions)
         monkeypatch.setattr(Session, "prepare_undo", broken)
         monkeypatch.setattr(Session, "_replay", lambda self, actions: broken(self))  # nor on the loop
-        assert dev.undo()
+        assert dev.door.undo()
         await asyncio.sleep(0.1)
-        return before, list(dev.session.actions), dev.toast_text(), dev.game.busy
+        return before, list(dev.door.session.actions), dev.door.toast_text(), dev.hub.lookup("game").busy
 
     before, after, told, busy = run_device(tmp_path, body)
     assert after == before and busy is None  # nothing taken back, the table not stuck "Undoing…"

@@ -101,8 +101,8 @@ def test_after_an_update_the_snapshot_is_proved_once_and_the_verdict_kept(tmp_pa
     assert again is not None and again.unchecked is not None  # a seal of other code vouches for nothing
 
     async def body(dev):
-        await dev.checked.wait()
-        return dev.session.unchecked, len(dev.session.actions)
+        await dev.door.checked.wait()
+        return dev.door.session.unchecked, len(dev.door.session.actions)
 
     assert run_device(tmp_path, body) == (None, 250)
     assert _vouched_last(Store(tmp_path))  # the verdict: a sealed snapshot of the game proved
@@ -184,8 +184,8 @@ def test_the_process_judges_the_journal_as_the_resume_read_it(tmp_path, often):
 
 def _real_check(tmp_path) -> tuple[object, int, object]:
     async def body(dev):
-        await dev.checked.wait()
-        return dev.session.state, len(dev.session.actions), dev.session.unchecked
+        await dev.door.checked.wait()
+        return dev.door.session.state, len(dev.door.session.actions), dev.door.session.unchecked
 
     return run_device_in_real_time(tmp_path, body)
 
@@ -243,7 +243,7 @@ def test_a_device_stopped_during_the_check_ends_its_process(tmp_path, often, mon
     async def body(dev):
         while not started:
             await asyncio.sleep(0.01)
-        return dev.session.unchecked is not None
+        return dev.door.session.unchecked is not None
 
     assert run_device_in_real_time(tmp_path, body) is True
     assert started[0].returncode is not None  # ended with the device

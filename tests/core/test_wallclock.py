@@ -174,7 +174,7 @@ def test_a_whole_game_on_the_device_with_a_clock_jump_files_the_right_duration(c
         await ScriptRunner(device, None).run(parse("\n".join(lines[:1])))
         started = loop.time()
         await ScriptRunner(device, None).run(parse("\n".join(lines[1:])))
-        assert device.session is None  # the game is over and filed
+        assert device.door.session is None  # the game is over and filed
         device.stop()
         await task
         return started - start

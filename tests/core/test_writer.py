@@ -69,12 +69,12 @@ def test_while_an_action_is_made_durable_the_loop_serves_input_and_its_effects_w
         task = asyncio.create_task(device.run())
         await device.ready.wait()
         assert isinstance(device.store.writer, ThreadWriter)  # a real loop: the writer thread
-        device.start_named("arschbombe", ["Ann", "Ben"])
-        await until(lambda: not device.saving.inflight)
-        await device.flush()
-        sent = device.display.frames_sent
+        device.door.start_named("arschbombe", ["Ann", "Ben"])
+        await until(lambda: not device.hub.lookup("saving").inflight)
+        await device.door.flush()
+        sent = device.door.display.frames_sent
         monkeypatch.setattr(fsio, "fsync", slow_fsync)
-        assert device.apply(JUMP)
+        assert device.door.apply(JUMP)
         await until(in_fsync.is_set)
         # the SD card is busy: the loop still runs timers and takes button edges
         buttons = device.hw.buttons
@@ -82,11 +82,19 @@ def test_while_an_action_is_made_durable_the_loop_serves_input_and_its_effects_w
         await asyncio.sleep(0.12)
         buttons.release("next")
         await asyncio.sleep(0.06)
-        during = (device.display.frames_sent, len(device.saving.held), device.lights.showing.green)
+        during = (
+            device.door.display.frames_sent,
+            len(device.hub.lookup("saving").held),
+            device.door.lights.showing.green,
+        )
         gate.set()
-        await until(lambda: not device.saving.inflight and not device.saving.held)
-        await device.flush()
-        after = (device.display.frames_sent, device.session.summary["scores"], device.screens[-1].frame())
+        await until(lambda: not device.hub.lookup("saving").inflight and not device.hub.lookup("saving").held)
+        await device.door.flush()
+        after = (
+            device.door.display.frames_sent,
+            device.door.session.summary["scores"],
+            device.door.screens[-1].frame(),
+        )
         device.stop()
         await task
         return sent, during, after
@@ -111,7 +119,7 @@ def test_a_changed_setting_is_saved_off_the_loop_and_a_failed_save_leaves_the_jo
         task = asyncio.create_task(device.run())
         await device.ready.wait()
         monkeypatch.setattr(fsio, "fsync", slow_fsync)
-        device.change_setting("sound", False)  # returns at once: the SD card is the writer's business
+        device.door.change_setting("sound", False)  # returns at once: the SD card is the writer's business
         for _ in range(5000):
             if in_fsync.is_set():
                 break
@@ -128,14 +136,14 @@ def test_a_changed_setting_is_saved_off_the_loop_and_a_failed_save_leaves_the_jo
             raise OSError(errno.ENOSPC, "No space left on device")
 
         monkeypatch.setattr(fsio, "fsync", full)
-        device.change_setting("sound", True)  # cannot be saved: said on the panel
+        device.door.change_setting("sound", True)  # cannot be saved: said on the panel
         await asyncio.to_thread(device.store.writer.drain, 5)
         await asyncio.sleep(0.01)
         monkeypatch.setattr(fsio, "fsync", real)
         failed_then = device.store.writer.failed
         device.stop()
         await task
-        return served, saved_meanwhile, device.last_storage_fault, failed_then
+        return served, saved_meanwhile, device.door.last_storage_fault, failed_then
 
     served, saved_meanwhile, fault, failed_then = asyncio.run(main())
     assert served < 1.0 and not saved_meanwhile

@@ -103,13 +103,13 @@ def test_chip_faults_reach_the_simulator(virtual: Callable[..., Any]) -> None:
 def test_sim_script_grams_reach_the_device(tmp_path: Path) -> None:
     commands = parse("start tonne Ann Ben\nwait 2\ngrams 25\nwait 2\n")
     device = run_script(defaults(), Store(tmp_path / "state"), commands, None)
-    assert device.scale.raw == pytest.approx(84_000 + 25 * 420, abs=800)
-    assert device.scale.fault is None
+    assert device.hub.lookup("scale").raw == pytest.approx(84_000 + 25 * 420, abs=800)
+    assert device.hub.lookup("scale").fault is None
 
 
 def test_the_scale_sleeps_in_the_menu_and_wakes_for_a_tonne_game(tmp_path: Path) -> None:
     device = run_script(defaults(), Store(tmp_path / "state"), parse("wait 5\ngrams 25\nwait 2\n"), None)
-    assert device.scale.raw is None and not device.scale.reading  # nothing read in the menu
+    assert device.hub.lookup("scale").raw is None and not device.hub.lookup("scale").reading  # nothing read in the menu
     device.hw.scale.vclock.advance(1e-3)
     # on SPI (the default) PD_SCK cannot be held high between transfers: the chip keeps converting,
     # unread; on the GPIO path PD_SCK is held high and the chip powers down
@@ -119,4 +119,4 @@ def test_the_scale_sleeps_in_the_menu_and_wakes_for_a_tonne_game(tmp_path: Path)
     device.hw.scale.vclock.advance(1e-3)
     assert not device.hw.scale.chip.powered
     device = run_script(defaults(), Store(tmp_path / "s2"), parse("start tonne Ann Ben\nwait 2\n"), None)
-    assert device.scale.reading and device.scale.raw is not None
+    assert device.hub.lookup("scale").reading and device.hub.lookup("scale").raw is not None

@@ -175,13 +175,13 @@ def test_a_panel_reset_without_an_i2c_error_shows_again_within_five_minutes_and_
 
 def test_waking_from_dim_re_initialises_the_panel(tmp_path):
     async def body(device):
-        await device.flush()
-        before = device.display.reinits
+        await device.door.flush()
+        before = device.door.display.reinits
         await asyncio.sleep(device.config["display"]["dim_after"] + 1)
-        assert device.dimmed
+        assert device.door.dimmed
         await presses(device, "next")
-        await device.flush()
-        return device.dimmed, device.display.reinits - before
+        await device.door.flush()
+        return device.door.dimmed, device.door.display.reinits - before
 
     assert run_device(tmp_path, body) == (False, 1)
 

@@ -60,8 +60,8 @@ def test_the_simulated_device_draws_the_configured_panel_at_its_size(tmp_path, k
     config = configuration.parse({"display": {"kind": kind}}, "config.toml")
 
     async def body(device):
-        await device.flush()
-        return device.panel_size, device.display.shown.size, device.display.device.size
+        await device.door.flush()
+        return device.door.panel_size, device.door.display.shown.size, device.door.display.device.size
 
     assert run_device(tmp_path, body, config) == (size, size, size)
 
@@ -71,8 +71,8 @@ def test_sim_panel_picks_the_size_of_a_plain_sim_display(tmp_path):
     assert config.with_sim()["display"]["sim_panel"] == "ssd1327"
 
     async def body(device):
-        await device.flush()
-        return device.display.shown.size
+        await device.door.flush()
+        return device.door.display.shown.size
 
     assert run_device(tmp_path, body, config) == (128, 128)
 
@@ -144,8 +144,8 @@ def test_a_square_panel_turned_a_quarter_draws_at_its_size(tmp_path):
     config = configuration.parse({"display": {"kind": "ssd1327", "rotation": 90}}, "config.toml")
 
     async def body(device):
-        await device.flush()
-        return device.display.status, device.display.shown.size
+        await device.door.flush()
+        return device.door.display.status, device.door.display.shown.size
 
     assert run_device(tmp_path, body, config) == ("ok", (128, 128))
 

@@ -154,15 +154,15 @@ def test_rules_from_the_game_menu_open_at_the_placing_in_german(tmp_path):
     """On the device: a Tonne turn, the game menu (short back), prev to Rules, ok."""
 
     async def body(dev):
-        dev.change_setting("language", "de")
-        dev.start_named("tonne", ["Ann", "Ben"])
-        dev.confirm_task("bin0")
-        dev.apply({"type": "reveal", "cards": {"Ann": 3, "Ben": 5}})
+        dev.door.change_setting("language", "de")
+        dev.door.start_named("tonne", ["Ann", "Ben"])
+        dev.door.confirm_task("bin0")
+        dev.door.apply({"type": "reveal", "cards": {"Ann": 3, "Ben": 5}})
         await presses(dev, "back", "prev")
         menu = await screen(dev)
         await presses(dev, "ok")
         await asyncio.sleep(10)  # the toast of the reveal ("Ann first") has gone
-        return menu, await screen(dev), dev.screens[-1]
+        return menu, await screen(dev), dev.door.screens[-1]
 
     menu, text, top = run_device(tmp_path, body)
     assert "Regeln" in menu

@@ -179,7 +179,7 @@ def test_the_self_test_shows_the_doctors_checks_on_its_second_page(tmp_path, mon
     from tests.devicekit import presses, run_device, screen
 
     async def body(dev):
-        dev.push(SelfTest(dev))
+        dev.door.push(SelfTest(dev.door))
         first = await screen(dev)
         await presses(dev, "next!")  # hold next: the second page
         for _ in range(200):  # the checks run off the loop (they fsync in the state folder)

@@ -27,7 +27,7 @@ GERMAN = configuration.parse({"display": {"language": "de"}}, "config.toml")
 
 def lines(dev) -> list[str]:
     """What the players read on the panel now (the frame laid out and drawn as the panel does)."""
-    return drawn_lines(dev.frame())
+    return drawn_lines(dev.door.frame())
 
 
 def play(tmp_path, body, seed: int = 1, scale: bool = False):
@@ -46,17 +46,17 @@ async def pieces(dev, count: int) -> None:
     for _ in range(count):
         dev.hw.scale.grams += SIM_PIECE_GRAMS
         await asyncio.sleep(4)
-        await dev.flush()
+        await dev.door.flush()
 
 
 # -- 1. Antartik: the dive stays in sight when bets ride --------------------------------------------------
 def test_1_antartiks_dive_stays_on_the_panel_beside_the_bets(tmp_path):
     async def body(dev):
-        dev.start_named("antartik", FIVE)
+        dev.door.start_named("antartik", FIVE)
         await presses(dev, "ok", "ok", "ok")  # three draws: 9 10S 1
         before = lines(dev)
         await presses(dev, "p2", "p2", "p2!", "p3", "p3", "p3!", "p4", "p4", "p4!")  # three bets
-        return before, lines(dev), list(dev.session.state.dive), dict(dev.session.state.bets)
+        return before, lines(dev), list(dev.door.session.state.dive), dict(dev.door.session.state.bets)
 
     before, after, dive, bets = play(tmp_path, body, seed=5)
     assert dive == ["9", "10S", "1"] and len(bets) == 3
@@ -70,26 +70,26 @@ def test_2_tonnes_fall_reads_whole_beside_the_scales_bin_filled(tmp_path):
     four = FIVE[:4]
 
     async def body(dev):
-        dev.start_named("tonne", four)
+        dev.door.start_named("tonne", four)
         await asyncio.sleep(2)
         dev.hw.scale.grams = 4 * SIM_PIECE_GRAMS  # the pre-fill: one of each kind
         await asyncio.sleep(4)
-        await dev.flush()
-        dev.apply({"type": "reveal", "cards": dict(zip(four, [3, 5, 7, 8], strict=True))})
+        await dev.door.flush()
+        dev.door.apply({"type": "reveal", "cards": dict(zip(four, [3, 5, 7, 8], strict=True))})
         await pieces(dev, 3)  # Maximiliane's three, counted by the scale
         placed = lines(dev)
         await presses(dev, "p2")  # (Hans-Jürgen taps: the news of the turn placed stays)
-        dev.apply({"type": "fall"})  # Hans-Jürgen's pile falls
-        await dev.flush()
+        dev.door.apply({"type": "fall"})  # Hans-Jürgen's pile falls
+        await dev.door.flush()
         dev.hw.scale.grams = 0.0  # the bin emptied
         await asyncio.sleep(4)
         dev.hw.scale.grams = 4 * SIM_PIECE_GRAMS  # and filled again: the scale says so
         for _ in range(16):  # (a passing word: looked at while it shows)
             await asyncio.sleep(0.25)
-            await dev.flush()
-            if "bin filled" in (dev.toast_text() or ""):
+            await dev.door.flush()
+            if "bin filled" in (dev.door.toast_text() or ""):
                 break
-        return placed, lines(dev), [tr(part) for part in dev.message.showing()]
+        return placed, lines(dev), [tr(part) for part in dev.hub.lookup("message").showing()]
 
     placed, filled, said = play(tmp_path, body, scale=True)
     assert readable(f"{MAX} hat 3 gelegt", placed, FIVE), placed
@@ -100,13 +100,13 @@ def test_2_tonnes_fall_reads_whole_beside_the_scales_bin_filled(tmp_path):
 
 def test_2_the_scales_take_back_word_reads_whole(tmp_path):
     async def body(dev):
-        dev.start_named("tonne", FIVE)
+        dev.door.start_named("tonne", FIVE)
         await presses(dev, "ok")
-        dev.apply({"type": "reveal", "cards": dict(zip(FIVE, [3, 5, 7, 8, 10], strict=True))})
+        dev.door.apply({"type": "reveal", "cards": dict(zip(FIVE, [3, 5, 7, 8, 10], strict=True))})
         await pieces(dev, 1)
         await presses(dev, "back!", "ok")  # undo the piece: the scale asks for it back
-        await dev.flush()
-        return lines(dev), [tr(part) for part in dev.message.showing()]
+        await dev.door.flush()
+        return lines(dev), [tr(part) for part in dev.hub.lookup("message").showing()]
 
     shown, said = play(tmp_path, body, scale=True)
     assert said == [f"Zurückgenommen: {MAX} hat 1 gelegt (1/3)", "1 wieder herausnehmen"], said
@@ -117,13 +117,13 @@ def test_2_arschbombes_last_jump_reads_whole_at_game_over(tmp_path):
     four = [HANS, BART, ANN, MAX]  # Maximiliane jumps last
 
     async def body(dev):
-        dev.start_named("arschbombe", four)
+        dev.door.start_named("arschbombe", four)
         for jump in range(6 * 4 - 1):
-            dev.apply({"type": "jump", "jumper": "diver" if jump < 12 else "rascal", "result": "out"})
-        await dev.flush()
-        dev.apply({"type": "jump", "jumper": "rascal", "result": "under"})  # the last jump: under a card
-        await dev.flush()
-        return lines(dev), tr(dev.session.view().lines[-1] if dev.session else dev.events[-1])
+            dev.door.apply({"type": "jump", "jumper": "diver" if jump < 12 else "rascal", "result": "out"})
+        await dev.door.flush()
+        dev.door.apply({"type": "jump", "jumper": "rascal", "result": "under"})  # the last jump: under a card
+        await dev.door.flush()
+        return lines(dev), tr(dev.door.session.view().lines[-1] if dev.door.session else dev.door.events[-1])
 
     shown, last = play(tmp_path, body)
     assert last == f"{MAX}: Rabauke, Unter einer Karte +0", last
@@ -132,13 +132,13 @@ def test_2_arschbombes_last_jump_reads_whole_at_game_over(tmp_path):
 
 def test_2_bombs_reveal_after_a_failure_names_every_hand_to_cut_whole(tmp_path):
     async def body(dev):
-        dev.start_named("bomb", FIVE)
-        state = dev.session.state
+        dev.door.start_named("bomb", FIVE)
+        state = dev.door.session.state
         state.hands[MAX] = state.hands[HANS] = 6  # two hands over the limit after the round
-        dev.apply({"type": "reveal", "cards": dict(zip(FIVE, ["1", "5", "5", "5", "5"], strict=True))})
-        dev.apply({"type": "roll", "faces": [{"bomb": 1}, {"fuse": 1}]})  # Maximiliane: boom
-        await dev.flush()
-        return lines(dev), tr(dev.session.state.notice)
+        dev.door.apply({"type": "reveal", "cards": dict(zip(FIVE, ["1", "5", "5", "5", "5"], strict=True))})
+        dev.door.apply({"type": "roll", "faces": [{"bomb": 1}, {"fuse": 1}]})  # Maximiliane: boom
+        await dev.door.flush()
+        return lines(dev), tr(dev.door.session.state.notice)
 
     shown, notice = play(tmp_path, body)
     assert "auf 4, alle +1 Karte" in notice
@@ -150,14 +150,14 @@ def test_3_bomb_shows_every_revealed_card_while_the_round_runs(tmp_path):
     cards = dict(zip(FIVE, ["3", "5", "3", "8", "7"], strict=True))  # Maximiliane and Bartholomäus defuse
 
     async def body(dev):
-        dev.start_named("bomb", FIVE)
-        dev.apply({"type": "reveal", "cards": cards})
-        await dev.flush()
+        dev.door.start_named("bomb", FIVE)
+        dev.door.apply({"type": "reveal", "cards": cards})
+        await dev.door.flush()
         await presses(dev, "ok")  # Random order (a tie on lives)
-        dice = dev.session.state.dice + dev.session.state.red
-        dev.apply({"type": "roll", "faces": [{"card": 1}] + [{}] * (dice - 1)})  # one defused: the round runs on
-        await dev.flush()
-        return lines(dev), dev.session.state.defusers
+        dice = dev.door.session.state.dice + dev.door.session.state.red
+        dev.door.apply({"type": "roll", "faces": [{"card": 1}] + [{}] * (dice - 1)})  # one defused: the round runs on
+        await dev.door.flush()
+        return lines(dev), dev.door.session.state.defusers
 
     shown, defusers = play(tmp_path, body)
     assert len(defusers) == 1, defusers
@@ -168,13 +168,13 @@ def test_3_bomb_shows_every_revealed_card_while_the_round_runs(tmp_path):
 # -- 4. Tonne at five: whose turn it is and how many, with the order after them ------------------------------
 def test_4_tonnes_placer_and_pieces_owed_show_beside_a_wrapped_line_and_the_order(tmp_path):
     async def body(dev):
-        dev.start_named("tonne", FIVE)
+        dev.door.start_named("tonne", FIVE)
         await presses(dev, "ok")
-        dev.apply({"type": "reveal", "cards": dict(zip(FIVE, [3, 5, 7, 8, 10], strict=True))})
-        await dev.flush()
+        dev.door.apply({"type": "reveal", "cards": dict(zip(FIVE, [3, 5, 7, 8, 10], strict=True))})
+        await dev.door.flush()
         await presses(dev, "p1")
-        dev.apply({"type": "place", "count": 3})  # Maximiliane's turn placed: Hans-Jürgen's five
-        await dev.flush()
+        dev.door.apply({"type": "place", "count": 3})  # Maximiliane's turn placed: Hans-Jürgen's five
+        await dev.door.flush()
         return lines(dev)
 
     shown = play(tmp_path, body)
@@ -186,16 +186,16 @@ def test_4_tonnes_placer_and_pieces_owed_show_beside_a_wrapped_line_and_the_orde
 # -- 5. Bomb's dice entered: the question in sight under an earlier defuser's roll ------------------------------
 def test_5_bombs_dice_entry_asks_its_question_under_the_last_roll(tmp_path):
     async def body(dev):
-        dev.start_named("bomb", FIVE)
-        dev.apply({"type": "reveal", "cards": dict(zip(FIVE, ["0", "5", "5", "0", "0"], strict=True))})
-        await dev.flush()
+        dev.door.start_named("bomb", FIVE)
+        dev.door.apply({"type": "reveal", "cards": dict(zip(FIVE, ["0", "5", "5", "0", "0"], strict=True))})
+        await dev.door.flush()
         await presses(dev, "ok")  # Random order (a tie on lives)
-        dev.apply({"type": "roll", "faces": [{"card": 1}, {}, {}, {}, {}]})  # the first defuser rolls
-        await dev.flush()
+        dev.door.apply({"type": "roll", "faces": [{"card": 1}, {}, {}, {}, {}]})  # the first defuser rolls
+        await dev.door.flush()
         await presses(dev, "next", "next", "ok")  # Enter dice
-        bombs = lines(dev), tr(dev.screens[-1].path[-1].title)
+        bombs = lines(dev), tr(dev.door.screens[-1].path[-1].title)
         await presses(dev, "ok")  # 0 bombs
-        return bombs, (lines(dev), tr(dev.screens[-1].path[-1].title))
+        return bombs, (lines(dev), tr(dev.door.screens[-1].path[-1].title))
 
     (bombs, asked_bombs), (fuses, asked) = play(tmp_path, body)
     assert asked == "B0: Zündschnüre?" and readable(asked, fuses, FIVE), fuses  # bug: only "0 > 1/5"
@@ -205,9 +205,9 @@ def test_5_bombs_dice_entry_asks_its_question_under_the_last_roll(tmp_path):
 # -- 6. undo asks, and says, what it takes back ---------------------------------------------------------------
 def test_6_undo_names_the_piece_it_takes_back_not_the_turn(tmp_path):
     async def body(dev):
-        dev.start_named("tonne", FIVE)
+        dev.door.start_named("tonne", FIVE)
         await presses(dev, "ok")
-        dev.apply({"type": "reveal", "cards": dict(zip(FIVE, [3, 5, 7, 8, 10], strict=True))})
+        dev.door.apply({"type": "reveal", "cards": dict(zip(FIVE, [3, 5, 7, 8, 10], strict=True))})
         await pieces(dev, 1)  # a mid-turn piece
         await presses(dev, "back!")
         middle = " ".join(lines(dev))
@@ -216,8 +216,8 @@ def test_6_undo_names_the_piece_it_takes_back_not_the_turn(tmp_path):
         await presses(dev, "back!")
         last = " ".join(lines(dev))
         await presses(dev, "ok")  # yes
-        undone = dev.toast_text()
-        return middle, last, undone, dev.session.state.owed
+        undone = dev.door.toast_text()
+        return middle, last, undone, dev.door.session.state.owed
 
     middle, last, undone, owed = play(tmp_path, body, scale=True)
     assert "Max hat 1 gelegt (1/3)" in middle, middle  # bug: no description
@@ -228,15 +228,15 @@ def test_6_undo_names_the_piece_it_takes_back_not_the_turn(tmp_path):
 # -- 7. Bomb's game over says how it ended ------------------------------------------------------------------------
 def test_7_bombs_game_over_says_the_roll_that_ended_it(tmp_path):
     async def body(dev):
-        dev.start_named("bomb", FIVE)
+        dev.door.start_named("bomb", FIVE)
         for p in FIVE[:4]:
-            dev.session.state.lives[p] = 1
+            dev.door.session.state.lives[p] = 1
         for _ in range(4):  # four out, one roll each; Ann the last: Jörg wins
-            alive = [p for p in FIVE if p not in dev.session.state.out]
-            dev.apply({"type": "reveal", "cards": {p: ("1" if p == alive[0] else "5") for p in alive}})
-            dev.apply({"type": "roll", "faces": [{"bomb": 1}, {"fuse": 1}]})
-            await dev.flush()
-        return lines(dev), type(dev.screens[-1]).__name__
+            alive = [p for p in FIVE if p not in dev.door.session.state.out]
+            dev.door.apply({"type": "reveal", "cards": {p: ("1" if p == alive[0] else "5") for p in alive}})
+            dev.door.apply({"type": "roll", "faces": [{"bomb": 1}, {"fuse": 1}]})
+            await dev.door.flush()
+        return lines(dev), type(dev.door.screens[-1]).__name__
 
     shown, top = play(tmp_path, body)
     assert top == "GameOver"
@@ -247,15 +247,15 @@ def test_7_bombs_game_over_says_the_roll_that_ended_it(tmp_path):
 # -- 8. Trottelmütze at five: who drinks what, and why, once and whole --------------------------------------------
 def test_8_trottels_line_of_drinks_reads_whole_once(tmp_path):
     async def body(dev):
-        dev.start_named("trottel", FIVE)
-        state = dev.session.state
+        dev.door.start_named("trottel", FIVE)
+        state = dev.door.session.state
         state.current = FIVE.index(BART)  # Bartholomäus rolls 2+2 onto a Kneipe: everyone drinks a beer
         state.board[4] = "kneipe"
         state.board[10] = "jail"
         state.positions = dict.fromkeys(FIVE, 0) | {MAX: 10}  # Maximiliane on Jail: hers goes on the Tisch
-        dev.apply({"type": "roll", "dice": [2, 2]})
-        await dev.flush()
-        return lines(dev), tr(dev.session.state.line)
+        dev.door.apply({"type": "roll", "dice": [2, 2]})
+        await dev.door.flush()
+        return lines(dev), tr(dev.door.session.state.line)
 
     shown, line = play(tmp_path, body)
     assert "Kneipe" in line and "Tisch+" in line, line
@@ -276,7 +276,7 @@ def test_9_the_simulators_greater_than_holds_next_and_the_self_test_hint_names_p
             await asyncio.sleep(1)
         term.key(">")  # next, held
         await asyncio.sleep(2)
-        await dev.flush()
+        await dev.door.flush()
         return hints, lines(dev)[0], " ".join(term.key_parts())
 
     hints, title, keys = run_device(tmp_path, body)
@@ -309,12 +309,12 @@ def test_10_the_pages_prompt_follows_the_panel_past_a_tie(tmp_path):
     from firmware_host.runtime.snapshot import table_snapshot
 
     async def body(dev):
-        dev.start_named("bomb", ["Ann", "Ben", "Cy"])
-        dev.apply({"type": "reveal", "cards": {"Ann": "1", "Ben": "1", "Cy": "5"}})  # a tie on lives
-        await dev.flush()
-        tie = table_snapshot(dev)["prompt"]["title"]
+        dev.door.start_named("bomb", ["Ann", "Ben", "Cy"])
+        dev.door.apply({"type": "reveal", "cards": {"Ann": "1", "Ben": "1", "Cy": "5"}})  # a tie on lives
+        await dev.door.flush()
+        tie = table_snapshot(dev.door)["prompt"]["title"]
         await presses(dev, "ok")  # Random order: the defusal's menu
-        return tie, table_snapshot(dev)["prompt"]["title"], lines(dev)
+        return tie, table_snapshot(dev.door)["prompt"]["title"], lines(dev)
 
     tie, then, shown = run_device(tmp_path, body)
     assert tie == "Tie on lives: order?"

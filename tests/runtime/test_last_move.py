@@ -40,12 +40,12 @@ def test_bomb_shows_the_dice_of_the_roll_that_ends_the_round_beside_every_life(t
     roll's totals, its outcome and its dice, and the message hides no row of lives."""
 
     async def body(device):
-        device.start_game("bomb", list(FOUR), "p1", names=FOUR)
-        device.apply({"type": "reveal", "cards": {"Ann": "1", "Ben": "5", "Cy": "5", "Dora": "5"}})
+        device.door.start_game("bomb", list(FOUR), "p1", names=FOUR)
+        device.door.apply({"type": "reveal", "cards": {"Ann": "1", "Ben": "5", "Cy": "5", "Dora": "5"}})
         await presses(device, "ok")  # Ann rolls the two dice in the centre (seeded)
-        state = device.session.state
+        state = device.door.session.state
         shown = await screen(device)
-        return shown, [tr(line) for line in device.session.engine._roll_lines(state)], dict(state.lives)
+        return shown, [tr(line) for line in device.door.session.engine._roll_lines(state)], dict(state.lives)
 
     with watch() as overflows:
         shown, roll, lives = run_device(tmp_path, body, config(kind, language))
@@ -77,15 +77,15 @@ def test_antartik_marks_the_diver_and_shows_what_the_draw_and_the_stop_brought(t
     the stop's gain, stay on screen (not only in a passing message)."""
 
     async def body(device):
-        device.start_game("antartik", list(FOUR), "p1", names=FOUR)
+        device.door.start_game("antartik", list(FOUR), "p1", names=FOUR)
         await presses(device, "ok")  # Ann draws (the others pass by her pick)
-        await device.flush()
-        drawn = device.frame(), tr(device.session.state.news[0])
+        await device.door.flush()
+        drawn = device.door.frame(), tr(device.door.session.state.news[0])
         await presses(device, "next", "ok")  # Ann stops
-        await device.flush()
-        device.clear_message()  # a message passes: the rows must still say it
-        await device.flush()
-        stopped = device.frame(), tr(device.session.state.news[0])
+        await device.door.flush()
+        device.door.clear_message()  # a message passes: the rows must still say it
+        await device.door.flush()
+        stopped = device.door.frame(), tr(device.door.session.state.news[0])
         return drawn, stopped
 
     with watch() as overflows:
@@ -104,17 +104,17 @@ def str_frame(frame) -> str:
 def last_draw_game(device) -> str:
     """Play Antartik by the engine's own actions (everyone passes, the diver draws) until the
     pile is out; the translated news of the draw that ended the game."""
-    engine = device.session.engine
+    engine = device.door.session.engine
     for _ in range(200):
-        state = device.session.state
+        state = device.door.session.state
         for player in engine.waiting(state):
-            device.apply({"type": "pass", "player": player})
-        state = device.session.state
+            device.door.apply({"type": "pass", "player": player})
+        state = device.door.session.state
         if len(state.pile) == 1:
             after, _ = engine.apply(state, {"type": "draw"})
-            device.apply({"type": "draw"})
+            device.door.apply({"type": "draw"})
             return tr(after.news[0])
-        device.apply({"type": "draw"})
+        device.door.apply({"type": "draw"})
     raise AssertionError("the pile did not run out")
 
 
@@ -122,11 +122,11 @@ def last_draw_game(device) -> str:
 @pytest.mark.parametrize("kind", PANELS)
 def test_antartiks_game_over_shows_the_last_draw(tmp_path, kind, language):
     async def body(device):
-        device.start_game("antartik", list(FOUR), "p1", names=FOUR)
-        await device.flush()
+        device.door.start_game("antartik", list(FOUR), "p1", names=FOUR)
+        await device.door.flush()
         news = last_draw_game(device)
-        await device.flush()
-        return news, await screen(device), device.toast_text()
+        await device.door.flush()
+        return news, await screen(device), device.door.toast_text()
 
     with watch() as overflows:
         news, shown, message = run_device(tmp_path, body, config(kind, language))
@@ -139,16 +139,16 @@ def test_bomb_ranks_the_players_out_in_the_order_they_went_out(tmp_path):
     boom = [{"bomb": 3}, {"fuse": 3}]
 
     async def body(device):
-        device.start_game("bomb", ["p1", "p2", "p3"], "p1", names={"p1": "Ann", "p2": "Ben", "p3": "Cy"})
-        device.apply({"type": "reveal", "cards": {"Ann": "1", "Ben": "5", "Cy": "5"}})
-        device.apply({"type": "roll", "player": "Ann", "faces": boom})  # Ann goes out first
-        device.apply({"type": "reveal", "cards": {"Ben": "1", "Cy": "5"}})
-        device.apply({"type": "roll", "player": "Ben", "faces": boom})  # then Ben: Cy wins
-        await device.flush()
+        device.door.start_game("bomb", ["p1", "p2", "p3"], "p1", names={"p1": "Ann", "p2": "Ben", "p3": "Cy"})
+        device.door.apply({"type": "reveal", "cards": {"Ann": "1", "Ben": "5", "Cy": "5"}})
+        device.door.apply({"type": "roll", "player": "Ann", "faces": boom})  # Ann goes out first
+        device.door.apply({"type": "reveal", "cards": {"Ben": "1", "Cy": "5"}})
+        device.door.apply({"type": "roll", "player": "Ben", "faces": boom})  # then Ben: Cy wins
+        await device.door.flush()
         over = await screen(device)
         await presses(device, "ok!", "next", "ok")  # the main menu's History, its newest game
         await presses(device, "ok")
-        return over, await screen(device), device.history()[-1]
+        return over, await screen(device), device.door.history()[-1]
 
     over, history, entry = run_device(tmp_path, body)
     assert entry["places"] == {"Cy": 1, "Ben": 2, "Ann": 3}
@@ -158,12 +158,12 @@ def test_bomb_ranks_the_players_out_in_the_order_they_went_out(tmp_path):
 
 def test_trottel_ends_with_the_totals_not_a_ranking_nor_everyone_lost(tmp_path):
     async def body(device):
-        device.start_game("trottel", ["p1", "p2", "p3"], "p1", names={"p1": "Ann", "p2": "Ben", "p3": "Cy"})
-        device.apply({"type": "end"})
-        await device.flush()
+        device.door.start_game("trottel", ["p1", "p2", "p3"], "p1", names={"p1": "Ann", "p2": "Ben", "p3": "Cy"})
+        device.door.apply({"type": "end"})
+        await device.door.flush()
         over = await screen(device)
         await presses(device, "ok!", "next", "ok", "ok")
-        return over, await screen(device), device.history()[-1]
+        return over, await screen(device), device.door.history()[-1]
 
     over, history, entry = run_device(tmp_path, body)
     assert "places" not in entry
@@ -175,7 +175,7 @@ def test_trottel_ends_with_the_totals_not_a_ranking_nor_everyone_lost(tmp_path):
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_tonne_tie_names_its_value_and_ok_there_says_who_presses(tmp_path, language):
     async def body(device):
-        device.start_game("tonne", ["p1", "p2", "p3"], "p1", names={"p1": "Ann", "p2": "Ben", "p3": "Cy"})
+        device.door.start_game("tonne", ["p1", "p2", "p3"], "p1", names={"p1": "Ann", "p2": "Ben", "p3": "Cy"})
         await presses(device, "ok")  # the bin is set up
         await presses(device, "p1")  # everyone's card: 1, 1 (a tap), then Cy holds to 3
         await presses(device, "p2")
@@ -188,7 +188,7 @@ def test_the_tonne_tie_names_its_value_and_ok_there_says_who_presses(tmp_path, l
         await presses(device, "ok")  # every card in: on to the tie
         tie = await screen(device)
         await presses(device, "ok")
-        return tie, device.toast_text()
+        return tie, device.door.toast_text()
 
     with watch() as overflows:
         tie, said = run_device(tmp_path, body, config("ssd1306", language))
@@ -205,12 +205,12 @@ def test_a_stray_card_entry_leaves_antartiks_menu_as_it_was(tmp_path):
     then still draws from the device's pile, it opens no list of numbers."""
 
     async def body(device):
-        device.start_game("antartik", list(FOUR), "p1", names=FOUR)
+        device.door.start_game("antartik", list(FOUR), "p1", names=FOUR)
         await presses(device, "ok")  # Ann draws
         await presses(device, "next", "next", "ok", "ok")  # a stray entry: the lowest card left
-        stray = device.session.actions[-1]
+        stray = device.door.session.actions[-1]
         await presses(device, "ok")  # the next ok: whatever came of the entry, a draw or a new turn
-        return stray, device.session.actions[-1], await screen(device)
+        return stray, device.door.session.actions[-1], await screen(device)
 
     stray, after, shown = run_device(tmp_path, body)
     assert stray["type"] == "draw" and "card" in stray
@@ -219,15 +219,15 @@ def test_a_stray_card_entry_leaves_antartiks_menu_as_it_was(tmp_path):
 
 def test_what_happened_keeps_whole_records_of_tonne_and_bomb(tmp_path):
     async def body(device):
-        device.start_game("tonne", ["p1", "p2", "p3"], "p1", names={"p1": "Ann", "p2": "Ben", "p3": "Cy"})
-        device.apply({"type": "reveal", "cards": {"Ann": 3, "Ben": 1, "Cy": 5}})
-        await device.flush()
-        tonne = [str(e) for e in device.events]
-        device.start_game("bomb", ["p1", "p2", "p3"], "p1", names={"p1": "Ann", "p2": "Ben", "p3": "Cy"})
-        device.apply({"type": "reveal", "cards": {"Ann": "1", "Ben": "5", "Cy": "5"}})
-        device.apply({"type": "roll", "player": "Ann", "faces": [{"bomb": 2}, {"fuse": 1}]})
-        await device.flush()
-        return tonne, [str(e) for e in device.events]
+        device.door.start_game("tonne", ["p1", "p2", "p3"], "p1", names={"p1": "Ann", "p2": "Ben", "p3": "Cy"})
+        device.door.apply({"type": "reveal", "cards": {"Ann": 3, "Ben": 1, "Cy": 5}})
+        await device.door.flush()
+        tonne = [str(e) for e in device.door.events]
+        device.door.start_game("bomb", ["p1", "p2", "p3"], "p1", names={"p1": "Ann", "p2": "Ben", "p3": "Cy"})
+        device.door.apply({"type": "reveal", "cards": {"Ann": "1", "Ben": "5", "Cy": "5"}})
+        device.door.apply({"type": "roll", "player": "Ann", "faces": [{"bomb": 2}, {"fuse": 1}]})
+        await device.door.flush()
+        return tonne, [str(e) for e in device.door.events]
 
     tonne, bomb = run_device(tmp_path, body)
     assert tonne[-1] == "R1 order: Ben 1, Ann 3, Cy 5"  # every card, in placing order
@@ -238,17 +238,17 @@ def test_what_happened_keeps_whole_records_of_tonne_and_bomb(tmp_path):
 @pytest.mark.parametrize("kind", PANELS)
 def test_tonnes_next_placer_is_marked_and_sees_the_fall_before_them(tmp_path, kind, language):
     async def body(device):
-        device.start_game("tonne", list(FOUR), "p1", names=FOUR)
+        device.door.start_game("tonne", list(FOUR), "p1", names=FOUR)
         await presses(device, "ok")  # the bin is set up
-        device.apply({"type": "reveal", "cards": {"Ann": 3, "Ben": 1, "Cy": 5, "Dora": 7}})
-        await device.flush()
+        device.door.apply({"type": "reveal", "cards": {"Ann": 3, "Ben": 1, "Cy": 5, "Dora": 7}})
+        await device.door.flush()
         await presses(device, "p2")  # a press: the round's order is no longer the news of the moment
-        device.apply({"type": "fall"})  # Ben's pieces fall
-        await device.flush()
+        device.door.apply({"type": "fall"})  # Ben's pieces fall
+        await device.door.flush()
         await presses(device, "ok")  # the bin emptied and filled again
-        device.clear_message()
-        await device.flush()
-        return device.frame(), tr(device.session.state.news[0])
+        device.door.clear_message()
+        await device.door.flush()
+        return device.door.frame(), tr(device.door.session.state.news[0])
 
     with watch() as overflows:
         frame, news = run_device(tmp_path, body, config(kind, language))
@@ -261,11 +261,11 @@ def test_tonnes_next_placer_is_marked_and_sees_the_fall_before_them(tmp_path, ki
 @pytest.mark.parametrize("kind", PANELS)
 def test_arschbombes_next_jumper_is_marked_and_sees_the_jump_before_them(tmp_path, kind, language):
     async def body(device):
-        device.start_game("arschbombe", list(FOUR), "p1", names=FOUR)
+        device.door.start_game("arschbombe", list(FOUR), "p1", names=FOUR)
         await presses(device, "ok", "ok")  # Ann: a rascal, lands A
-        device.clear_message()
-        await device.flush()
-        return device.frame(), tr(device.session.state.news[0])
+        device.door.clear_message()
+        await device.door.flush()
+        return device.door.frame(), tr(device.door.session.state.news[0])
 
     with watch() as overflows:
         frame, news = run_device(tmp_path, body, config(kind, language))
@@ -278,13 +278,13 @@ def test_arschbombes_next_jumper_is_marked_and_sees_the_jump_before_them(tmp_pat
 @pytest.mark.parametrize("kind", PANELS)
 def test_trottels_next_roller_is_marked_and_sees_the_last_rolls_dice_and_field(tmp_path, kind, language):
     async def body(device):
-        device.start_game("trottel", list(FOUR), "p1", names=FOUR)
+        device.door.start_game("trottel", list(FOUR), "p1", names=FOUR)
         for _ in range(3):  # the cap roll (rolled again on a tie), then a turn's roll
             await presses(device, "ok")
-        device.clear_message()
-        await device.flush()
-        state = device.session.state
-        return device.frame(), tr(state.line), state.players[state.current]
+        device.door.clear_message()
+        await device.door.flush()
+        state = device.door.session.state
+        return device.door.frame(), tr(state.line), state.players[state.current]
 
     with watch() as overflows:
         frame, line, turn = run_device(tmp_path, body, config(kind, language))
@@ -296,10 +296,10 @@ def test_trottels_next_roller_is_marked_and_sees_the_last_rolls_dice_and_field(t
 
 def test_a_reveal_marks_only_those_who_still_owe_a_card(tmp_path):
     async def body(device):
-        device.start_game("bomb", list(FOUR), "p1", names=FOUR)
+        device.door.start_game("bomb", list(FOUR), "p1", names=FOUR)
         await presses(device, "p2")  # Ben records a 0 (a tap)
-        await device.flush()
-        return device.frame()
+        await device.door.flush()
+        return device.door.frame()
 
     frame = run_device(tmp_path, body)
     assert sorted(marked(frame)) == ["Ann", "Cy", "Dora"], frame

@@ -68,13 +68,13 @@ def test_the_monkey_would_see_a_screen_that_waits_for_one_player_and_does_not_ma
     from tests.monkey import unmarked, waiting_for
 
     async def body(device):
-        device.start_named("arschbombe", ["Ann", "Ben", "Cy"])
-        await device.flush()
+        device.door.start_named("arschbombe", ["Ann", "Ben", "Cy"])
+        await device.door.flush()
         before = waiting_for(device), unmarked(device)
-        view = device.session.view
-        device.session.view = lambda: replace(view(), active=())  # a screen that forgot its mark
+        view = device.door.session.view
+        device.door.session.view = lambda: replace(view(), active=())  # a screen that forgot its mark
         after = unmarked(device)
-        device.session.view = lambda: replace(view(), active=("Ann", "Ben"))  # or marks two
+        device.door.session.view = lambda: replace(view(), active=("Ann", "Ben"))  # or marks two
         return before, after, unmarked(device)
 
     (player, fine), unmarked_one, two = run_device(tmp_path, body)

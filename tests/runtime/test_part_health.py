@@ -7,22 +7,13 @@ import asyncio
 
 from PIL import Image
 
-from firmware_host.runtime.parts.health import Health
 from firmware_host.runtime.vtime import run_virtual
-from firmware_host.scale.service import ScaleService
-from firmware_host.timers.service import TimerService
 from tests.partkit import lower, turn
 
 
 def health(tmp_path):
     parts = lower(tmp_path)
-    scale = ScaleService(None, parts.store)  # type: ignore[arg-type]  # no scale wired: no host asked
-    timers = TimerService(None, parts.config.timers, 5.0)  # type: ignore[arg-type]  # no game: no host asked
-    part = Health(
-        parts.config, parts.store, parts.saving, parts.message, parts.screens, parts.signals, scale, timers,
-        lambda: None,
-    )  # fmt: skip
-    return parts, part
+    return parts, parts.hub.lookup("health")  # as the device built and set it up
 
 
 def test_an_unplugged_tower_is_said_once_and_marked_in_the_title_until_it_is_back(tmp_path):

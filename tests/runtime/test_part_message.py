@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from firmware_host.runtime.hub import Hub
 from firmware_host.runtime.parts.message import TOAST_CHARS, TOAST_SECONDS, MessageLine
 from firmware_host.runtime.parts.signals import Signals
 from firmware_host.runtime.vtime import run_virtual
@@ -11,7 +12,11 @@ from firmware_host.runtime.vtime import run_virtual
 
 def line() -> tuple[MessageLine, Signals, list[int]]:
     signals = Signals()
-    message = MessageLine(signals.signal)
+    message = MessageLine()
+    hub = Hub()
+    hub.add("signals", signals)
+    hub.add("message", message)
+    hub.setup()  # the tower hears the line's refusals
     drawn: list[int] = []
     message.redraw = lambda: drawn.append(1)
     return message, signals, drawn

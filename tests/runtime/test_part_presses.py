@@ -15,33 +15,33 @@ def now() -> float:
 
 
 async def tap(dev, button: str, seconds: float = 0.1) -> None:
-    dev.presses.edge(button, True, now())
+    dev.hub.lookup("presses").edge(button, True, now())
     await asyncio.sleep(seconds)
-    dev.presses.edge(button, False, now())
+    dev.hub.lookup("presses").edge(button, False, now())
     await asyncio.sleep(0.1)  # past the debounce before the next edge
-    await dev.flush()
+    await dev.door.flush()
 
 
 def test_the_press_that_wakes_the_dimmed_panel_only_wakes_it(tmp_path):
     async def body(dev):
         await asyncio.sleep(dev.config["display"]["dim_after"] + 1)
-        dimmed = dev.dimmer.dimmed
-        top = dev.screens[-1]
+        dimmed = dev.hub.lookup("dimmer").dimmed
+        top = dev.door.screens[-1]
         await tap(dev, "ok")
-        woken = (dev.dimmer.dimmed, dev.screens[-1] is top)
+        woken = (dev.hub.lookup("dimmer").dimmed, dev.door.screens[-1] is top)
         await tap(dev, "ok")
-        return dimmed, woken, dev.screens[-1] is top
+        return dimmed, woken, dev.door.screens[-1] is top
 
     assert run_device(tmp_path, body) == (True, (False, True), False)  # the second press acts
 
 
 def test_a_button_held_down_counts_up_and_none_when_it_is_up(tmp_path):
     async def body(dev):
-        dev.presses.edge("p1", True, now())
+        dev.hub.lookup("presses").edge("p1", True, now())
         await asyncio.sleep(0.5)
-        held = dev.presses.held_for("p1")
-        dev.presses.edge("p1", False, now())
-        return held, dev.presses.held_for("p1")
+        held = dev.hub.lookup("presses").held_for("p1")
+        dev.hub.lookup("presses").edge("p1", False, now())
+        return held, dev.hub.lookup("presses").held_for("p1")
 
     held, up = run_device(tmp_path, body)
     assert abs(held - 0.5) < 0.01 and up is None
@@ -49,13 +49,13 @@ def test_a_button_held_down_counts_up_and_none_when_it_is_up(tmp_path):
 
 def test_a_press_while_a_write_is_in_flight_waits_its_turn(tmp_path):
     async def body(dev):
-        dev.start_named("arschbombe", ["Ann", "Ben"])
-        await dev.flush()
-        dev.saving.watch(dev.store.writer.submit(lambda: None))  # a write not yet back on the loop
-        dev.presses.handle(Press("back", True, now(), now()))  # long back: ask to undo
-        during = (len(dev.saving.held), type(dev.screens[-1]).__name__)
-        await dev.flush()
-        return during, len(dev.saving.held)
+        dev.door.start_named("arschbombe", ["Ann", "Ben"])
+        await dev.door.flush()
+        dev.hub.lookup("saving").watch(dev.store.writer.submit(lambda: None))  # a write not yet back on the loop
+        dev.hub.lookup("presses").handle(Press("back", True, now(), now()))  # long back: ask to undo
+        during = (len(dev.hub.lookup("saving").held), type(dev.door.screens[-1]).__name__)
+        await dev.door.flush()
+        return during, len(dev.hub.lookup("saving").held)
 
     during, after = run_device(tmp_path, body)
     assert during == (1, "GameScreen") and after == 0
@@ -70,9 +70,9 @@ class Broken(Message):
 
 def test_a_bug_in_a_screen_goes_back_to_the_start_and_says_so(tmp_path):
     async def body(dev):
-        dev.push(Broken(dev, "Broken", "press me"))
-        dev.presses.handle(Press("ok", False, now(), now()))
-        await dev.flush()
-        return type(dev.screens[-1]).__name__, dev.toast_text()
+        dev.door.push(Broken(dev.door, "Broken", "press me"))
+        dev.hub.lookup("presses").handle(Press("ok", False, now(), now()))
+        await dev.door.flush()
+        return type(dev.door.screens[-1]).__name__, dev.door.toast_text()
 
     assert run_device(tmp_path, body) == ("MainMenu", "Internal error: back to the start")

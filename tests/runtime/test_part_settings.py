@@ -13,9 +13,7 @@ from tests.partkit import lower, turn
 
 
 def wired(tmp_path):
-    parts = lower(tmp_path)
-    parts.prefs.wire(parts.saving, parts.message, parts.screens, parts.dimmer, parts.signals, None)
-    return parts
+    return lower(tmp_path)  # the device's own setup wired them
 
 
 def test_a_saved_setting_that_is_unusable_is_named_and_the_default_kept(tmp_path):

@@ -29,11 +29,11 @@ class Counter:
 
 def test_arschbombe_a_rascal_landing_part_cover_takes_3_presses(tmp_path):
     async def body(dev):
-        dev.start_named("arschbombe", ["Ann", "Ben", "Cy"])
+        dev.door.start_named("arschbombe", ["Ann", "Ben", "Cy"])
         press = Counter(dev)
         await press("ok")  # Rascal (normal), the first line
         await press("next", "ok")  # B part cover
-        return press.count, dev.session.actions
+        return press.count, dev.door.session.actions
 
     count, actions = run_device(tmp_path, body)
     assert actions == [{"type": "jump", "jumper": "rascal", "special": False, "result": "B"}]
@@ -45,11 +45,11 @@ def test_antartik_three_draws_and_a_stop_take_5_presses_for_the_whole_table(tmp_
     for players in (["Ann", "Ben", "Cy"], ["Ann", "Ben", "Cy", "Dee", "Eve"]):
 
         async def body(dev, players=players):
-            dev.start_named("antartik", players)
+            dev.door.start_named("antartik", players)
             press = Counter(dev)
             await press("ok", "ok", "ok")  # Draw, three times: everyone else passes each time
             await press("next", "ok")  # Stop, the line after Draw
-            return press.count, dev.session.actions
+            return press.count, dev.door.session.actions
 
         count, actions = run_device(tmp_path / str(len(players)), body, seed=SEED)
         kinds = [a["type"] for a in actions]
@@ -59,21 +59,21 @@ def test_antartik_three_draws_and_a_stop_take_5_presses_for_the_whole_table(tmp_
 
 def test_trottel_a_turn_is_one_press_and_a_taxi_to_the_spielothek_three(tmp_path):
     async def body(dev):
-        dev.start_named("trottel", ["Ann", "Ben", "Cy"])
+        dev.door.start_named("trottel", ["Ann", "Ben", "Cy"])
         press = Counter(dev)
         await press("ok")  # Roll dice
         turn = press.count
         for _ in range(20):  # rolls from the script until someone lands on the Taxi (field 15)
-            summary = dev.session.summary
+            summary = dev.door.session.summary
             if summary["pending"] == "taxi":
                 break
             d = 15 - summary["positions"][summary["turn"]]
             a = max(1, d - 6)
-            dev.apply({"type": "roll", "dice": [a, d - a] if 3 <= d <= 11 and a != d - a else [1, 2]})
-        assert dev.session.summary["pending"] == "taxi"
+            dev.door.apply({"type": "roll", "dice": [a, d - a] if 3 <= d <= 11 and a != d - a else [1, 2]})
+        assert dev.door.session.summary["pending"] == "taxi"
         press.count = 0
         await press("prev", "prev", "ok")  # by kind, nearest ahead first: the Spielothek is second from the end
-        return turn, press.count, dev.session.actions
+        return turn, press.count, dev.door.session.actions
 
     turn, taxi, actions = run_device(tmp_path, body)
     assert actions[0]["type"] == "roll" and "dice" not in actions[0]
@@ -97,20 +97,20 @@ async def hold(dev, button: str, seconds: float) -> None:
 
 def test_bomb_a_reveal_is_one_hold_a_player_and_the_defuser_rolls_with_one_press(tmp_path):
     async def body(dev):
-        dev.start_named("bomb", ["Ann", "Ben", "Cy"])
+        dev.door.start_named("bomb", ["Ann", "Ben", "Cy"])
         count = 0
         for seat, card in (("p1", 4), ("p2", 2), ("p3", 7)):  # the cards shown on the table
             await hold(dev, seat, held(card))
             count += 1
-        await dev.flush()
-        shown = dev.session.actions[:]
+        await dev.door.flush()
+        shown = dev.door.session.actions[:]
         await Counter(dev)("ok")  # every card checked against the table's: the table's one press
         count += 1
         assert shown == []  # the last card could still be mended
-        reveal = dev.session.actions[-1]
+        reveal = dev.door.session.actions[-1]
         press = Counter(dev)
         await press("ok")  # Ben, the lowest card, rolls
-        return count, press.count, reveal, dev.session.actions[-1]
+        return count, press.count, reveal, dev.door.session.actions[-1]
 
     reveal_presses, defuse_presses, reveal, roll = run_device(tmp_path, body)
     assert reveal == {"type": "reveal", "cards": {"Ann": "4", "Ben": "2", "Cy": "7"}}
@@ -126,7 +126,7 @@ def test_tonne_a_card_of_5_is_one_hold_and_the_scale_counts_the_pieces(tmp_path)
     Store(tmp_path).write_doc("scale", sim_calibration(list(kind_labels())))
 
     async def body(dev):
-        dev.start_named("tonne", ["Ann", "Ben"])
+        dev.door.start_named("tonne", ["Ann", "Ben"])
         await asyncio.sleep(3)
         dev.hw.scale.grams = 60.0  # the table fills the bin: the scale confirms it
         await asyncio.sleep(12)
@@ -137,7 +137,7 @@ def test_tonne_a_card_of_5_is_one_hold_and_the_scale_counts_the_pieces(tmp_path)
         for _ in range(5):  # Ann puts five pieces in, one by one
             dev.hw.scale.grams += 5.0
             await asyncio.sleep(4)
-        return dev.session.actions, dev.session.summary
+        return dev.door.session.actions, dev.door.session.summary
 
     actions, summary = run_device(tmp_path, body)
     assert actions[0] == {"type": "reveal", "cards": {"Ann": 5, "Ben": 8}}
@@ -147,7 +147,7 @@ def test_tonne_a_card_of_5_is_one_hold_and_the_scale_counts_the_pieces(tmp_path)
 
 def test_a_held_seat_shows_its_count_going_up_and_letting_go_records_it(tmp_path):
     async def body(dev):
-        dev.start_named("bomb", ["Ann", "Ben"])
+        dev.door.start_named("bomb", ["Ann", "Ben"])
         dev.hw.buttons.press("p1")
         shown, drawn = [], []
         for _ in range(3):

@@ -59,12 +59,12 @@ def test_a_message_never_covers_the_hint_or_the_highlighted_option():
 
 def test_score_grid_names_are_shortened_so_every_number_shows(tmp_path):
     async def body(dev):
-        dev.start_named("bomb", ["Annabelle", "Maximilian", "Konstantin", "Wilhelmina", "Bartholomew"])
+        dev.door.start_named("bomb", ["Annabelle", "Maximilian", "Konstantin", "Wilhelmina", "Bartholomew"])
         await presses(dev, "p2")  # Maximilian records a 0
         dev.hw.buttons.press("p1")  # Annabelle holds: her count shows as it goes up
         await asyncio.sleep(2 * COUNT_STEP + 0.1)
-        await dev.flush()
-        frame = dev.frame()
+        await dev.door.flush()
+        frame = dev.door.frame()
         dev.hw.buttons.release("p1")
         return frame
 
@@ -82,12 +82,12 @@ def test_score_grid_names_are_shortened_so_every_number_shows(tmp_path):
 # -- messages and outcomes ---------------------------------------------------------------------------------
 def test_an_outcome_stays_until_the_next_press_and_then_goes(tmp_path):
     async def body(dev):
-        dev.start_named("arschbombe", ["Ann", "Ben"])
+        dev.door.start_named("arschbombe", ["Ann", "Ben"])
         await presses(dev, "ok", "ok")  # Ann: rascal (normal), A
         await asyncio.sleep(60)
-        kept = dev.toast_text()
+        kept = dev.door.toast_text()
         await presses(dev, "next")
-        return kept, dev.toast_text()
+        return kept, dev.door.toast_text()
 
     kept, after = run_device(tmp_path, body)
     assert kept == "Ann: rascal, A on target +3" and after is None
@@ -95,7 +95,7 @@ def test_an_outcome_stays_until_the_next_press_and_then_goes(tmp_path):
 
 def test_what_happened_lists_the_games_outcomes_newest_first(tmp_path):
     async def body(dev):
-        dev.start_named("arschbombe", ["Ann", "Ben"])
+        dev.door.start_named("arschbombe", ["Ann", "Ben"])
         await presses(dev, "ok", "ok", "ok", "ok")  # Ann's jump, then Ben's
         await presses(dev, "back", "next", "ok")  # game menu: What happened
         return await screen(dev)
@@ -107,13 +107,13 @@ def test_what_happened_lists_the_games_outcomes_newest_first(tmp_path):
 
 def test_the_press_that_wakes_a_dimmed_screen_only_wakes_it(tmp_path):
     async def body(dev):
-        dev.start_named("arschbombe", ["Ann", "Ben"])
+        dev.door.start_named("arschbombe", ["Ann", "Ben"])
         await asyncio.sleep(200)
-        assert dev.dimmed
+        assert dev.door.dimmed
         await presses(dev, "ok")  # wakes only
-        woke = (dev.dimmed, len(dev.session.actions), dev.screens[-1].path[-1].title)
+        woke = (dev.door.dimmed, len(dev.door.session.actions), dev.door.screens[-1].path[-1].title)
         await presses(dev, "ok", "ok")  # one whole jump
-        return woke, len(dev.session.actions)
+        return woke, len(dev.door.session.actions)
 
     woke, actions = run_device(tmp_path, body)
     assert woke[:2] == (False, 0) and actions == 1
@@ -122,20 +122,20 @@ def test_the_press_that_wakes_a_dimmed_screen_only_wakes_it(tmp_path):
 # -- wrong presses -------------------------------------------------------------------------------------
 def test_every_wrong_seat_press_gets_its_reason(tmp_path):
     async def body(dev):
-        dev.start_named("arschbombe", ["Ann", "Ben"])
+        dev.door.start_named("arschbombe", ["Ann", "Ben"])
         await presses(dev, "p5")
-        absent = dev.toast_text()
+        absent = dev.door.toast_text()
         await presses(dev, "p2")
-        turn = dev.toast_text()
-        dev.start_named("bomb", ["Ann", "Ben", "Cy"])
+        turn = dev.door.toast_text()
+        dev.door.start_named("bomb", ["Ann", "Ben", "Cy"])
         await presses(dev, "p4")
-        reveal = dev.toast_text()
+        reveal = dev.door.toast_text()
         await presses(dev, "ok")
-        entry = dev.toast_text()
-        dev.start_named("antartik", ["Ann", "Ben", "Cy"])
+        entry = dev.door.toast_text()
+        dev.door.start_named("antartik", ["Ann", "Ben", "Cy"])
         await presses(dev, "p2", "p2")  # Ben taps past pass to a bet on Ann's dive, and does not lock it
         await presses(dev, "ok")  # Ann draws: Ben's bet is not settled yet
-        betting = dev.toast_text(), len(dev.session.actions)
+        betting = dev.door.toast_text(), len(dev.door.session.actions)
         return absent, turn, reveal, entry, betting
 
     absent, turn, reveal, entry, betting = run_device(tmp_path, body)
@@ -148,7 +148,7 @@ def test_bomb_does_not_ask_who_starts(tmp_path):
     async def body(dev):
         await choose_game(dev, "Bomb")
         await presses(dev, "ok")
-        return dev.session is not None and dev.session.summary["players"]
+        return dev.door.session is not None and dev.door.session.summary["players"]
 
     assert run_device(tmp_path, body) == ["P1", "P2", "P3", "P4"]
 
@@ -156,17 +156,17 @@ def test_bomb_does_not_ask_who_starts(tmp_path):
 # -- confirmations -----------------------------------------------------------------------------------------
 def test_prev_never_wraps_from_placed_onto_fell_and_fell_asks_first(tmp_path):
     async def body(dev):
-        dev.start_named("tonne", ["Ann", "Ben"])
+        dev.door.start_named("tonne", ["Ann", "Ben"])
         await presses(dev, "ok")  # the bin is filled
         await presses(dev, "p1", "p2!", "ok")  # cards 1 and 3 (a tap records the lowest): Ann places 1 piece
-        menu = dev.screens[-1].path[-1]
+        menu = dev.door.screens[-1].path[-1]
         labels = [o.label for o in menu.options]
         await presses(dev, "prev")
-        still = dev.screens[-1].index
+        still = dev.door.screens[-1].index
         await presses(dev, "next", "ok")
-        asked = type(dev.screens[-1])
+        asked = type(dev.door.screens[-1])
         await presses(dev, "back")  # no: nothing happened
-        return labels, still, asked, dev.session.actions[1:]
+        return labels, still, asked, dev.door.session.actions[1:]
 
     labels, still, asked, after = run_device(tmp_path, body)
     assert labels == ["Placed", "Fell"] and still == 0 and asked is Confirm and after == []
@@ -174,13 +174,13 @@ def test_prev_never_wraps_from_placed_onto_fell_and_fell_asks_first(tmp_path):
 
 def test_game_over_stays_until_a_long_press(tmp_path):
     async def body(dev):
-        dev.start_named("arschbombe", ["Ann", "Ben"])
-        dev.end_early()
+        dev.door.start_named("arschbombe", ["Ann", "Ben"])
+        dev.door.end_early()
         await presses(dev, "ok", "back", "p1")
-        last = dev.frame().rows[-1]
-        stays = (type(dev.screens[-1]), " ".join(last.cells), last.invert)
+        last = dev.door.frame().rows[-1]
+        stays = (type(dev.door.screens[-1]), " ".join(last.cells), last.invert)
         await presses(dev, "ok!")
-        return stays, type(dev.screens[-1]).__name__
+        return stays, type(dev.door.screens[-1]).__name__
 
     stays, after = run_device(tmp_path, body)
     assert stays == (GameOver, "hold ok: menu", True) and after == "MainMenu"  # the hint lit up: hold
@@ -188,24 +188,24 @@ def test_game_over_stays_until_a_long_press(tmp_path):
 
 def test_a_new_game_over_one_in_play_asks_first(tmp_path):
     async def body(dev):
-        dev.start_named("arschbombe", ["Ann", "Ben"])
-        dev.push(ChooseSeats(dev, "bomb"))
+        dev.door.start_named("arschbombe", ["Ann", "Ben"])
+        dev.door.push(ChooseSeats(dev.door, "bomb"))
         await presses(dev, "ok")
-        asked = type(dev.screens[-1])
+        asked = type(dev.door.screens[-1])
         await presses(dev, "back")
-        return asked, dev.session.base.game
+        return asked, dev.door.session.base.game
 
     assert run_device(tmp_path, body) == (Confirm, "arschbombe")
 
 
 def test_the_history_opens_a_games_scores_and_winners(tmp_path):
     async def body(dev):
-        dev.start_named("arschbombe", ["Annabelle", "Ben"])
+        dev.door.start_named("arschbombe", ["Annabelle", "Ben"])
         for _ in range(12):
             await presses(dev, "ok", "ok")  # a jump: rascal or diver, then on target
         await presses(dev, "ok!")  # leave the game-over screen
         await presses(dev, "next", "ok", "ok")  # History, then the game
-        return type(dev.screens[-1]), await screen(dev)
+        return type(dev.door.screens[-1]), await screen(dev)
 
     top, text = run_device(tmp_path, body)
     lines = text.splitlines()
@@ -215,7 +215,7 @@ def test_the_history_opens_a_games_scores_and_winners(tmp_path):
 
 def test_the_history_list_names_long_shared_winners_within_the_line(tmp_path):
     async def body(dev):
-        dev.start_named("arschbombe", ["Annabelle", "Maximilian"])
+        dev.door.start_named("arschbombe", ["Annabelle", "Maximilian"])
         for _ in range(12):
             await presses(dev, "ok", "ok")
         await presses(dev, "ok!", "next", "ok")  # leave the game-over screen, open History
@@ -230,12 +230,12 @@ def test_the_history_list_names_long_shared_winners_within_the_line(tmp_path):
 
 def test_bets_chosen_out_of_turn_show_on_the_hint_line_and_fit_it(tmp_path):
     async def body(dev):
-        dev.start_named("antartik", ["Annabelle", "Maximilian", "Konstantin", "Wilhelmina", "Bartholomew"])
+        dev.door.start_named("antartik", ["Annabelle", "Maximilian", "Konstantin", "Wilhelmina", "Bartholomew"])
         await presses(dev, "p2", "p2")  # Maximilian taps to a bet on the dive
         one = await screen(dev)
         await presses(dev, "p3", "p3", "p4", "p4", "p5", "p5")  # three more bettors choose at once
-        await dev.flush()
-        return one, dev.frame()
+        await dev.door.flush()
+        return one, dev.door.frame()
 
     with watch() as found:
         one, frame = run_device(tmp_path, body)

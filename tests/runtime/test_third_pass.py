@@ -25,9 +25,9 @@ def test_a_long_back_at_game_over_asks_and_no_leaves_the_result_to_be_filed(tmp_
         _end_arschbombe(dev)
         await screen(dev)
         await presses(dev, "back!")
-        asked = await screen(dev), type(dev.screens[-1])
+        asked = await screen(dev), type(dev.door.screens[-1])
         await presses(dev, "back")  # no
-        after = type(dev.screens[-1]), dev.session, dev.result_on_screen is not None
+        after = type(dev.door.screens[-1]), dev.door.session, dev.door.result_on_screen is not None
         await presses(dev, "ok!")  # leaves the result: filed
         return asked, after, Store(tmp_path).history()
 
@@ -42,7 +42,11 @@ def test_a_long_back_at_game_over_then_ok_brings_the_game_back(tmp_path):
         _end_arschbombe(dev)
         await screen(dev)
         await presses(dev, "back!", "ok")
-        return dev.session is not None and not dev.session.over, len(dev.session.actions), dev.toast_text()
+        return (
+            dev.door.session is not None and not dev.door.session.over,
+            len(dev.door.session.actions),
+            dev.door.toast_text(),
+        )
 
     in_play, count, told = run_device(tmp_path, body)
     assert in_play and count == len(PLAIN.actions) - 1
@@ -51,7 +55,7 @@ def test_a_long_back_at_game_over_then_ok_brings_the_game_back(tmp_path):
 
 def test_undo_in_a_game_says_what_it_will_take_back(tmp_path):
     async def body(dev):
-        dev.start_named("antartik", ["Ann", "Ben", "Cy"])
+        dev.door.start_named("antartik", ["Ann", "Ben", "Cy"])
         await presses(dev, "ok")  # Ann turns a card
         await presses(dev, "back!")
         return await screen(dev)
@@ -63,20 +67,20 @@ def test_undo_in_a_game_says_what_it_will_take_back(tmp_path):
 # -- 6. the main menu during a game -----------------------------------------------------------------
 def test_the_game_menu_opens_the_main_menu_and_the_game_stays_in_play(tmp_path):
     async def body(dev):
-        dev.start_named("arschbombe", ["Ann", "Ben"])
+        dev.door.start_named("arschbombe", ["Ann", "Ben"])
         await presses(dev, "back")  # the game menu
-        menu = dev.screens[-1]
+        menu = dev.door.screens[-1]
         for _ in range(len(menu.items())):
             if menu.items()[menu.index].label == "Main menu":
                 break
             await presses(dev, "next")
         await presses(dev, "ok")
-        top = dev.screens[-1]
+        top = dev.door.screens[-1]
         labels = [item.label for item in top.items()]
         await presses(dev, "next", "ok")  # History
-        history = type(dev.screens[-1])
+        history = type(dev.door.screens[-1])
         await presses(dev, "back", "back")  # back to the main menu, then to the game
-        return type(top), labels, history, type(dev.screens[-1]).__name__, dev.session is not None
+        return type(top), labels, history, type(dev.door.screens[-1]).__name__, dev.door.session is not None
 
     top, labels, history, back, in_play = run_device(tmp_path, body)
     assert top is MainMenu and {"New game", "History", "Phone"} <= set(labels)
@@ -102,14 +106,14 @@ def _hold(dev, button: str, value: int):
 
 def test_the_last_card_of_a_reveal_waits_for_ok_and_one_hold_mends_it(tmp_path):
     async def body(dev):
-        dev.start_named("bomb", ["Ann", "Ben", "Cy", "Dora"])
+        dev.door.start_named("bomb", ["Ann", "Ben", "Cy", "Dora"])
         await screen(dev)
         for seat, card in (("p1", 3), ("p2", 5), ("p3", 1), ("p4", 8)):  # Dora meant 7
             await _hold(dev, seat, card)
-        waiting = dev.session.actions == [], await screen(dev)
+        waiting = dev.door.session.actions == [], await screen(dev)
         await _hold(dev, "p4", 7)  # one hold mends it
         await presses(dev, "ok")
-        return waiting, dev.session.actions[-1]
+        return waiting, dev.door.session.actions[-1]
 
     (nothing_yet, shown), action = run_device(tmp_path, body)
     assert nothing_yet and "[8]" in shown and shown.splitlines()[-1] == "ok: done  hold: mend"
@@ -118,17 +122,17 @@ def test_the_last_card_of_a_reveal_waits_for_ok_and_one_hold_mends_it(tmp_path):
 
 def test_undoing_a_reveal_brings_every_card_back_to_mend_one(tmp_path):
     async def body(dev):
-        dev.start_named("bomb", ["Ann", "Ben", "Cy"])
+        dev.door.start_named("bomb", ["Ann", "Ben", "Cy"])
         await screen(dev)
         for seat, card in (("p1", 3), ("p2", 5), ("p3", 8)):
             await _hold(dev, seat, card)
         await presses(dev, "ok")
-        assert dev.session.actions
+        assert dev.door.session.actions
         await presses(dev, "back!", "ok")  # undo the reveal
         back = await screen(dev)
         await _hold(dev, "p3", 7)
         await presses(dev, "ok")
-        return back, dev.session.actions
+        return back, dev.door.session.actions
 
     back, actions = run_device(tmp_path, body)
     assert "[3]" in back and "[5]" in back and "[8]" in back  # not wiped
@@ -146,7 +150,7 @@ def _config(kind: str, language: str):
 
 
 def _shown(dev) -> str:
-    frame = dev.frame()
+    frame = dev.door.frame()
     return " ".join(" ".join([frame.title, *(" ".join(r.cells) for r in frame.rows)]).split())
 
 
@@ -160,22 +164,22 @@ def test_the_bets_riding_supply_order_and_a_zeros_draw_show_with_five_long_names
 
     async def body(dev):
         seen = {}
-        dev.start_named("antartik", five)  # the second player bets a card of theirs on the dive
-        card = dev.session.state.face_up[five[1]][0]
-        dev.apply({"type": "bet", "player": five[1], "card": card})
-        await dev.flush()
+        dev.door.start_named("antartik", five)  # the second player bets a card of theirs on the dive
+        card = dev.door.session.state.face_up[five[1]][0]
+        dev.door.apply({"type": "bet", "player": five[1], "card": card})
+        await dev.door.flush()
         seen["antartik"] = missing_needed(dev), _shown(dev)
-        dev.start_named("tonne", five)
+        dev.door.start_named("tonne", five)
         await presses(dev, "ok")  # the bin is filled
-        dev.apply({"type": "reveal", "cards": dict(zip(five, [9, 3, 7, 5, 10], strict=True))})
-        await dev.flush()
+        dev.door.apply({"type": "reveal", "cards": dict(zip(five, [9, 3, 7, 5, 10], strict=True))})
+        await dev.door.flush()
         seen["tonne order"] = missing_needed(dev), _shown(dev)
-        dev.apply({"type": "place", "count": 3})  # the first player's turn: the next one places
-        await dev.flush()
+        dev.door.apply({"type": "place", "count": 3})  # the first player's turn: the next one places
+        await dev.door.flush()
         seen["tonne placing"] = missing_needed(dev), _shown(dev)
-        dev.start_named("bomb", five)
-        dev.apply({"type": "reveal", "cards": dict(zip(five, ["0", "5", "0", "7", "4"], strict=True))})
-        await dev.flush()
+        dev.door.start_named("bomb", five)
+        dev.door.apply({"type": "reveal", "cards": dict(zip(five, ["0", "5", "0", "7", "4"], strict=True))})
+        await dev.door.flush()
         seen["bomb"] = missing_needed(dev), _shown(dev)
         return seen
 
@@ -197,12 +201,12 @@ def test_the_bets_riding_show_after_a_restart(tmp_path):
     five = list(LONGEST[:5])
 
     async def first(dev):
-        dev.start_named("antartik", five)
-        dev.apply({"type": "bet", "player": five[1], "card": dev.session.state.face_up[five[1]][0]})
-        await dev.flush()
+        dev.door.start_named("antartik", five)
+        dev.door.apply({"type": "bet", "player": five[1], "card": dev.door.session.state.face_up[five[1]][0]})
+        await dev.door.flush()
 
     async def again(dev):
-        await dev.flush()
+        await dev.door.flush()
         return missing_needed(dev), _shown(dev)
 
     run_device(tmp_path, first)
@@ -212,9 +216,9 @@ def test_the_bets_riding_show_after_a_restart(tmp_path):
 
 def test_a_long_name_is_shortened_before_the_verb_in_a_menu_title(tmp_path):
     async def body(dev):
-        dev.start_named("trottel", ["Friederike Müller", "Maximiliane Öztürk", "Cy"])
-        await dev.flush()
-        return dev.frame()
+        dev.door.start_named("trottel", ["Friederike Müller", "Maximiliane Öztürk", "Cy"])
+        await dev.door.flush()
+        return dev.door.frame()
 
     with watch() as found:
         frame = run_device(tmp_path, body)
@@ -229,9 +233,9 @@ def test_the_monkey_would_see_a_frame_without_a_needed_line(tmp_path, monkeypatc
     from tests.monkey import missing_needed
 
     async def body(dev):
-        dev.start_named("antartik", ["Ann", "Ben", "Cy"])
-        dev.apply({"type": "bet", "player": "Ben", "card": dev.session.state.face_up["Ben"][0]})
-        await dev.flush()
+        dev.door.start_named("antartik", ["Ann", "Ben", "Cy"])
+        dev.door.apply({"type": "bet", "player": "Ben", "card": dev.door.session.state.face_up["Ben"][0]})
+        await dev.door.flush()
         fine = missing_needed(dev)
         share = game.share
 
@@ -250,11 +254,11 @@ def test_the_monkey_would_see_a_frame_without_a_needed_line(tmp_path, monkeypatc
 def test_a_short_ok_at_game_over_keeps_every_ranking_line(tmp_path):
     # bug: the "Hold ok for the menu" message took the place of the third ranking line
     async def body(dev):
-        dev.start_named("bomb", ["Ann", "Ben", "Cy", "Dora", "Emil"])
-        dev.end_early()
+        dev.door.start_named("bomb", ["Ann", "Ben", "Cy", "Dora", "Emil"])
+        dev.door.end_early()
         before = await screen(dev)
         await presses(dev, "ok")
-        return before, await screen(dev), dev.frame().rows[-1].invert
+        return before, await screen(dev), dev.door.frame().rows[-1].invert
 
     before, after, lit = run_device(tmp_path, body)
     ranking = [line for line in before.splitlines() if "." in line.split(" ")[0]]
@@ -270,8 +274,8 @@ def test_a_bad_game_option_is_shown_whole_naming_the_config_file(tmp_path):
     config = configuration.parse({"games": {"bomb": {"red": [{"bomb": 1}]}}}, tmp_path / "tablemate.toml")
 
     async def body(dev):
-        started = dev.start_named("bomb", ["Ann", "Ben"])
-        return started, dev.screens[-1], flat(await screen(dev))
+        started = dev.door.start_named("bomb", ["Ann", "Ben"])
+        return started, dev.door.screens[-1], flat(await screen(dev))
 
     started, top, shown = run_device(tmp_path / "state", body, config)
     assert not started and isinstance(top, Message)
@@ -292,8 +296,8 @@ def test_trottels_result_history_and_history_table_say_the_numbers_are_drinks(tm
     from firmware_host.cli.cmd_records import history_rows
 
     async def body(dev):
-        dev.start_named("trottel", ["Ann", "Ben", "Cy"])
-        dev.end_early()
+        dev.door.start_named("trottel", ["Ann", "Ben", "Cy"])
+        dev.door.end_early()
         over = await screen(dev)
         await presses(dev, "ok!", "next", "ok", "ok")  # the main menu, History, its one entry
         return over, await screen(dev)
@@ -309,8 +313,8 @@ def test_trottels_result_says_drinks_in_german(tmp_path):
     from firmware_host.core import config as configuration
 
     async def body(dev):
-        dev.start_named("trottel", ["Ann", "Ben", "Cy"])
-        dev.end_early()
+        dev.door.start_named("trottel", ["Ann", "Ben", "Cy"])
+        dev.door.end_early()
         return await screen(dev)
 
     config = configuration.parse({"display": {"language": "de"}}, "config.toml")
@@ -330,7 +334,7 @@ def test_the_s_of_the_font_is_round_at_the_top_where_the_5_is_a_bar():
 def test_bombs_card_entry_labels_the_lives(tmp_path):
     # bug: the card entry showed ``Ann ...`` (the card) over ``>Ann 3`` (the lives) with no word for either
     async def body(dev):
-        dev.start_named("bomb", ["Ann", "Ben", "Cy"])
+        dev.door.start_named("bomb", ["Ann", "Ben", "Cy"])
         return await screen(dev)
 
     assert ">Ann 3♥ | >Ben 3♥ | >Cy 3♥" in run_device(tmp_path, body)
@@ -339,11 +343,11 @@ def test_bombs_card_entry_labels_the_lives(tmp_path):
 def test_an_out_player_is_told_why_they_cannot_enter_a_card(tmp_path):
     # bug: `Cy is not in this turn` to a player whose lives were gone
     async def body(dev):
-        dev.start_named("bomb", ["Ann", "Ben", "Cy"])
-        dev.apply({"type": "reveal", "cards": {"Ann": "1", "Ben": "5", "Cy": "5"}})
-        dev.apply({"type": "roll", "faces": [{"bomb": 3}, {"fuse": 3}]})  # Ann: three lives lost, out
+        dev.door.start_named("bomb", ["Ann", "Ben", "Cy"])
+        dev.door.apply({"type": "reveal", "cards": {"Ann": "1", "Ben": "5", "Cy": "5"}})
+        dev.door.apply({"type": "roll", "faces": [{"bomb": 3}, {"fuse": 3}]})  # Ann: three lives lost, out
         await presses(dev, "p1")
-        return dev.toast_text()
+        return dev.door.toast_text()
 
     assert run_device(tmp_path, body) == "Ann is out: no lives left"
 

@@ -66,17 +66,17 @@ async def until(run: ScriptRunner, check: Callable[[], bool], timeout: float = S
 
 
 def actions(device: Device) -> list[dict]:
-    assert device.session is not None
-    return [dict(a) for a in device.session.actions]
+    assert device.door.session is not None
+    return [dict(a) for a in device.door.session.actions]
 
 
 def summary(device: Device) -> dict:
-    assert device.session is not None
-    return device.session.summary
+    assert device.door.session is not None
+    return device.door.session.summary
 
 
 def screen(device: Device) -> GameScreen:
-    top = device.screens[-1]
+    top = device.door.screens[-1]
     assert isinstance(top, GameScreen)
     return top
 
@@ -88,7 +88,7 @@ async def start_and_fill(device: Device, run: ScriptRunner, cards: dict[str, int
     await run.grams(FILL_2P)
     await run.wait(SETTLE)
     if cards is not None:
-        device.apply({"type": "reveal", "cards": cards})
+        device.door.apply({"type": "reveal", "cards": cards})
 
 
 def held(index: int) -> float:
@@ -108,7 +108,7 @@ def test_scale_places_and_falls_reach_the_game_journal(tmp_path):
     async def body(device: Device, run: ScriptRunner) -> None:
         await start_and_fill(device, run)
         assert not isinstance(screen(device).prompt, Task)  # the scale saw the bin filled
-        device.apply({"type": "reveal", "cards": {"Ann": 3, "Ben": 5}})
+        device.door.apply({"type": "reveal", "cards": {"Ann": 3, "Ben": 5}})
         await put(run, 5.0)  # one can
         seen["after_one"] = summary(device)["owed"]
         await put(run, 10.0)  # two more cans at once
@@ -117,7 +117,7 @@ def test_scale_places_and_falls_reach_the_game_journal(tmp_path):
         await put(run, -12.0)  # something falls
         seen["summary"] = summary(device)
         seen["actions"] = actions(device)
-        seen["journal"] = [r["a"] for r in device.session.journal.records if "a" in r]
+        seen["journal"] = [r["a"] for r in device.door.session.journal.records if "a" in r]
 
     run_device(tmp_path, body)
     assert seen["after_one"] == 2 and seen["turn"] == "Ben"
@@ -137,16 +137,16 @@ def test_tower_is_yellow_while_the_pile_moves_and_red_with_the_buzzer_on_a_fall(
     async def body(device: Device, run: ScriptRunner) -> None:
         await start_and_fill(device, run, {"Ann": 3, "Ben": 5})
         await run.wait(2)
-        seen["settled"] = (device.lights.mood, device.lights.showing.green)
+        seen["settled"] = (device.door.lights.mood, device.door.lights.showing.green)
         await run.grams(5.0)
         await run.wait(0.25)
-        seen["moving"] = (device.lights.mood, device.lights.showing.yellow)
+        seen["moving"] = (device.door.lights.mood, device.door.lights.showing.yellow)
         await until(run, lambda: summary(device)["owed"] == 2)
-        seen["placed"] = device.lights.mood
+        seen["placed"] = device.door.lights.mood
         await run.grams(-9.0)
         await until(run, lambda: summary(device)["chips"]["Ann"] == [-1])
         await run.wait(0.2)
-        seen["fall"] = device.lights.showing
+        seen["fall"] = device.door.lights.showing
 
     run_device(tmp_path, body)
     assert seen["settled"] == ("playing", ON)
@@ -164,8 +164,8 @@ def test_the_count_is_cut_to_what_the_player_owes(tmp_path):
         await until(run, lambda: actions(device)[-1]["type"] == "place", SETTLE + 2)
         # the place comes within a second, its effects once it is durable: the reveal's toast may
         # still show, this one next
-        await until(run, lambda: str(device.toast_text() or "").startswith("Scale saw 2, counted 1"))
-        seen["toast"] = device.toast_text()
+        await until(run, lambda: str(device.door.toast_text() or "").startswith("Scale saw 2, counted 1"))
+        seen["toast"] = device.door.toast_text()
         seen["actions"] = actions(device)
 
     run_device(tmp_path, body)
@@ -200,12 +200,12 @@ def test_events_change_nothing_while_the_bin_is_being_emptied_and_refilled(tmp_p
         await put(run, -(FILL_2P - 6.0) + FILL_2P)  # not emptied: still the pre-fill's weight
         seen["still_task"] = isinstance(screen(device).prompt, Task)
         await put(run, -FILL_2P)  # emptied
-        seen["line"] = device.scale.task_line(seen["task"])
+        seen["line"] = device.hub.lookup("scale").task_line(seen["task"])
         await put(run, 20.0)  # refilling, piece by piece
         await put(run, FILL_2P - 20.0)
         seen["prompt"] = screen(device).prompt
         seen["no_actions"] = len(actions(device)) == n
-        seen["records"] = [r["task"] for r in device.session.journal.records if "task" in r]
+        seen["records"] = [r["task"] for r in device.door.session.journal.records if "task" in r]
         await put(run, 5.0)  # Ben's first piece counts against the refilled bin
         seen["owed"] = summary(device)["owed"]
 
@@ -250,12 +250,12 @@ def test_buttons_place_and_fall_without_a_scale(tmp_path):
         await run.hold("p1", 1.0)  # Ann's own button held picks "Placed" too
         await run.press("p1")  # tap: next option, "Fell"
         await run.hold("p1", 1.0)
-        seen["asked"] = device.frame().title  # a fall costs a chip: the device asks first
+        seen["asked"] = device.door.frame().title  # a fall costs a chip: the device asks first
         await run.press("ok")
         seen["task"] = screen(device).prompt
         await run.press("ok")  # "Bin filled"
         seen["summary"] = summary(device)
-        seen["line"] = device.scale_line()
+        seen["line"] = device.door.scale_line()
         seen["actions"] = actions(device)
 
     run_device(tmp_path, body, scale="none")
@@ -278,12 +278,12 @@ def test_an_uncalibrated_scale_leaves_the_game_to_the_buttons(tmp_path):
         await start_and_fill(device, run)
         seen["setup_open"] = isinstance(screen(device).prompt, Task)
         await run.press("ok")
-        device.apply({"type": "reveal", "cards": {"Ann": 3, "Ben": 5}})
+        device.door.apply({"type": "reveal", "cards": {"Ann": 3, "Ben": 5}})
         await put(run, 5.0)
         await put(run, -20.0)
         seen["owed"] = summary(device)["owed"]
-        seen["line"] = device.scale_line()
-        seen["mood"] = device.lights.mood
+        seen["line"] = device.door.scale_line()
+        seen["mood"] = device.door.lights.mood
         await run.press("ok")
         seen["owed2"] = summary(device)["owed"]
 
@@ -300,17 +300,17 @@ def test_a_scale_fault_marks_the_title_and_the_buttons_still_work(tmp_path):
         await start_and_fill(device, run, {"Ann": 3, "Ben": 5})
         device.hw.scale.failed = True  # a broken wire: no more samples
         await run.wait(0.5)
-        device.scale.on_fault("no data from the HX711")  # as the driver reports it
+        device.hub.lookup("scale").on_fault("no data from the HX711")  # as the driver reports it
         await run.wait(1)
-        seen["title"] = device.frame().title_right
-        seen["line"] = device.scale_line()
+        seen["title"] = device.door.frame().title_right
+        seen["line"] = device.door.scale_line()
         await run.press("next")
         await run.press("ok")  # Fell
         await run.press("ok")  # yes: a fall
         seen["chips"] = summary(device)["chips"]
         device.hw.scale.failed = False  # mended: the mark goes once the pile has been still a while
         await run.wait(FAULT_CLEAR_SECONDS + SETTLE)
-        seen["title_after"] = device.title_note()
+        seen["title_after"] = device.door.title_note()
 
     run_device(tmp_path, body)
     assert seen["title"] == "S!" and seen["line"] == "Scale: no data from the HX711"
@@ -325,7 +325,7 @@ def test_undo_starts_the_scale_afresh(tmp_path):
         await start_and_fill(device, run, {"Ann": 3, "Ben": 5})
         await put(run, 5.0)
         assert summary(device)["owed"] == 2
-        device.undo()
+        device.door.undo()
         await run.wait(1.5)  # the pile still holds the piece: no event from the new baseline
         seen["owed"] = summary(device)["owed"]
         await put(run, 4.0)
@@ -426,13 +426,15 @@ def test_a_detector_fault_shows_until_the_pile_has_been_still_a_while(tmp_path):
 
     async def body(device: Device, run: ScriptRunner) -> None:
         await start_and_fill(device, run, {"Ann": 3, "Ben": 5})
-        device.scale._event(ScaleEvent(device.loop.time(), "fault", reason="stuck reading"))
-        seen["toast"] = device.toast_text()
-        seen["title"] = device.title_note()
+        device.hub.lookup("scale")._event(
+            ScaleEvent(asyncio.get_running_loop().time(), "fault", reason="stuck reading")
+        )
+        seen["toast"] = device.door.toast_text()
+        seen["title"] = device.door.title_note()
         await run.wait(4.5)
-        seen["still"] = device.title_note()
+        seen["still"] = device.door.title_note()
         await run.wait(1)
-        seen["cleared"] = device.title_note()
+        seen["cleared"] = device.door.title_note()
 
     run_device(tmp_path, body)
     assert seen["toast"] == "Scale: stuck reading" and seen["title"] == "S!"
@@ -558,10 +560,10 @@ def test_an_outage_is_reported_once_by_the_driver_not_again_as_a_gap(tmp_path):
         await start_and_fill(device, run, {"Ann": 3, "Ben": 5})
         device.hw.scale.failed = True  # no samples for a while
         await run.wait(2.0)
-        seen["during"] = device.scale.fault
+        seen["during"] = device.hub.lookup("scale").fault
         device.hw.scale.failed = False
         await run.wait(1.5)
-        seen["after"] = (device.scale.fault, device.toast_text())
+        seen["after"] = (device.hub.lookup("scale").fault, device.door.toast_text())
 
     run_device(tmp_path, body)
     assert seen["during"] and seen["during"].startswith("no data")
@@ -620,8 +622,8 @@ def test_a_hand_counted_as_a_piece_is_taken_back_when_it_lifts_off(tmp_path, mon
         await run.grams(-5.0 - level)  # and lifts straight off
         await run.wait(1.5)
         seen["after"] = summary(device)
-        seen["records"] = [r for r in device.session.journal.records if "a" in r or "undo" in r]
-        seen["said"] = device.toast_text()
+        seen["records"] = [r for r in device.door.session.journal.records if "a" in r or "undo" in r]
+        seen["said"] = device.door.toast_text()
 
     run_device(tmp_path, body)
     assert seen["counted"] == 2
@@ -664,9 +666,9 @@ def test_undoing_a_counted_piece_asks_for_it_back_out_and_its_removal_is_no_fall
         await start_and_fill(device, run, {"Ann": 3, "Ben": 5})
         await put(run, 5.0)  # a can: counted
         assert summary(device)["owed"] == 2
-        device.undo()
+        device.door.undo()
         await run.wait(0.5)
-        seen["told"] = str(device.toast_text())
+        seen["told"] = str(device.door.toast_text())
         seen["owed"] = summary(device)["owed"]
         await put(run, -5.0)  # the table takes it out, as told
         seen["after_out"] = summary(device)

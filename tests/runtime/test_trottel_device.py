@@ -192,7 +192,7 @@ def device_frames(tmp_path: Path, lines: str, seed: int = 3) -> list[Frame]:
         runner = ScriptRunner(device, None)
 
         async def snap(label: str) -> None:
-            seen.append(device.frame())
+            seen.append(device.door.frame())
 
         runner.handlers["snap"] = snap
         try:

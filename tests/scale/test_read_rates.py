@@ -48,7 +48,7 @@ def test_the_self_tests_checks_page_leads_with_the_scales_reads_per_minute(tmp_p
     from tests.devicekit import presses, run_device, screen
 
     async def body(dev):
-        dev.push(SelfTest(dev))  # the self-test reads the scale while it shows
+        dev.door.push(SelfTest(dev.door))  # the self-test reads the scale while it shows
         await presses(dev, "next!")
         for _ in range(200):
             text = await screen(dev)

@@ -32,14 +32,14 @@ def test_a_game_declaring_scale_use_gets_its_own_actions_from_the_scale(tmp_path
         await run.wait(SETTLE)
         await run.grams(20.0)  # two blocks
         await run.wait(SETTLE)
-        seen["two"] = [dict(a) for a in device.session.actions]
+        seen["two"] = [dict(a) for a in device.door.session.actions]
         await run.grams(-15.0)  # a fall: this game gives it no action
         await run.wait(SETTLE)
-        seen["after_fall"] = len(device.session.actions)
+        seen["after_fall"] = len(device.door.session.actions)
         await run.grams(30.0)  # three blocks, but Ann owes one: one is counted
         await run.wait(SETTLE)
-        seen["actions"] = [dict(a) for a in device.session.actions]
-        seen["turn"] = device.session.summary["turn"]
+        seen["actions"] = [dict(a) for a in device.door.session.actions]
+        seen["turn"] = device.door.session.summary["turn"]
 
     run(tmp_path, body)
     assert seen["two"] == [{"type": "drop", "n": 2}]

@@ -245,10 +245,10 @@ def test_a_hard_phase_timeout_on_the_device_passes_for_the_silent_players(tmp_pa
     config = parse({"timers": {"antartik": {"mode": "turn", "seconds": 60, "phase": 5, "timeout": "hard"}}}, "t.toml")
 
     async def body(dev):
-        dev.start_named("antartik", ["Ann", "Ben", "Cy"])
+        dev.door.start_named("antartik", ["Ann", "Ben", "Cy"])
         await presses(dev, "p2", "p2!")  # Ben answers (his first choice); Cy says nothing
         await asyncio.sleep(6)
-        return list(dev.session.actions)
+        return list(dev.door.session.actions)
 
     actions = run_device(tmp_path, body, config)
     assert actions[-1] == {"type": "timeout", "players": ["Cy"]}
@@ -258,13 +258,13 @@ def test_a_bet_being_chosen_holds_the_divers_pick_until_it_is_locked(tmp_path):
     from tests.devicekit import presses, run_device, screen
 
     async def body(dev):
-        dev.start_named("antartik", ["Ann", "Ben", "Cy"])
+        dev.door.start_named("antartik", ["Ann", "Ben", "Cy"])
         await presses(dev, "p2", "p2")  # Ben: pass?, bet 3?
         shown = await screen(dev)
         await presses(dev, "ok")  # Ann draws: not while Ben's bet is open
-        refused = list(dev.session.actions)
+        refused = list(dev.door.session.actions)
         await presses(dev, "p2!", "ok")  # Ben bets; Ann draws, which passes for Cy
-        return shown, refused, list(dev.session.actions)
+        return shown, refused, list(dev.door.session.actions)
 
     shown, refused, actions = run_device(tmp_path, body)
     assert "Ben bet 3?" in shown and refused == []

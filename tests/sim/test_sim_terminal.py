@@ -15,8 +15,8 @@ from tests.devicekit import run_device
 
 def test_a_standard_80x24_terminal_shows_the_whole_panel_the_status_and_every_key(tmp_path):
     async def body(device):
-        device.start_named("antartik", ["Ann", "Ben", "Cy", "Dana", "Eve"])
-        await device.flush()
+        device.door.start_named("antartik", ["Ann", "Ben", "Cy", "Dana", "Eve"])
+        await device.door.flush()
         return Terminal(device).lines(80, 24)
 
     lines = run_device(tmp_path, body)
@@ -34,8 +34,8 @@ def test_in_german_the_status_line_and_the_keys_are_german_and_still_fit_80_colu
     config = configuration.parse({"display": {"language": "de"}}, "config.toml")
 
     async def body(device):
-        device.start_named("tonne", ["Ann", "Ben"])
-        await device.flush()
+        device.door.start_named("tonne", ["Ann", "Ben"])
+        await device.door.flush()
         return Terminal(device).lines(80, 24)
 
     lines = run_device(tmp_path, body, config)
@@ -46,7 +46,7 @@ def test_in_german_the_status_line_and_the_keys_are_german_and_still_fit_80_colu
 
 def test_the_drawing_is_the_finest_that_fits_the_terminal(tmp_path):
     async def body(device):
-        await device.flush()
+        await device.door.flush()
         term = Terminal(device)
         return {size: term.lines(*size) for size in ((80, 24), (100, 40), (140, 40))}
 
@@ -65,17 +65,17 @@ def test_plus_and_minus_put_one_piece_in_and_take_it_out_and_tonne_counts_it(tmp
 
     async def body(device):
         term = Terminal(device)
-        device.start_named("tonne", ["Ann", "Ben"])
+        device.door.start_named("tonne", ["Ann", "Ben"])
         await asyncio.sleep(3)  # the scale sees the empty bin
         term.key("]++")  # the 2-player pre-fill: 12 pieces
         await asyncio.sleep(12)  # the fill confirmed, the detector starts over on the full bin
-        device.apply({"type": "reveal", "cards": {"Ann": 2, "Ben": 5}})
+        device.door.apply({"type": "reveal", "cards": {"Ann": 2, "Ben": 5}})
         await asyncio.sleep(3)  # the scale learns the level again after the bin job
         term.key("+")
         await asyncio.sleep(4)
         term.key("+")
         await asyncio.sleep(4)
-        return device.session.summary, term.status()
+        return device.door.session.summary, term.status()
 
     summary, status = run_device(tmp_path, body)
     assert summary["bin"] == 14 and summary["turn"] == "Ben" and summary["owed"] == 5
@@ -85,7 +85,7 @@ def test_plus_and_minus_put_one_piece_in_and_take_it_out_and_tonne_counts_it(tmp
 def test_shifted_seat_keys_hold_a_button_down_until_pressed_again(tmp_path):
     async def body(device):
         term = Terminal(device)
-        device.start_named("bomb", ["Ann", "Ben"])
+        device.door.start_named("bomb", ["Ann", "Ben"])
         term.key("Q")  # Ann's button goes down: her card counts up
         await asyncio.sleep(1.3)
         term.key("Q")  # and up: the count showing is recorded
@@ -93,7 +93,7 @@ def test_shifted_seat_keys_hold_a_button_down_until_pressed_again(tmp_path):
         await asyncio.sleep(0.5)
         term.key("\r")  # every card in: on
         await asyncio.sleep(0.5)
-        return device.session.actions
+        return device.door.session.actions
 
     assert run_device(tmp_path, body) == [{"type": "reveal", "cards": {"Ann": "2", "Ben": "0"}}]
 
@@ -120,10 +120,10 @@ def test_every_panel_fits_every_terminal_from_60x20_up_whole_with_its_status_and
     config = configuration.parse({"display": {"language": language, "kind": kind}}, "config.toml")
 
     async def body(device):
-        device.start_named("tonne", ["Ann", "Ben"])
-        await device.flush()
+        device.door.start_named("tonne", ["Ann", "Ben"])
+        await device.door.flush()
         term = Terminal(device)
-        words = device.drawing.lines()
+        words = device.hub.lookup("screens").lines()
         return {size: (term.lines(*size), term.plan(*size), term.status(), words) for size in SIZES}
 
     quit_key = {"en": "x quit", "de": "x Ende"}[language]
@@ -145,7 +145,7 @@ def test_every_panel_fits_every_terminal_from_60x20_up_whole_with_its_status_and
 
 def test_a_narrow_terminal_wraps_the_keys_and_question_mark_shows_them_all(tmp_path):
     async def body(device):
-        await device.flush()
+        await device.door.flush()
         term = Terminal(device)
         narrow = term.lines(60, 20)
         short = term.lines(80, 18)
@@ -166,16 +166,16 @@ def test_a_key_struck_twice_within_80_ms_is_two_presses(tmp_path):
     # found the button still down from the first
     async def body(device):
         term = Terminal(device)
-        device.start_named("trottel", ["Ann", "Ben"])
+        device.door.start_named("trottel", ["Ann", "Ben"])
         await asyncio.sleep(1)
         term.key(b"\r\r")
         await asyncio.sleep(1)
-        rolls = list(device.session.actions)
-        device.start_named("arschbombe", ["Ann", "Ben"])
+        rolls = list(device.door.session.actions)
+        device.door.start_named("arschbombe", ["Ann", "Ben"])
         await asyncio.sleep(1)
         term.key("..")  # two steps along the jump menu, in one read too
         await asyncio.sleep(1)
-        return rolls, device.screens[-1].index
+        return rolls, device.door.screens[-1].index
 
     rolls, index = run_device(tmp_path, body)
     assert rolls == [{"type": "roll"}, {"type": "roll"}]
@@ -193,7 +193,7 @@ def test_function_keys_and_other_keys_it_does_not_map_press_nothing(tmp_path):
 
     async def body(device):
         term = Terminal(device)
-        device.start_named("trottel", ["Ann", "Ben"])
+        device.door.start_named("trottel", ["Ann", "Ben"])
         device.hw.scale.grams = 50.0
         await asyncio.sleep(1)
         pressed = []
@@ -204,7 +204,7 @@ def test_function_keys_and_other_keys_it_does_not_map_press_nothing(tmp_path):
         await asyncio.sleep(1)
         term.key("\x1b[C\x1bOD")  # the arrows, both ways terminals send them: next, prev
         await asyncio.sleep(1)
-        return pressed, device.hw.scale.grams, device.session.actions
+        return pressed, device.hw.scale.grams, device.door.session.actions
 
     pressed, grams, actions = run_device(tmp_path, body)
     assert pressed == ["next", "prev"] and grams == 50.0 and actions == []
@@ -230,13 +230,13 @@ def test_a_bigger_panel_made_smaller_in_80x24_says_so_and_the_size_that_shows_it
     config = configuration.parse({"display": {"kind": kind}}, "config.toml")
 
     async def body(device):
-        device.start_named("tonne", ["Ann", "Ben"])
-        await device.flush()
+        device.door.start_named("tonne", ["Ann", "Ben"])
+        await device.door.flush()
         term = Terminal(device)
         said = " ".join(term.lines(80, 24))
         columns, rows = (int(n) for n in said.split("whole in ")[1].split()[0].split("x"))
         bigger = term.plan(columns, rows)
-        return said, columns, rows, bigger, device.display.shown.size
+        return said, columns, rows, bigger, device.door.display.shown.size
 
     said, columns, _, bigger, size = run_device(tmp_path, body, config)
     assert f"as text: the picture whole in {whole}" in said
@@ -252,9 +252,9 @@ def test_a_bigger_panel_in_80x24_is_shown_as_its_words_readable(tmp_path, kind):
     config = configuration.parse({"display": {"kind": kind}}, "config.toml")
 
     async def body(device):
-        device.start_named("tonne", ["Ann", "Ben"])
-        await device.flush()
-        return Terminal(device).lines(80, 24), device.drawing.lines()
+        device.door.start_named("tonne", ["Ann", "Ben"])
+        await device.door.flush()
+        return Terminal(device).lines(80, 24), device.hub.lookup("screens").lines()
 
     lines, words = run_device(tmp_path, body, config)
     assert lines[: len(words)] == words and "Set up the bin" in words  # the panel's rows, as text

@@ -123,10 +123,10 @@ def test_use_config_file_keeps_the_clocks_when_the_preset_does_not_change(tmp_pa
     config = parse({"timers": {"arschbombe": {"mode": "bank", "seconds": 300}}}, "t.toml")
 
     async def body(dev):
-        dev.start_named("arschbombe", ["Ann", "Ben"])
+        dev.door.start_named("arschbombe", ["Ann", "Ben"])
         await asyncio.sleep(100)
-        dev.timers.forget_preset("arschbombe")  # Settings > Turn timer > Use config file: no change
+        dev.hub.lookup("timers").forget_preset("arschbombe")  # Settings > Turn timer > Use config file: no change
         await asyncio.sleep(0)
-        return dev.timers.clocks.remaining()
+        return dev.hub.lookup("timers").clocks.remaining()
 
     assert run_device(tmp_path, body, config) <= 200_000 + 10  # Ann's 100 s stay spent

@@ -132,7 +132,7 @@ def test_timer_beeps_can_be_silenced_and_the_lights_still_show(tmp_path):
 
 def test_timers_are_off_by_default(tmp_path):
     dev = sim(tmp_path, "", "start arschbombe Ann Ben\nwait 100")
-    assert dev.timers.clocks is None
+    assert dev.hub.lookup("timers").clocks is None
     assert {kind(s) for s in dev.hw.tower.history} <= {"green", "other"}
     assert not any("meta" in r and "clock" in r["meta"] for r in journal(tmp_path / "state" / "game.jsonl"))
 
@@ -197,7 +197,7 @@ def test_a_hard_phase_timeout_names_those_who_had_not_answered(tmp_path, tick):
     dev = sim(tmp_path, config, script)
     game = tmp_path / "state" / "game.jsonl"
     assert actions(game)[-1] == {"type": "timeout", "players": ["Ben"]}
-    phase = next(r for r in dev.timers.stats.records if "phase" in r)
+    phase = next(r for r in dev.hub.lookup("timers").stats.records if "phase" in r)
     assert phase["ms"] == 30_000
     assert phase["answers"]["Ann"] == pytest.approx(1_150, abs=1)  # tap (0.15 s) and a 1 s hold
 
@@ -227,7 +227,7 @@ def test_an_each_phase_keeps_one_clock_while_answers_come_in(tmp_path, tick):
 def test_a_long_ok_pauses_and_resumes_and_never_picks(tmp_path):
     config = '[timers.arschbombe]\nmode = "bank"\nseconds = 60\n'
     dev = sim(tmp_path, config, "start arschbombe Ann Ben\nwait 5\nhold ok 1\nwait 100\nhold ok 1\nwait 4")
-    c = dev.timers.clocks
+    c = dev.hub.lookup("timers").clocks
     # ran 6 s up to the release that paused, then from the release that resumed: 4.05 s
     assert 60_000 - c.banks["Ann"] == pytest.approx(6_000 + 4_050, abs=2)
     assert actions(tmp_path / "state" / "game.jsonl") == []
@@ -239,13 +239,13 @@ def test_a_long_ok_pauses_and_resumes_and_never_picks(tmp_path):
 def test_a_short_ok_still_picks_and_a_long_ok_pauses_in_the_game_menu_too(tmp_path):
     config = '[timers.arschbombe]\nmode = "turn"\nseconds = 60\n'
     dev = sim(tmp_path, config, "start arschbombe Ann Ben\npress back\nhold ok 1\npress ok\nwait 30")
-    assert dev.timers.paused
-    assert dev.timers.clocks.used == pytest.approx(1_150, abs=2)
+    assert dev.hub.lookup("timers").paused
+    assert dev.hub.lookup("timers").clocks.used == pytest.approx(1_150, abs=2)
 
 
 def test_with_timers_off_a_long_ok_only_says_so(tmp_path):
     dev = sim(tmp_path, "", "start arschbombe Ann Ben\nhold ok 1\n")
-    assert not dev.timers.paused
+    assert not dev.hub.lookup("timers").paused
     assert actions(tmp_path / "state" / "game.jsonl") == []
 
 
@@ -274,7 +274,7 @@ def test_a_game_resumed_after_a_power_cut_gives_everyone_the_time_they_had(tmp_p
     run_and_cut(tmp_path, config, f"start arschbombe Ann Ben\nwait 30\n{JUMP}\nwait 17.5\n", cut)
     # at the cut: Ann used 30 s, Ben 17.5 s; the clocks were saved at most 5 s before
     dev = run_script(config, Store(cut), parse("wait 600\npress p6\nhold ok 1\nwait 4"), None, seed=1)
-    banks = dev.timers.clocks.banks
+    banks = dev.hub.lookup("timers").clocks.banks
     assert banks["Ann"] == pytest.approx(90_000, abs=5)
     # 600 s switched on but paused, then 4 s running; the cut itself lost at most save_every
     ben_at_cut = 120_000 - 17_500
@@ -286,8 +286,8 @@ def test_resumed_after_a_cut_the_timer_waits_for_the_table(tmp_path):
     cut = tmp_path / "cut"
     run_and_cut(tmp_path, config, "start arschbombe Ann Ben\nwait 12.5\n", cut)
     dev = run_script(config, Store(cut), parse("wait 3600"), None, seed=1)
-    assert dev.timers.paused
-    assert dev.timers.clocks.used == pytest.approx(10_000, abs=5)  # the last save, 2.5 s before the cut
+    assert dev.hub.lookup("timers").paused
+    assert dev.hub.lookup("timers").clocks.used == pytest.approx(10_000, abs=5)  # the last save, 2.5 s before the cut
     assert kind(dev.hw.tower.history[-2]) == "paused"
 
 
@@ -296,7 +296,10 @@ def test_a_clean_stop_keeps_the_clocks_to_the_millisecond(tmp_path):
     sim(tmp_path, config, "start arschbombe Ann Ben\nwait 12.345")
     dev = sim(tmp_path, config, "hold ok 1\nwait 1")
     # resumed paused; it runs from the release of the long ok: 1.05 s more
-    assert dev.timers.clocks.banks == {"Ann": pytest.approx(86_605, abs=2), "Ben": pytest.approx(113_395, abs=2)}
+    assert dev.hub.lookup("timers").clocks.banks == {
+        "Ann": pytest.approx(86_605, abs=2),
+        "Ben": pytest.approx(113_395, abs=2),
+    }
 
 
 # -- statistics ----------------------------------------------------------------------------------------------
@@ -318,7 +321,7 @@ def test_history_keeps_time_per_player_and_per_turn(tmp_path, cli):
     assert [t["player"] for t in entry["timer"]["turns"]] == ["Ann", "Ben"] * 6
     assert entry["timer"]["preset"]["mode"] == "countup"
     assert (frames / "times.png").exists()
-    frame = dev.screens[-2].frame()  # (the top one is the stop message)
+    frame = dev.door.screens[-2].frame()  # (the top one is the stop message)
     assert frame.title == "Time used"
     assert (frame.rows[0].cells, frame.rows[0].right) == (("Ann 0:42",), "2/7/12s")
     table = cli("history", "--state-dir", tmp_path / "state").out
@@ -337,8 +340,8 @@ def test_the_settings_menu_sets_the_timer_of_the_game_in_play(tmp_path):
     dev = sim(tmp_path, "", script)
     saved = json.loads((tmp_path / "state" / "settings.json").read_text())["timers"]["arschbombe"]
     assert saved["mode"] == "turn" and saved["seconds"] == 90 and saved["timeout"] == "soft"
-    assert dev.timers.preset.mode == "turn"
-    assert dev.timers.clocks.used == pytest.approx(10_000, abs=300)
+    assert dev.hub.lookup("timers").preset.mode == "turn"
+    assert dev.hub.lookup("timers").clocks.used == pytest.approx(10_000, abs=300)
     last = journal(tmp_path / "state" / "game.jsonl")
     assert any(r.get("meta", {}).get("timer", {}).get("seconds") == 90 for r in last)
 
@@ -349,12 +352,12 @@ def test_a_saved_preset_wins_over_the_config_file_until_forgotten(tmp_path):
     settings = {"timers": {"arschbombe": {"mode": "turn", "seconds": 15}}}
     (tmp_path / "state" / "settings.json").write_text(json.dumps(settings))
     dev = sim(tmp_path, config, "start arschbombe Ann Ben\n")
-    assert dev.timers.preset.mode == "turn"
+    assert dev.hub.lookup("timers").preset.mode == "turn"
     # Settings > Turn timer > (Mode, Turn time, Yellow at, Together, Timeout, Use config file)
     script = "press back\npress next\npress next\npress next\npress ok\npress next\npress next\npress ok\n"
     script += "press prev\npress ok\npress back\n"
     dev = sim(tmp_path, config, script)
-    assert dev.timers.preset.mode == "bank"
+    assert dev.hub.lookup("timers").preset.mode == "bank"
     assert "arschbombe" not in json.loads((tmp_path / "state" / "settings.json").read_text())["timers"]
 
 
@@ -362,11 +365,11 @@ def test_undo_gives_the_turn_back_with_its_clock_afresh_and_keeps_the_time_spent
     config = '[timers.arschbombe]\nmode = "turn"\nseconds = 20\n'
     dev = sim(tmp_path, config, f"start arschbombe Ann Ben\nwait 5\n{JUMP}\nwait 3\nhold back 1\npress ok\nwait 2")
     assert actions(tmp_path / "state" / "game.jsonl") == []  # undone
-    c = dev.timers.clocks
+    c = dev.hub.lookup("timers").clocks
     assert c.key == ("turn", "Ann")
     assert c.remaining() == pytest.approx(20_000 - 2_050, abs=2)
-    assert [r["player"] for r in dev.timers.stats.records] == ["Ann", "Ben"]
-    assert dev.timers.stats.records[1]["ms"] == pytest.approx(4_150, abs=2)  # Ben's time up to the undo
+    assert [r["player"] for r in dev.hub.lookup("timers").stats.records] == ["Ann", "Ben"]
+    assert dev.hub.lookup("timers").stats.records[1]["ms"] == pytest.approx(4_150, abs=2)  # Ben's time up to the undo
 
 
 def test_an_action_costs_one_fsync_the_timer_saves_its_turns_later(tmp_path):
@@ -388,7 +391,7 @@ def test_emptying_and_refilling_the_bin_runs_nobodys_clock(tmp_path):
         'start tonne Ann Ben\naction {"type":"reveal","cards":{"Ann":1,"Ben":2}}\naction {"type":"fall"}\nwait 60\n'
     )
     dev = sim(tmp_path, config, script)
-    assert dev.timers.clocks.banks == {"Ann": 300_000, "Ben": 300_000}
+    assert dev.hub.lookup("timers").clocks.banks == {"Ann": 300_000, "Ben": 300_000}
 
 
 # -- checked against FIDE clock rules and Shared Game Timer ------------------------------------------------
@@ -396,12 +399,13 @@ def test_undo_takes_back_the_increment_of_the_undone_turn_on_the_device(tmp_path
     config = '[timers.arschbombe]\nmode = "bank"\nseconds = 60\nincrement = 5\n'
     # Ann thinks 10 s and jumps (+5 s), Ben thinks 4 s, the table undoes Ann's jump
     dev = sim(tmp_path, config, f"start arschbombe Ann Ben\nwait 10\n{JUMP}\nwait 4\nhold back 1\npress ok\n")
-    assert dev.session is not None and dev.session.actions == []
-    banks = dev.timers.clocks.banks
+    assert dev.door.session is not None and dev.door.session.actions == []
+    banks = dev.hub.lookup("timers").clocks.banks
     assert banks["Ann"] <= 50_000  # her increment went with her jump (it was 55 s with it)
     assert 54_800 <= banks["Ben"] <= 56_000  # Ben's cut-short turn earned none either
     again = sim(tmp_path, config, "wait 1")  # the same after a restart
-    assert again.timers.clocks.banks["Ann"] <= 50_000 and again.timers.clocks.credits == []
+    timers = again.hub.lookup("timers")
+    assert timers.clocks.banks["Ann"] <= 50_000 and timers.clocks.credits == []
 
 
 def test_an_hourglass_resumed_after_a_cut_gives_the_waiting_player_no_less_than_at_the_cut(tmp_path):
@@ -409,15 +413,15 @@ def test_an_hourglass_resumed_after_a_cut_gives_the_waiting_player_no_less_than_
     cut = tmp_path / "cut"
     run_and_cut(tmp_path, config, "start arschbombe Ann Ben\nwait 12.5\n", cut)  # saved at 10 s
     dev = run_script(config, Store(cut), parse("wait 60"), None, seed=1)  # resumed paused
-    banks = dev.timers.clocks.banks
+    banks = dev.hub.lookup("timers").clocks.banks
     assert banks["Ben"] >= 112_500  # what Ben had at the cut (the save alone gave 110 s)
     assert banks["Ann"] >= 87_500
 
 
 def test_an_empty_hourglass_shows_zero_not_a_stuck_overtime(tmp_path):
     dev = sim(tmp_path, '[timers.arschbombe]\nmode = "hourglass"\nseconds = 10\n', "start arschbombe Ann Ben\nwait 15")
-    assert dev.timers.clocks.banks["Ann"] == 0
-    assert dev.timers.title_text() == "0:00"
+    assert dev.hub.lookup("timers").clocks.banks["Ann"] == 0
+    assert dev.hub.lookup("timers").title_text() == "0:00"
 
 
 def test_the_timer_lights_differ_from_every_mood_of_the_table():

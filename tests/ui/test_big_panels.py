@@ -84,12 +84,12 @@ def test_a_game_on_a_128x128_shows_its_scores_big_and_its_menus_whole(tmp_path):
     config = configuration.parse({"display": {"kind": "sh1107"}}, "config.toml")
 
     async def body(device):
-        device.start_game("bomb", ["p1", "p2", "p3"], "p1", names={"p1": "Ann", "p2": "Ben", "p3": "Cy"})
-        await device.flush()
-        game = device.frame()
+        device.door.start_game("bomb", ["p1", "p2", "p3"], "p1", names={"p1": "Ann", "p2": "Ben", "p3": "Cy"})
+        await device.door.flush()
+        game = device.door.frame()
         await presses(device, "back")  # the game menu: every line at once, no "1/7"
-        menu = device.frame()
-        return game, menu, device.display.shown.size
+        menu = device.door.frame()
+        return game, menu, device.door.display.shown.size
 
     game, menu, size = run_device(tmp_path, body, config)
     assert size == (128, 128)
@@ -101,8 +101,8 @@ def test_a_256x64_main_menu_is_laid_out_for_its_width_not_scaled(tmp_path):
     config = configuration.parse({"display": {"kind": "ssd1322"}}, "config.toml")
 
     async def body(device):
-        await device.flush()
-        return to_text(device.display.shown).splitlines()
+        await device.door.flush()
+        return to_text(device.door.display.shown).splitlines()
 
     picture = run_device(tmp_path, body, config)
     assert len(picture) == 64 and len(picture[0]) == 256

@@ -77,7 +77,7 @@ def play(script: str, seed: int | None, tmp_path: Path, language: str = "en") ->
         await device.ready.wait()
         runner = ScriptRunner(device, None)
         said: list[str] = []
-        hold, toast = runner.hold, device.message.toast
+        hold, toast = runner.hold, device.hub.lookup("message").toast
 
         async def pressed(button: str, seconds: float) -> None:
             said.clear()
@@ -89,12 +89,12 @@ def play(script: str, seed: int | None, tmp_path: Path, language: str = "en") ->
 
         async def snap(label: str) -> None:
             await asyncio.sleep(LINGER)
-            await device.flush()
-            fresh = [text for text in said if text in device.events[-len(said) :]]
-            played.snaps.append(Snap(label, device.frame(), device.toast_text(), fresh))
+            await device.door.flush()
+            fresh = [text for text in said if text in device.door.events[-len(said) :]]
+            played.snaps.append(Snap(label, device.door.frame(), device.door.toast_text(), fresh))
 
         runner.hold = pressed  # type: ignore[method-assign]
-        device.message.toast = told  # type: ignore[method-assign]
+        device.hub.lookup("message").toast = told  # type: ignore[method-assign]
         runner.handlers["hold"] = pressed
         runner.handlers["snap"] = snap
         try:

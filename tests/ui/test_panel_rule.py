@@ -61,12 +61,17 @@ run on that layout broke the rule in every one of its first seven runs."""
 
 def _dive_and_bets(dev):
     async def body():
-        dev.start_named("antartik", FIVE)
+        dev.door.start_named("antartik", FIVE)
         await presses(dev, "ok", "ok", "ok")  # three draws: 9 10S 1
         await presses(dev, "p2", "p2", "p2!", "p3", "p3", "p3!", "p4", "p4", "p4!")  # three bets
-        await dev.flush()
-        frame = dev.drawing.frame()
-        return dev.screens[-1].must_read(), drawn_lines(frame), unread(dev, frame), list(dev.session.state.dive)
+        await dev.door.flush()
+        frame = dev.hub.lookup("screens").frame()
+        return (
+            dev.door.screens[-1].must_read(),
+            drawn_lines(frame),
+            unread(dev, frame),
+            list(dev.door.session.state.dive),
+        )
 
     return body()
 

@@ -28,7 +28,7 @@ def rows(frame: Any) -> list[str]:
 def test_history_opens_from_the_main_menu_with_no_games_yet(tmp_path):
     async def body(dev):
         await presses(dev, "next", "ok")
-        return await screen(dev), type(dev.screens[-1])
+        return await screen(dev), type(dev.door.screens[-1])
 
     text, top = run_device(tmp_path, body)
     assert top is HistoryScreen
@@ -38,10 +38,10 @@ def test_history_opens_from_the_main_menu_with_no_games_yet(tmp_path):
 
 def test_history_lists_finished_games_newest_first(tmp_path):
     async def body(dev):
-        dev.start_named("arschbombe", ["Ann", "Ben"])
-        dev.end_early()
-        dev.start_named("bomb", ["Ann", "Ben", "Cy"])
-        dev.end_early()
+        dev.door.start_named("arschbombe", ["Ann", "Ben"])
+        dev.door.end_early()
+        dev.door.start_named("bomb", ["Ann", "Ben", "Cy"])
+        dev.door.end_early()
         await presses(dev, "ok!")  # the game-over screen stays until a long ok: back to the main menu
         await presses(dev, "next", "ok")
         return await screen(dev)

@@ -37,10 +37,10 @@ def test_the_cap_holder_keeps_a_name_that_tells_who_it_is(tmp_path, language, na
     rolls = {p: [1, 2] for p in names[:-1]} | {holder: [1, 1]}
 
     async def body(device):
-        device.start_named("trottel", names)
-        device.apply({"type": "cap_roll", "rolls": rolls})
-        await device.flush()
-        return device.frame()
+        device.door.start_named("trottel", names)
+        device.door.apply({"type": "cap_roll", "rolls": rolls})
+        await device.door.flush()
+        return device.door.frame()
 
     with watch() as found:
         frame = run_device(tmp_path, body, config)
@@ -89,13 +89,13 @@ def test_history_shows_every_game_name_whole_and_who_won_where_there_is_room(tmp
             for g in TITLES
             for w in winners
         ]
-        device.push(ListScreen(device, "History", items))
+        device.door.push(ListScreen(device.door, "History", items))
         frames = []
         for _ in items:
-            await device.flush()
-            frames.append(device.frame())
-            device.screens[-1].index += 1
-            device.redraw()
+            await device.door.flush()
+            frames.append(device.door.frame())
+            device.door.screens[-1].index += 1
+            device.door.redraw()
         return items, frames
 
     with watch() as found:
@@ -143,10 +143,10 @@ def test_every_revealed_card_shows_beside_its_name_however_long(tmp_path):
     cards = dict(zip(names, ["3", "1", "7", "5"], strict=True))
 
     async def body(device):
-        device.start_named("bomb", names)
-        device.apply({"type": "reveal", "cards": cards})
-        await device.flush()
-        return device.frame()
+        device.door.start_named("bomb", names)
+        device.door.apply({"type": "reveal", "cards": cards})
+        await device.door.flush()
+        return device.door.frame()
 
     with watch() as found:
         frame = run_device(tmp_path, body)

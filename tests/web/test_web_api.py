@@ -12,7 +12,7 @@ from tests.webkit import page, pair
 
 def test_state_shows_the_game_in_play_with_names_and_scores(tmp_path):
     async def body(dev):
-        dev.start_named("bomb", ["Ann", "Ben", "Cy"])
+        dev.door.start_named("bomb", ["Ann", "Ben", "Cy"])
         async with page(dev) as (_, session, base):
             async with session.get(f"{base}/api/state") as r:
                 state = await r.json()
@@ -37,7 +37,7 @@ def test_state_is_the_game_resumed_from_the_state_folder(tmp_path):
 
 
 async def _start_bomb(dev):
-    dev.start_named("bomb", ["Ann", "Ben", "Cy"])
+    dev.door.start_named("bomb", ["Ann", "Ben", "Cy"])
 
 
 def test_names_need_a_paired_phone_and_its_origin_else_nothing_changes(tmp_path):
@@ -50,7 +50,7 @@ def test_names_need_a_paired_phone_and_its_origin_else_nothing_changes(tmp_path)
             session.cookie_jar.update_cookies({"tablemate_phone": "ab" * 32})  # a forged token
             async with session.post(f"{base}/api/names", json={"p1": "Ann"}, headers={"Origin": base}) as r:
                 answers.append((r.status, await r.json()))
-            return answers, dev.seat_name("p1")
+            return answers, dev.door.seat_name("p1")
 
     answers, name = run_device(tmp_path, body)
     assert [status for status, _ in answers] == [403, 401, 403, 403]
@@ -71,7 +71,7 @@ def test_names_from_a_paired_phone_show_on_the_oled_at_once_and_survive_a_restar
     assert "Ann" in shown and "Ben" in shown
 
     async def after(dev):
-        return dev.seat_name("p1"), dev.seat_name("p2"), dev.seat_name("p3")
+        return dev.door.seat_name("p1"), dev.door.seat_name("p2"), dev.door.seat_name("p3")
 
     assert run_device(tmp_path, after) == ("Ann", "Ben", "P3")
 
@@ -79,7 +79,7 @@ def test_names_from_a_paired_phone_show_on_the_oled_at_once_and_survive_a_restar
 def test_a_phone_cannot_pair_with_a_wrong_code_nor_reuse_one(tmp_path):
     async def body(dev):
         async with page(dev) as (_, session, base):
-            code = dev.phone_offer()[1]
+            code = dev.door.phone_offer()[1]
             wrong = "0" * 12 if code != "0" * 12 else "1" * 12
             statuses = []
             for sent in (wrong, code, code):
@@ -92,8 +92,8 @@ def test_a_phone_cannot_pair_with_a_wrong_code_nor_reuse_one(tmp_path):
 
 def test_history_lists_finished_games_with_their_bgstats_link_and_play_file(tmp_path):
     async def body(dev):
-        dev.start_named("bomb", ["Ann", "Ben", "Cy"])
-        dev.end_early()
+        dev.door.start_named("bomb", ["Ann", "Ben", "Cy"])
+        dev.door.end_early()
         async with page(dev) as (_, session, base):
             async with session.get(f"{base}/api/history") as r:
                 games = (await r.json())["games"]
@@ -135,7 +135,7 @@ def test_bad_requests_get_the_one_error_envelope(tmp_path):
             ):
                 async with session.request(method, base + path, data=data, headers=h) as r:
                     out.append((r.status, await r.json()))
-        return out, dev.seat_name("p1")
+        return out, dev.door.seat_name("p1")
 
     out, name = run_device(tmp_path, body)
     assert [s for s, _ in out] == [400, 413, 400, 400, 400, 400, 400, 404, 405]
@@ -169,8 +169,8 @@ def test_the_history_file_is_read_again_only_when_a_game_is_filed(tmp_path):
         counts = []
         async with page(dev) as (_, session, base):
             for round_ in range(2):
-                dev.start_named("bomb", ["Ann", "Ben", "Cy"])
-                dev.end_early()
+                dev.door.start_named("bomb", ["Ann", "Ben", "Cy"])
+                dev.door.end_early()
                 for _ in range(3):
                     async with session.get(f"{base}/api/history") as r:
                         counts.append(len((await r.json())["games"]))

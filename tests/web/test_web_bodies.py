@@ -58,7 +58,7 @@ def test_a_body_naming_a_key_twice_is_refused_and_changes_nothing(tmp_path, path
             await pair(dev, session, base)
             async with session.post(base + path, data=sent, headers={"Origin": base}) as r:
                 answer = (r.status, await r.json())
-            return answer, dev.seat_name("p1"), dict(dev.settings)
+            return answer, dev.door.seat_name("p1"), dict(dev.door.settings)
 
     before = run_device(tmp_path / "before", lambda dev: _settings(dev))
     (status, answer), name, settings = run_device(tmp_path / "after", body)
@@ -67,16 +67,16 @@ def test_a_body_naming_a_key_twice_is_refused_and_changes_nothing(tmp_path, path
 
 
 async def _settings(dev):
-    return dict(dev.settings)
+    return dict(dev.door.settings)
 
 
 def test_a_pairing_code_given_twice_is_refused(tmp_path):
     async def body(dev):
         async with page(dev) as (_, session, base):
-            offer = dev.phone_offer()
+            offer = dev.door.phone_offer()
             sent = json.dumps({"code": "0" * 12})[:-1] + f', "code": "{offer[1]}"}}'
             async with session.post(f"{base}/api/pair", data=sent, headers={"Origin": base}) as r:
-                return r.status, await r.json(), dev.phones.count
+                return r.status, await r.json(), dev.door.phones.count
 
     status, answer, phones = run_device(tmp_path, body)
     assert status == 400 and "given twice" in answer["result"]["error_msg"] and phones == 0

@@ -28,7 +28,7 @@ def chromium():
 
 def test_the_scoreboard_follows_a_press_and_the_first_load_stays_small_and_local(tmp_path, chromium):
     with LiveTable(tmp_path) as table:
-        table.call(lambda: table.device.start_named("arschbombe", ["Ann", "Ben"]))
+        table.call(lambda: table.device.door.start_named("arschbombe", ["Ann", "Ben"]))
         page = chromium.new_page(viewport=PHONE, bypass_csp=True)
         requests, sizes = [], []
         page.on("request", lambda r: requests.append(r.url))
@@ -54,7 +54,7 @@ def test_the_scoreboard_follows_a_press_and_the_first_load_stays_small_and_local
 
 def test_a_phone_pairs_with_the_code_and_its_names_reach_the_panel(tmp_path, chromium):
     with LiveTable(tmp_path) as table:
-        offer = table.call(lambda: table.device.phone_offer())
+        offer = table.call(lambda: table.device.door.phone_offer())
         page = chromium.new_page(viewport=PHONE, bypass_csp=True)
         page.goto(table.url + "/phone")
         page.fill("#code", offer[1])
@@ -64,8 +64,8 @@ def test_a_phone_pairs_with_the_code_and_its_names_reach_the_panel(tmp_path, chr
         page.evaluate("document.getElementById('result').className = ''")  # the pairing's "saved" is not the names'
         page.click("#b-names")
         page.wait_for_selector("#result.okmsg")
-        assert table.call(lambda: table.device.seat_name("p1")) == "Ann"
-        assert "Ann" in table.call(lambda: table.device.frame().message)
+        assert table.call(lambda: table.device.door.seat_name("p1")) == "Ann"
+        assert "Ann" in table.call(lambda: table.device.door.frame().message)
         cookies = page.context.cookies()
         page.close()
     (cookie,) = [c for c in cookies if c["name"] == "tablemate_phone"]
@@ -78,8 +78,8 @@ def test_the_history_shows_a_game_its_link_and_its_plots(tmp_path, chromium):
     (tmp_path / "history.jsonl").write_text(json.dumps(finished) + "\n", encoding="utf-8")
     with LiveTable(tmp_path) as table:
         for _ in range(2):
-            table.call(lambda: table.device.start_named("bomb", ["Ann", "Ben", "Cy"]))
-            table.call(lambda: table.device.end_early())
+            table.call(lambda: table.device.door.start_named("bomb", ["Ann", "Ben", "Cy"]))
+            table.call(lambda: table.device.door.end_early())
         page = chromium.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
         page.goto(table.url + "/history")
         page.wait_for_selector("#plots img")
@@ -95,8 +95,8 @@ def test_the_history_shows_a_game_its_link_and_its_plots(tmp_path, chromium):
 
 def test_the_phone_page_speaks_the_tables_german_from_the_qr_link_on_and_gives_the_time(tmp_path, chromium):
     with LiveTable(tmp_path) as table:
-        table.call(lambda: table.device.change_setting("language", "de"))
-        offer = table.call(lambda: table.device.phone_offer())
+        table.call(lambda: table.device.door.change_setting("language", "de"))
+        offer = table.call(lambda: table.device.door.phone_offer())
         page = chromium.new_page(viewport=PHONE, bypass_csp=True)
         page.goto(f"{table.url}/P/{offer[1]}")  # as the QR code opens it
         page.wait_for_selector("#names input[data-seat='p1']")
@@ -107,7 +107,7 @@ def test_the_phone_page_speaks_the_tables_german_from_the_qr_link_on_and_gives_t
         page.reload()  # a paired phone opening the page gives the table its time
         page.wait_for_selector("#names input[data-seat='p1']")
         page.wait_for_timeout(300)
-        given = table.call(lambda: table.device.phone_clock.now(table.loop.time()))
+        given = table.call(lambda: table.device.door.phone_clock.now(table.loop.time()))
         page.close()
     assert saved == "Gespeichert"
     beeps = ["jeder Ton", "nur wenn die Zeit um ist", "keine"]
@@ -122,10 +122,10 @@ def test_the_scoreboard_spells_out_the_panels_short_lines_in_the_tables_language
 
     seen = {}
     with LiveTable(tmp_path) as table:
-        table.call(lambda: table.device.start_named("arschbombe", ["Dee", "Ben"]))
+        table.call(lambda: table.device.door.start_named("arschbombe", ["Dee", "Ben"]))
         for language in ("en", "de"):
-            table.call(lambda language=language: table.device.change_setting("language", language))
-            short = table.call(lambda: table.device.snapshot()["lines"])  # what the 128×64 panel shows
+            table.call(lambda language=language: table.device.door.change_setting("language", language))
+            short = table.call(lambda: table.device.door.snapshot()["lines"])  # what the 128×64 panel shows
             page = chromium.new_page(viewport=PHONE, bypass_csp=True)
             page.goto(table.url + "/")
             page.wait_for_selector("#lines li")

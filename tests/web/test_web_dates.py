@@ -24,9 +24,9 @@ def test_a_date_from_a_phone_reaches_the_history_the_bgstats_link_and_the_play_f
                 f"{base}/api/clock", json={"now_ms": PHONE_NOW * 1000}, headers={"Origin": base}
             ) as r:
                 given = r.status
-            dev.start_named("bomb", ["Ann", "Ben", "Cy"])
+            dev.door.start_named("bomb", ["Ann", "Ben", "Cy"])
             await asyncio.sleep(600)  # ten minutes of play
-            dev.end_early()
+            dev.door.end_early()
             await asyncio.sleep(1)
             async with session.get(f"{base}/api/history") as r:
                 (game,) = (await r.json())["games"]
@@ -56,7 +56,7 @@ def test_only_a_paired_phone_gives_the_time_and_only_a_believable_one(tmp_path):
             await pair(dev, session, base)
             async with session.post(f"{base}/api/clock", json={"now_ms": 1000}, headers={"Origin": base}) as r:
                 absurd = r.status
-        return unpaired, absurd, dev.phone_clock.now(0.0)
+        return unpaired, absurd, dev.door.phone_clock.now(0.0)
 
     assert run_device(tmp_path, body) == (401, 400, None)
 

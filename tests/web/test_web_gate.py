@@ -73,7 +73,7 @@ def test_accept_out_of_descriptors_is_one_line_not_a_traceback_and_accepting_res
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 
     async def body(dev):
-        companion = Companion(dev, "127.0.0.1", 0, gate=Gate(header_seconds=3600.0))
+        companion = Companion(dev.door, "127.0.0.1", 0, gate=Gate(header_seconds=3600.0))
         await companion.start()
         try:
             no_more = lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (open_descriptors(), hard))  # noqa: E731
@@ -162,15 +162,15 @@ def test_a_save_succeeds_while_guests_hold_every_connection_they_may(tmp_path):
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 
     async def body(dev):
-        dev.start_named("bomb", ["Ann", "Ben", "Cy"])
+        dev.door.start_named("bomb", ["Ann", "Ben", "Cy"])
         resource.setrlimit(resource.RLIMIT_NOFILE, (open_descriptors() + RESERVE + 40, hard))
-        companion = Companion(dev, "127.0.0.1", 0, gate=Gate(header_seconds=3600.0))
+        companion = Companion(dev.door, "127.0.0.1", 0, gate=Gate(header_seconds=3600.0))
         try:
             await companion.start()
             budget = companion.gate.max_total
             guests = await _guests(companion.port, budget + RESERVE + 20)  # more than the descriptors left
             await asyncio.sleep(0.5)
-            dev.set_names({"p1": "Zoe"})
+            dev.door.set_names({"p1": "Zoe"})
             await asyncio.sleep(0.5)
             holding = companion.gate.total  # every place still taken while the device saved
             shown = await screen(dev)

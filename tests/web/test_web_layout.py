@@ -37,8 +37,8 @@ def test_six_long_names_every_score_visible_and_nothing_overlapping(tmp_path, ch
     """Before, a portrait tablet broke "Christophe|r" mid-word, at the smallest type of any size."""
     width, height = size
     with LiveTable(tmp_path) as table:
-        table.call(lambda: table.device.start_named("trottel", names))
-        short = {p["name"]: p["short"] for p in table.call(lambda: table.device.snapshot())["players"]}
+        table.call(lambda: table.device.door.start_named("trottel", names))
+        short = {p["name"]: p["short"] for p in table.call(lambda: table.device.door.snapshot())["players"]}
         page = chromium.new_page(viewport={"width": width, "height": height}, bypass_csp=True)
         page.goto(table.url + "/")
         page.wait_for_selector(f".player[data-name='{names[-1]}']")
@@ -70,7 +70,7 @@ def test_on_a_tv_the_scores_take_the_height_and_the_story_lines_read_from_across
     """Before, the story lines under the cards were 25.6 px grey while half the screen stayed empty.
     At 3 m a 1080-line TV of 40-65 inches shows a 45 px line about 20-30 mm tall."""
     with LiveTable(tmp_path) as table:
-        table.call(lambda: table.device.start_named("arschbombe", ["Ann", "Ben", "Cy", "Dee"]))
+        table.call(lambda: table.device.door.start_named("arschbombe", ["Ann", "Ben", "Cy", "Dee"]))
         for button in ("ok", "ok"):  # a jump: the story lines say what it brought
             table.press(button)
         page = chromium.new_page(viewport={"width": 1920, "height": 1080}, bypass_csp=True)

@@ -19,7 +19,7 @@ async def _next(ws) -> dict:
 
 def test_a_new_client_gets_the_whole_state_then_the_changes_of_a_press(tmp_path):
     async def body(dev):
-        dev.start_named("arschbombe", ["Ann", "Ben"])
+        dev.door.start_named("arschbombe", ["Ann", "Ben"])
         async with page(dev) as (_, session, base), session.ws_connect(f"{base}/ws") as ws:
             first = await _next(ws)
             await presses(dev, "ok", "ok")  # Ann jumps: rascal, normal, A

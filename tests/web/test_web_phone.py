@@ -33,7 +33,7 @@ def test_the_qr_code_is_a_small_version_that_fits_the_panel_with_its_quiet_zone(
 
 
 def _on_phone_screen(dev) -> PhoneScreen:
-    screen_ = dev.screens[-1]
+    screen_ = dev.door.screens[-1]
     assert isinstance(screen_, PhoneScreen)
     return screen_
 
@@ -43,8 +43,8 @@ def test_the_phone_screen_pairs_the_phone_that_sends_its_code_then_settings_forg
         async with page(dev) as (_, session, base):
             await presses(dev, "prev", "ok")  # Main menu: Phone is the last line
             offer = _on_phone_screen(dev).offer
-            await dev.flush()
-            shown = dev.display.shown.copy()
+            await dev.door.flush()
+            shown = dev.door.display.shown.copy()
             assert offer[0] == f"{base}/pair?code={offer[1]}"
             code = offer[1]
             async with session.post(f"{base}/api/pair", json={"code": code}, headers={"Origin": base}) as r:
@@ -57,7 +57,7 @@ def test_the_phone_screen_pairs_the_phone_that_sends_its_code_then_settings_forg
             await presses(dev, "ok")  # yes
             async with session.post(f"{base}/api/names", json={"p3": "Dee"}, headers=h) as r:
                 after = r.status
-            return shown, code, named, after, dev.seat_name("p3"), await screen(dev)
+            return shown, code, named, after, dev.door.seat_name("p3"), await screen(dev)
 
     shown, code, named, after, name, text = run_device(tmp_path, body)
     assert shown.size == (128, 64) and shown.getpixel((10, 10)) in (0, 1)
@@ -127,15 +127,15 @@ def test_guessing_for_an_hour_at_the_whole_page_rate_finds_the_code_less_than_on
 
 def test_the_screen_says_when_its_code_is_void_in_the_tables_language_and_shows_no_qr(tmp_path):
     async def body(dev):
-        dev.change_setting("language", "de")
+        dev.door.change_setting("language", "de")
         async with page(dev):
             await presses(dev, "prev", "ok")
             fresh = _on_phone_screen(dev).lines()
             await asyncio.sleep(CODE_SECONDS + 1)
-            await dev.flush()
+            await dev.door.flush()
             void = _on_phone_screen(dev).lines()
             text = await screen(dev)
-            picture = dev.display.shown.copy()
+            picture = dev.door.display.shown.copy()
         return fresh, void, text, picture
 
     fresh, void, text, picture = run_device(tmp_path, body)

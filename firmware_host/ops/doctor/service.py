@@ -40,7 +40,7 @@ def check_unit(config: Config, system: System) -> Result:
         text = unit.read_text(encoding="utf-8")
     except OSError:
         return Result("service", FAIL, f"no unit /{UNIT}", REINSTALL)
-    settings = {}
+    settings: dict[str, str] = {}
     for line in text.splitlines():
         key, sep, value = line.partition("=")
         if sep and not line.lstrip().startswith("#"):

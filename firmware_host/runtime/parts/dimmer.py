@@ -7,20 +7,24 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
+from firmware_host.runtime.hub import Hub
 from firmware_host.runtime.parts.screens import Screens
 
 
 class Dimmer:
     """The panel's brightness: the setting's, or the dim one while the table is idle."""
 
-    def __init__(self, screens: Screens, display: Mapping[str, Any], settings: Mapping[str, Any]) -> None:
-        self.screens = screens
+    def __init__(self, display: Mapping[str, Any], settings: Mapping[str, Any]) -> None:
         self.config = display
         """The config file's ``[display]`` section (``dim_after``, ``dim_brightness``)."""
         self.settings = settings
         self.dimmed = False
         """Whether the screen is dimmed for being idle."""
         self._handle: asyncio.TimerHandle | None = None
+
+    def setup(self, hub: Hub) -> None:
+        """The screens whose panel it dims."""
+        self.screens: Screens = hub.lookup("screens")
 
     def wake(self) -> None:
         """Bright again (if dimmed), and dim after ``dim_after`` seconds more without a press."""

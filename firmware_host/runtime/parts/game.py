@@ -15,9 +15,20 @@ from collections.abc import Callable
 from typing import Any
 
 from firmware_host.core.config import SEATS, Config
+from firmware_host.core.i18n import language
 from firmware_host.core.replay import Script, ScriptError
 from firmware_host.core.session import Session
 from firmware_host.core.store import Store
+from firmware_host.runtime.events import (
+    ActionDurable,
+    ActionUndone,
+    Event,
+    GameChanged,
+    GameOver,
+    SaveFailed,
+    TurnPassed,
+)
+from firmware_host.runtime.hub import Hub
 from firmware_host.runtime.parts.message import MessageLine
 from firmware_host.runtime.parts.phones import Phones
 from firmware_host.runtime.parts.saving import Saving
@@ -25,7 +36,8 @@ from firmware_host.runtime.parts.screens import Screens
 from firmware_host.runtime.parts.signals import Signals
 from firmware_host.ui.base import Confirm, Message
 from firmware_host.ui.game import GameScreen
-from firmware_host.ui.menus import GameMenu, GameOver, MainMenu, final_words
+from firmware_host.ui.menus import GameMenu, MainMenu, final_words
+from firmware_host.ui.menus import GameOver as GameOverScreen
 from firmware_host.ui.table import MenuTable
 from games.core import Action, Effect, Option, Refused, T, join
 
@@ -51,9 +63,6 @@ class GameLife:
         config: Config,
         store: Store,
         table: MenuTable,
-        parts: tuple[MessageLine, Signals, Screens, Saving, Phones],
-        timers: Any,
-        scale: Any,
         seed: int | None,
         wall: Callable[[], float],
     ) -> None:
@@ -61,9 +70,6 @@ class GameLife:
         self.store = store
         self.table = table
         """The screens' door: what the game's screens are built with."""
-        self.message, self.signals, self.screens, self.saving, self.phones = parts
-        self.timers = timers
-        self.scale = scale
         self.seed = seed
         self.wall = wall
         self.session: Session | None = None
@@ -86,6 +92,22 @@ class GameLife:
         the timer's figures, when it ended and the seconds it had been in play."""
         self._history: tuple[tuple[int, int, int], list[dict[str, Any]]] | None = None
         """The history as last read, keyed on its file's inode, mtime and size."""
+        self.publish: Callable[[Event], None] = lambda event: None
+        """Tells the other parts (the hub's, from :meth:`setup`)."""
+        self._turn: str | None = None
+        """Whose turn the last :class:`TurnPassed` named."""
+        self._why = "changed"
+
+    def setup(self, hub: Hub) -> None:
+        """Find the parts the game's life reaches by name; publish on ``hub`` from now on."""
+        self.message: MessageLine = hub.lookup("message")
+        self.signals: Signals = hub.lookup("signals")
+        self.screens: Screens = hub.lookup("screens")
+        self.saving: Saving = hub.lookup("saving")
+        self.phones: Phones = hub.lookup("phones")
+        self.timers: Any = hub.lookup("timers")
+        self.scale: Any = hub.lookup("scale")
+        self.publish = hub.publish
 
     # -- starting -------------------------------------------------------------------------------------
 
@@ -163,7 +185,7 @@ class GameLife:
             self.store.writer.reset()  # nothing of it is in memory: the next start tries afresh
             return False
         self.enter(session)
-        self.changed()
+        self.changed("started")
         return True
 
     def _cannot_start(self, game: str, error: ScriptError) -> None:
@@ -193,7 +215,7 @@ class GameLife:
         if not seats:
             seats = {f"p{i + 1}": p for i, p in enumerate(session.base.players)}
         self.seats = dict(seats)
-        self.screens.stack = [MainMenu(self.table), GameScreen(self.table)]
+        self.screens.replace([MainMenu(self.table), GameScreen(self.table)])
         self.screens.redraw()
 
     # -- the game screen's questions ------------------------------------------------------------------
@@ -245,25 +267,32 @@ class GameLife:
             self.move += 1
         if self.message.at != _mono():
             self.message.clear_message()  # the state changed: what an earlier message said may no longer hold
-        self.saving.when_durable(lambda: self._applied(effects))
+        self.saving.when_durable(lambda: self._applied(action, effects))
         return True
 
-    def _applied(self, effects: list[Effect]) -> None:
-        """An action is durable: now its effects show."""
-        if self.session is None:
+    def _applied(self, action: Action, effects: list[Effect]) -> None:
+        """An action is durable: now its effects show (the parts that show them hear it)."""
+        session = self.session
+        if session is None:
             return
-        self._play(effects)
-        self.after_change()
-
-    def _play(self, effects: list[Effect]) -> None:
         self.said = [e.value for e in effects if e.kind == "say"]
-        for effect in effects:
-            if effect.kind == "signal":
-                self.signals.signal(effect.value)
-            elif effect.kind == "say":
-                self.events.append(effect.value)
-                del self.events[:-EVENTS_KEPT]
-                self.message.toast(effect.value, until_input=True)
+        self.events.extend(self.said)
+        del self.events[:-EVENTS_KEPT]
+        view = session.view()
+        self.publish(ActionDurable(action, tuple(effects), view, session.base.game, language(), session.over))
+        self.after_change()
+        if self.session is not None:
+            self._tell_turn(self.session)
+
+    def _tell_turn(self, session: Session) -> None:
+        """Publish :class:`TurnPassed` when the player whose turn it is changed."""
+        active = session.view().active  # the player the view lights up, when it is one
+        player = active[0] if len(active) == 1 else None
+        if player == self._turn:
+            return
+        self._turn = player
+        seat = next((s for s, name in self.seats.items() if name == player), None) if player else None
+        self.publish(TurnPassed(player, seat, session.base.game))
 
     @staticmethod
     def past_events(session: Session) -> list[str]:
@@ -282,11 +311,13 @@ class GameLife:
             self.session = None
             entry = session.history_entry("over", self._over[2], extra)
             self.last_result = entry
-            self.screens.stack = [
-                MainMenu(self.table),
-                GameOver(self.table, entry, final_words(final, self.said), self.ask_undo, final.must_read()),
-            ]
+            words = final_words(final, self.said)
+            menu = MainMenu(self.table)
+            self.screens.replace([menu, GameOverScreen(self.table, entry, words, self.ask_undo, final.must_read())])
             self.message.clear_message()  # what the last move brought is on the game-over screen now
+            self._turn = None
+            self.publish(GameOver(final, tuple(session.engine.winners(session.state)), entry, language()))
+            self._why = "over"
         else:
             top = self.screens.game_screen()
             if top is not None:
@@ -303,11 +334,18 @@ class GameLife:
             extra.update({"started": round(now - session.elapsed(), 3), "ended": round(now, 3), "date_source": "phone"})
         return extra
 
-    def changed(self) -> None:
-        """The game (or its absence) changed: the turn timer, the scale and the tower follow."""
+    def changed(self, why: str = "changed") -> None:
+        """The game (or its absence) changed: the turn timer, the scale and the tower follow;
+        ``why``: ``started``, ``resumed``, ``ended`` or ``changed`` (``over`` when the last
+        action ended the game)."""
+        why, self._why = (self._why if why == "changed" else why), "changed"
         self.timers.changed()
         self.scale.changed(self.session)
         self.screens.update_mood()
+        self.publish(GameChanged(self.session, why))
+        if why in ("started", "resumed") and self.session is not None:
+            self._turn = None
+            self._tell_turn(self.session)  # whose turn it is as the game (re)starts
 
     def confirm_task(self, key: str) -> None:
         """The table did the job a :class:`~games.core.Task` prompt asked for: journal it, go on.
@@ -335,7 +373,7 @@ class GameLife:
         question = T("Take back the last action?")
         if said:
             question = T("Take back the last action? {what}", what=join(list(said), " · "))
-        then = self.undo if self.session is not None else self.undo_game_over
+        then: Callable[[], object] = self.undo if self.session is not None else self.undo_game_over
         self.screens.push(Confirm(self.table, T("Undo"), question, then))
 
     def undo(self, why: str | None = None) -> bool:
@@ -382,9 +420,14 @@ class GameLife:
 
     def _undone(self, said: tuple[str, ...] = (), why: str | None = None) -> None:
         if why is not None:
-            self.message.toast(why)
+            description = why
         else:
-            self.message.toast(T("Undone: {what}", what=join(list(said), " · ")) if said else T("Undone"))
+            description = T("Undone: {what}", what=join(list(said), " · ")) if said else T("Undone")
+        self.message.toast(description)
+        session = self.session
+        self.publish(ActionUndone(tuple(said), description, session.view() if session is not None else None))
+        if session is not None:
+            self._tell_turn(session)
         screen = self.screens.game_screen()
         if screen is not None:
             screen.reset()
@@ -398,7 +441,7 @@ class GameLife:
         session, self._over = self._over[0], None
         self.session = session
         self.last_result = None  # in play again: no longer a result
-        self.screens.stack = [MainMenu(self.table), GameScreen(self.table)]
+        self.screens.replace([MainMenu(self.table), GameScreen(self.table)])
         if not self.undo():
             self.changed()
             self.screens.redraw()
@@ -423,16 +466,16 @@ class GameLife:
         entry = self.session.finish("abandoned", self._history_extra())
         self.last_result = entry
         self.session = None
-        self.screens.stack = [MainMenu(self.table), GameOver(self.table, entry)]
-        self.changed()
+        self.screens.replace([MainMenu(self.table), GameOverScreen(self.table, entry)])
+        self._turn = None
+        self.changed("ended")
         self.screens.redraw()
 
     def home(self) -> None:
         """Back to the game in play, or the main menu (a game over left is filed now)."""
         self.file_over()
-        self.screens.stack = [MainMenu(self.table)]
-        if self.session is not None:
-            self.screens.stack.append(GameScreen(self.table))
+        in_play = [GameScreen(self.table)] if self.session is not None else []
+        self.screens.replace([MainMenu(self.table), *in_play])
         self.screens.changed()
 
     def open_game_menu(self) -> None:
@@ -466,3 +509,4 @@ class GameLife:
         if self.timers.clocks is not None and not self.timers.paused:
             self.timers.toggle_pause()  # the game is paused: nobody's clock runs while play is refused
         self.message.refuse(message)
+        self.publish(SaveFailed(message))

@@ -10,6 +10,7 @@ from typing import Any
 
 from firmware_host.core.config import Config
 from firmware_host.core.store import Store
+from firmware_host.runtime.hub import Hub
 from firmware_host.runtime.parts.message import MessageLine
 from firmware_host.runtime.parts.saving import Saving
 from firmware_host.runtime.parts.screens import Screens
@@ -30,22 +31,10 @@ class Health:
         self,
         config: Config,
         store: Store,
-        saving: Saving,
-        message: MessageLine,
-        screens: Screens,
-        signals: Signals,
-        scale: Any,
-        timers: Any,
         scale_driver: Callable[[], Any],
     ) -> None:
         self.config = config
         self.store = store
-        self.saving = saving
-        self.message = message
-        self.screens = screens
-        self.signals = signals
-        self.scale = scale
-        self.timers = timers
         self.scale_driver = scale_driver
         """The scale's driver, once the hardware is up (``None`` without a scale)."""
         self.tower_status = "ok"
@@ -55,6 +44,15 @@ class Health:
         self._checks_running = False
         self._read_rates: Any = None
         """The scale's reads per minute for the Self-test (made when first asked)."""
+
+    def setup(self, hub: Hub) -> None:
+        """The parts whose health it tells, found by name."""
+        self.saving: Saving = hub.lookup("saving")
+        self.message: MessageLine = hub.lookup("message")
+        self.screens: Screens = hub.lookup("screens")
+        self.signals: Signals = hub.lookup("signals")
+        self.scale: Any = hub.lookup("scale")
+        self.timers: Any = hub.lookup("timers")
 
     def on_tower(self, status: str, detail: str | None) -> None:
         """The tower's driver says how its link is (on the loop)."""

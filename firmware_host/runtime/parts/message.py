@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from firmware_host.runtime.events import ActionDurable, ActionRefused, Event
+from firmware_host.runtime.hub import Hub
 from firmware_host.ui.render import PARTS
 from games.core import Text, join
 from games.core.text import Joined
@@ -30,10 +32,10 @@ def cut(text: str) -> str:
 class MessageLine:
     """The one message line of the panel (and of the page's snapshot)."""
 
-    def __init__(self, signal: Callable[[str], None]) -> None:
-        self._signal = signal
+    def __init__(self) -> None:
+        self._publish: Callable[[Event], None] = lambda event: None
         self.redraw: Callable[[], None] = lambda: None
-        """Draws the screen again soon (the screens part's, set by the device)."""
+        """Draws the screen again soon (the screens part's, from :meth:`setup`)."""
         self.text = ""
         """The message showing (a :class:`~games.core.Text` translated when drawn), or ``""``."""
         self._parts: list[str] = []
@@ -42,6 +44,19 @@ class MessageLine:
         """The loop's time the message was given."""
         self._sticky = False
         self._handle: asyncio.TimerHandle | None = None
+
+    def setup(self, hub: Hub) -> None:
+        """Say what each durable action says; tell the hub of each refusal; draw with the screens."""
+        self._publish = hub.publish
+        screens = hub.get("screens")  # none when the line is tried on its own
+        if screens is not None:
+            self.redraw = screens.redraw
+        hub.subscribe(ActionDurable, self._durable)
+
+    def _durable(self, event: ActionDurable) -> None:
+        """An action's outcomes stay on the line until the next press."""
+        for text in event.said():
+            self.toast(text, until_input=True)
 
     def toast(self, text: str, seconds: float = TOAST_SECONDS, now: bool = False, until_input: bool = False) -> None:
         """Show ``text`` on the message line (above the hint and the highlighted option).
@@ -74,9 +89,9 @@ class MessageLine:
         self.redraw()
 
     def refuse(self, reason: str) -> None:
-        """Show why an action was refused, at once, with the tower's refusal signal."""
+        """Show why an action was refused, at once; the tower (a listener) signals it."""
         self.toast(reason, now=True)
-        self._signal("refused")
+        self._publish(ActionRefused(reason))
 
     def clear_message(self) -> None:
         """Take the message off its line (its time is up, or the state it spoke of changed)."""

@@ -11,6 +11,7 @@ from typing import Any
 from firmware_host.core.pairing import Pairings
 from firmware_host.core.phone_clock import PhoneClock
 from firmware_host.core.store import Store
+from firmware_host.runtime.hub import Hub
 from firmware_host.runtime.parts.message import MessageLine
 from firmware_host.runtime.parts.saving import Saving
 from firmware_host.runtime.parts.screens import Screens
@@ -20,21 +21,22 @@ from games.core import T
 class Phones:
     """The paired phones and the page's pairing offer (the menus' and the page's phone doors)."""
 
-    def __init__(
-        self, store: Store, saving: Saving, message: MessageLine, screens: Screens, wall: Callable[[], float]
-    ) -> None:
-        self.saving = saving
-        self.message = message
-        self.screens = screens
+    def __init__(self, store: Store, wall: Callable[[], float]) -> None:
         self.wall = wall
         self.pairings = Pairings(store.read_doc("phones", repair=True), self._save)
         """The phones paired with the companion page (``phones.json``)."""
         self.clock = PhoneClock()
         """The time a paired phone gave (this boot's games are dated by it when the clock never synced)."""
         self.companion: Any = None
-        """The companion page, when it serves (set by whoever starts it): its ``url()``."""
+        """The companion page, when it serves (set by the page part): its ``url()``."""
         self._code_handle: asyncio.TimerHandle | None = None
         """The redraw that shows the pairing code void when it expires."""
+
+    def setup(self, hub: Hub) -> None:
+        """The parts a pairing reaches, found by name."""
+        self.saving: Saving = hub.lookup("saving")
+        self.message: MessageLine = hub.lookup("message")
+        self.screens: Screens = hub.lookup("screens")
 
     @staticmethod
     def _now() -> float:

@@ -11,8 +11,12 @@ import logging
 
 from drivers.buttons import Press, PressDecoder
 from firmware_host.core.config import BUTTONS, Config
+from firmware_host.runtime.hub import Hub
 from firmware_host.runtime.parts.dimmer import Dimmer
 from firmware_host.runtime.parts.game import GameLife
+from firmware_host.runtime.parts.message import MessageLine
+from firmware_host.runtime.parts.saving import Saving
+from firmware_host.runtime.parts.screens import Screens
 from firmware_host.ui.render import on_panel
 from games.core import T
 
@@ -22,16 +26,19 @@ log = logging.getLogger(__name__)
 class Presses:
     """From the GPIO edge to the screen on top (the game screen's ``held_for``)."""
 
-    def __init__(self, config: Config, game: GameLife, dimmer: Dimmer) -> None:
-        self.game = game
-        self.dimmer = dimmer
-        self.screens = game.screens
-        self.saving = game.saving
-        self.message = game.message
+    def __init__(self, config: Config) -> None:
         buttons = config["buttons"]
         self.decoders = {b: PressDecoder(b, buttons["long_press"], buttons["debounce"]) for b in BUTTONS}
         self._asleep: set[str] = set()
         """Buttons whose press woke the dimmed screen: that press only wakes it."""
+
+    def setup(self, hub: Hub) -> None:
+        """The parts a press reaches, found by name."""
+        self.game: GameLife = hub.lookup("game")
+        self.dimmer: Dimmer = hub.lookup("dimmer")
+        self.screens: Screens = hub.lookup("screens")
+        self.saving: Saving = hub.lookup("saving")
+        self.message: MessageLine = hub.lookup("message")
 
     def edge(self, button: str, pressed: bool, t: float) -> None:
         """A button went down or up at ``t`` (on the loop)."""
@@ -52,11 +59,10 @@ class Presses:
     def _down(self, button: str) -> None:
         """Tell the screen on top that a button went down (a held seat counting its answer)."""
         top = self.screens.top()
-        down = getattr(top, "button_down", None) if top is not None else None
-        if down is None:
+        if top is None:
             return
         try:
-            down(button)
+            top.button_down(button)
         except Exception:
             log.exception("button %s down failed", button)
 
@@ -94,7 +100,7 @@ class Presses:
                 press.button == "ok"
                 and press.long
                 and self.game.session is not None
-                and not getattr(top, "raw_buttons", False)
+                and not (top is not None and top.raw_buttons)
             ):
                 self.game.timers.toggle_pause()
             elif top is not None:

@@ -20,6 +20,7 @@ from firmware_host.core.replay import ScriptError
 from firmware_host.core.session import Session
 from firmware_host.core.store import Store, StoreError
 from firmware_host.runtime.parts.game import GameLife
+from firmware_host.runtime.vtime import inline_io
 from firmware_host.ui.base import Message
 from games.core import T
 
@@ -70,7 +71,7 @@ class Resume:
         finally:
             game.busy = None
             message.clear_message()
-        if session is not None and not getattr(loop, "inline_io", False):
+        if session is not None and not inline_io(loop):
             gc.freeze()  # the journal read lives as long as the game: later collections skip it
         if session is not None:
             game.enter(session)
@@ -99,7 +100,7 @@ class Resume:
         loop = asyncio.get_running_loop()
         started = loop.time()
         try:
-            if getattr(loop, "inline_io", False):  # virtual time stays deterministic: inline
+            if inline_io(loop):  # virtual time stays deterministic: inline
                 replay = session.replay_whole(lambda: False)
             else:
                 found = await self._prove_apart(session) if self.apart else None
@@ -110,7 +111,8 @@ class Resume:
                     return
                 listed = found.get("proved") if found is not None else None
                 proved = [k for k in listed if type(k) is int] if isinstance(listed, list) else []
-                if found is not None and found.get("agrees") is True and session.accept(found.get("n"), proved):
+                agrees = found is not None and found.get("agrees") is True
+                if agrees and session.accept(found.get("n"), proved):  # type: ignore[union-attr, arg-type]  # accept checks n
                     self._kept(at, loop.time() - started)
                     return
                 with ThreadPoolExecutor(1, thread_name_prefix="resume-check") as pool:

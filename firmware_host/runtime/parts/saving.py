@@ -18,6 +18,7 @@ from drivers.buttons import Press
 from firmware_host.core.fsio import storage_message
 from firmware_host.core.store import Store
 from firmware_host.core.writer import Broken, ThreadWriter, Writer
+from firmware_host.runtime.hub import Hub
 from firmware_host.runtime.parts.message import MessageLine
 from firmware_host.runtime.parts.screens import Screens
 from firmware_host.ui.base import Message
@@ -34,14 +35,10 @@ class Saving:
         self,
         store: Store,
         post: Callable[..., None],
-        message: MessageLine,
-        screens: Screens,
         table: Table,
     ) -> None:
         self.store = store
         self.post = post
-        self.message = message
-        self.screens = screens
         self.table = table
         """The screens' door (for the "Files checked" screen)."""
         self.inflight = 0
@@ -56,10 +53,18 @@ class Saving:
         self.shown_problems: set[str] = set()
         """The state folder's problems already shown."""
         self.handle: Callable[[Press], None] = lambda press: None
-        """Where a held press goes once the writes are durable (the presses part's)."""
+        """Where a held press goes once the writes are durable (the presses part's, from :meth:`setup`)."""
         self.on_failure: Callable[[str], None] = lambda message: None
-        """Back to what is on disk after a failed journal write (the game part's)."""
+        """Back to what is on disk after a failed journal write (the game part's, from :meth:`setup`)."""
         self._when_saved: list[Callable[[], None]] = []
+
+    def setup(self, hub: Hub) -> None:
+        """A held press goes to the presses part; a failed write goes back to the game part;
+        faults are said on the message line and screens."""
+        self.message: MessageLine = hub.lookup("message")
+        self.screens: Screens = hub.lookup("screens")
+        self.handle = hub.lookup("presses").handle
+        self.on_failure = hub.lookup("game").on_save_failed
 
     def watch(self, future: Future) -> None:
         """Take a journal write in flight: effects and presses wait until it is durable."""

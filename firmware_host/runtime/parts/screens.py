@@ -18,12 +18,13 @@ from PIL import Image
 
 from firmware_host.core.i18n import tr
 from firmware_host.runtime.display_service import DisplayService
+from firmware_host.runtime.hub import Hub
 from firmware_host.runtime.parts.message import MessageLine, cut
 from firmware_host.runtime.parts.signals import Signals
-from firmware_host.ui.base import Screen
 from firmware_host.ui.game import GameScreen
 from firmware_host.ui.panel import layout_panel, to_panel
 from firmware_host.ui.render import Frame, Row, compose, drawn_lines, naming, on_panel, render
+from firmware_host.ui.table import Screen
 from games.core import T
 
 log = logging.getLogger(__name__)
@@ -35,9 +36,10 @@ SHIFTS = ((0, 0), (1, 0), (2, 0), (2, 1), (2, 2), (1, 2), (0, 2), (0, 1))
 
 class Screens:
     """The screen stack and the panel it is drawn to (the screens' :class:`~firmware_host.ui.table.Table`
-    door: push, pop, on top, redraw, the loop's clock and timers)."""
+    door: push, pop, on top, redraw, the loop's clock and timers). The one owner of the stack (the
+    navigator): every other part changes it through :meth:`push`, :meth:`pop` and :meth:`replace`."""
 
-    def __init__(self, panel_size: tuple[int, int], message: MessageLine, signals: Signals) -> None:
+    def __init__(self, panel_size: tuple[int, int]) -> None:
         self.stack: list[Screen] = []
         """The screens, the one showing last."""
         self.panel_size = panel_size
@@ -45,8 +47,6 @@ class Screens:
         self.panel = layout_panel(panel_size)
         """The panel the screens lay out for (see :mod:`firmware_host.ui.panel`)."""
         self.display = DisplayService(None)
-        self.message = message
-        self.signals = signals
         self.watchers: list[Callable[[], None]] = []
         """Called after every frame drawn: the views that render the table's snapshot (the page)."""
         self.want_scale: Callable[[str, bool], None] = lambda reason, on: None
@@ -63,6 +63,18 @@ class Screens:
         self._held = False
         self._shift = 0
 
+    def setup(self, hub: Hub) -> None:
+        """Find the parts it asks: the message line and the tower (drawn and lit with the screen
+        on top), the scale (for its readings), the saving part (writes in flight), the game (the
+        names a line shortens first), the table's precedence."""
+        self.message: MessageLine = hub.lookup("message")
+        self.signals: Signals = hub.lookup("signals")
+        saving, game = hub.lookup("saving"), hub.lookup("game")
+        self.want_scale = hub.lookup("scale").want
+        self.writing = lambda: bool(saving.inflight)
+        self.players = game.names_at_table
+        self.frame_handed = hub.lookup("precedence").release
+
     def attach(self, opener: Callable[[], Any] | None) -> DisplayService:
         """Draw to the panel ``opener`` opens from now on; its service (to run on the loop)."""
         self.display = DisplayService(opener)
@@ -73,6 +85,11 @@ class Screens:
         """Show ``screen`` on top."""
         self.stack.append(screen)
         self.changed()
+
+    def replace(self, screens: Sequence[Screen]) -> None:
+        """Show ``screens`` in place of the whole stack, the last on top (a game started, resumed,
+        over or left). The caller says when it is drawn (:meth:`changed`, :meth:`redraw`)."""
+        self.stack = list(screens)
 
     def pop(self) -> None:
         """Leave the screen on top."""
@@ -138,7 +155,7 @@ class Screens:
         """Draw the screen on top now (unless writes are in flight), then tell the other views."""
         self._dirty = False
         # every change of screens ends in a draw: the screens that read the scale want it now
-        reads = any(getattr(s, "reads_scale", False) or getattr(s, "uses_scale", False) for s in self.stack)
+        reads = any(s.reads_scale or s.uses_scale for s in self.stack)
         self.want_scale("screen", reads)
         if self.writing():  # what changed shows once it is durable
             self._held = True
@@ -159,8 +176,7 @@ class Screens:
 
     def _picture(self) -> Image.Image:
         """The picture of the screen on top: its own (the Phone screen's QR code), else its frame drawn."""
-        own = getattr(self.stack[-1], "picture", None) if self.stack else None
-        picture = own(self.panel) if own is not None else None
+        picture = self.stack[-1].picture(self.panel) if self.stack else None
         if picture is not None:
             self._shown = list(self.stack[-1].picture_lines())
             return picture

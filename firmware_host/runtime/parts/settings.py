@@ -11,6 +11,7 @@ from typing import Any
 from firmware_host.core.config import TIMER_SOUNDS, Config
 from firmware_host.core.i18n import LANGUAGES, set_language
 from firmware_host.core.store import Store
+from firmware_host.runtime.hub import Hub
 from firmware_host.runtime.parts.dimmer import Dimmer
 from firmware_host.runtime.parts.message import TOAST_SECONDS, MessageLine
 from firmware_host.runtime.parts.saving import Saving
@@ -55,12 +56,14 @@ class TableSettings:
         """Seat names set from a paired phone (``settings.json``), over the config file's."""
         set_language(self.settings["language"])
 
-    def wire(
-        self, saving: Saving, message: MessageLine, screens: Screens, dimmer: Dimmer, signals: Signals, timers: Any
-    ) -> None:
-        """The parts a change reaches."""
-        self.saving, self.message, self.screens = saving, message, screens
-        self.dimmer, self.signals, self.timers = dimmer, signals, timers
+    def setup(self, hub: Hub) -> None:
+        """The parts a change reaches, found by name."""
+        self.saving: Saving = hub.lookup("saving")
+        self.message: MessageLine = hub.lookup("message")
+        self.screens: Screens = hub.lookup("screens")
+        self.dimmer: Dimmer = hub.lookup("dimmer")
+        self.signals: Signals = hub.lookup("signals")
+        self.timers: Any = hub.lookup("timers")
 
     def _take_settings(self) -> None:
         """The saved settings over the config's, each checked: a bad value is named, not used."""

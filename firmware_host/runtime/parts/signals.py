@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from drivers.tower import Tower, TowerState
+from firmware_host.runtime.events import ActionDurable, ActionRefused
+from firmware_host.runtime.hub import Hub
 from firmware_host.runtime.lights import Lights
 
 
@@ -16,6 +18,15 @@ class Signals:
     def __init__(self) -> None:
         self.lights = Lights(None)
         """The light in use (none until the hardware is up)."""
+
+    def setup(self, hub: Hub) -> None:
+        """Play each durable action's signals, and ``refused`` for each refusal."""
+        hub.subscribe(ActionDurable, self._durable)
+        hub.subscribe(ActionRefused, lambda event: self.signal("refused"))
+
+    def _durable(self, event: ActionDurable) -> None:
+        for name in event.signals():
+            self.signal(name)
 
     def attach(self, tower: Tower | None, sound: bool) -> None:
         """Use ``tower`` from now on (the hardware is up)."""

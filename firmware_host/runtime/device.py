@@ -48,6 +48,7 @@ from firmware_host.scale.service import ScaleService
 from firmware_host.timers.service import TimerService
 from firmware_host.ui.base import Message
 from firmware_host.ui.menus import MainMenu
+from firmware_host.voice.part import VoicePart, deliver, options_from
 from games.core import T
 
 __all__ = ["DISPLAY_STATES", "TOAST_CHARS", "Device"]
@@ -106,6 +107,11 @@ class Device:
         self.game = GameLife(config, store, self, parts, self.timers, self.scale, seed, wall)
         self.resumer = Resume(store, self.game, wall, self._stopped.is_set)
         self.presses = Presses(config, self.game, self.dimmer)
+        self.voice = VoicePart(options_from(config["voice"], self.prefs.saved))
+        """The table's voice (off: nothing made); until the hub lands, the game's life and the
+        timers tell it their events through ``publish``."""
+        self.game.publish = self.timers.publish = self.publish
+        self.prefs.voice = self.voice
         # the hooks by which a lower part tells a higher one
         self.message.redraw = self.drawing.redraw
         self.drawing.want_scale = self.scale.want
@@ -191,6 +197,10 @@ class Device:
         self.forget_phones = pairing.forget_phones
         self.set_phone_time = pairing.set_phone_time
         self.checked = self.resumer.checked
+
+    def publish(self, name: str, payload: Any) -> None:
+        """An event of the table, to the parts that listen (today the voice; the hub's bus later)."""
+        deliver(self.voice, name, payload)
 
     # -- the parts' state the doors read (live: the parts replace these values) -------------------------
     @property
@@ -291,6 +301,7 @@ class Device:
         )  # fmt: skip
         display = self.drawing.attach(self.hw.display_opener)
         self.signals.attach(self.hw.tower, self.settings["sound"])
+        self.voice.start()
         self._tasks.append(asyncio.create_task(display.run(), name="display"))
         display.set_contrast(self.settings["brightness"])
         if self.hw.scale is not None:
@@ -345,6 +356,9 @@ class Device:
             with contextlib.suppress(BaseException):
                 await task
         self.signals.close()
+        self.voice.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.voice.wait_closed(), 2.0)
         if self.hw is not None:
             self.hw.close()
         if self.signals_on:

@@ -43,6 +43,8 @@ PAUSED = "paused"
 RANK = {level: i for i, level in enumerate(LEVELS)}
 SOUNDS = {"all": {"warning", "timeout", PAUSED}, "timeout": {"timeout"}, "off": set()}
 """Which timer beeps sound under each ``timer_sound`` setting."""
+COUNTDOWN = 5
+"""The last seconds of a turn the voice counts down."""
 
 
 class TimedGame(Protocol):
@@ -126,6 +128,10 @@ class TimerService:
         self._save_handle: asyncio.TimerHandle | None = None
         self._last_saved: dict[str, Any] | None = None
         self._force_turn = False
+        self.publish: Any = None
+        """Tells the voice of the timer's warning, countdown and time-out (``publish(name,
+        payload)``): the spot the hub's events will replace."""
+        self._counted: int | None = None
 
     # -- presets ------------------------------------------------------------------------------------
     def preset_for(self, game: str) -> Preset:
@@ -531,11 +537,35 @@ class TimerService:
             self.host.show_timer(level, bar)
             if level in RANK and RANK[level] > RANK[self._peak]:
                 self._peak_beep(level, bar)
+            self._countdown()
         self.host.redraw()
 
     def _peak_beep(self, level: str, bar: float | None) -> None:
         self._peak = level
+        self._tell({"warning": "timer:warning", TIMEOUT: "timer:expired"}.get(level))
         self._beep(level, bar)
+
+    def _tell(self, name: str | None, seconds: int | None = None) -> None:
+        """The voice hears of the timer (the hub's ``timer:*`` events will replace this spot)."""
+        c, session = self.clocks, self.session
+        if name is None or self.publish is None or c is None:
+            return
+        from firmware_host.voice.part import TimerEvent
+
+        game = session.base.game if session is not None else None
+        self.publish(name, TimerEvent(game, None if c.phase else c.active, seconds))
+
+    def _countdown(self) -> None:
+        """The last seconds of a turn's time, said one by one (:data:`COUNTDOWN`)."""
+        c = self.clocks
+        left = c.remaining() if c is not None and not self.paused else None
+        if left is None or left <= 0 or left > COUNTDOWN * 1000:
+            self._counted = None
+            return
+        seconds = -(-int(left) // 1000)
+        if seconds != self._counted:
+            self._counted = seconds
+            self._tell("timer:countdown", seconds)
 
     def _beep(self, level: str, bar: float | None) -> None:
         if level not in SOUNDS.get(self.host.settings.get("timer_sound", "all"), set()):

@@ -222,9 +222,7 @@ class Engine(ABC, Generic[S]):
     def view(self, state: S) -> View:
         """What the screen shows."""
 
-    def final_view(
-        self, state: S, title: str, scores: tuple[tuple[str, str], ...], last: tuple[str, ...] = ()
-    ) -> View:
+    def final_view(self, state: S, title: str, scores: tuple[tuple[str, str], ...], last: tuple[str, ...] = ()) -> View:
         """The view of a finished game: the winners (ties share the win) lit up, then what the
         last move brought (``last``): how the game ended, which the table must read."""
         win = self.winners(state)

@@ -86,6 +86,10 @@ class GameLife:
         the timer's figures, when it ended and the seconds it had been in play."""
         self._history: tuple[tuple[int, int, int], list[dict[str, Any]]] | None = None
         """The history as last read, keyed on its file's inode, mtime and size."""
+        self.publish: Callable[[str, Any], None] | None = None
+        """Tells the voice what happened (``publish(name, payload)``): each call below is a spot
+        the hub's events will replace."""
+        self._turn: str | None = None
 
     # -- starting -------------------------------------------------------------------------------------
 
@@ -188,6 +192,7 @@ class GameLife:
         """Play ``session`` (started or resumed): its seats, its outcomes, the game screen."""
         self.session = session
         self.events = self.past_events(session)
+        self._turn = None if session.over else session.engine.turn(session.state)
         session.watch = self.saving.watch
         seats = session.journal.last_meta("seats")
         if not seats:
@@ -240,6 +245,7 @@ class GameLife:
             effects = self.session.apply(action, joins=bool(self.move))
         except Refused as exc:
             self.message.refuse(str(exc))
+            self._tell("action:refused", str(exc))  # the hub's action:refused
             return False
         if self.move is not None:
             self.move += 1
@@ -250,10 +256,34 @@ class GameLife:
 
     def _applied(self, effects: list[Effect]) -> None:
         """An action is durable: now its effects show."""
-        if self.session is None:
+        session = self.session
+        if session is None:
             return
         self._play(effects)
+        self._tell("action:durable", effects)  # the hub's action:durable
+        if not session.over:
+            turn = session.engine.turn(session.state)
+            if turn is not None and turn != self._turn:
+                self._tell("turn:passed", turn)  # the hub's turn:passed
+            self._turn = turn
         self.after_change()
+
+    def _tell(self, name: str, value: Any) -> None:
+        """The voice hears of an event of the game in play (until the hub publishes events)."""
+        session = self.session
+        if self.publish is None or session is None:
+            return
+        from firmware_host.voice import part as voice
+
+        game, players = session.base.game, tuple(session.base.players)
+        payload: Any = {
+            "action:durable": lambda: voice.ActionDurable(game, players, value),
+            "action:refused": lambda: voice.ActionRefused(value, game, players),
+            "action:undone": lambda: voice.ActionUndone(game, players, value),
+            "turn:passed": lambda: voice.TurnPassed(game, value),
+            "game:over": lambda: voice.GameOver(game, tuple(value)),
+        }[name]()
+        self.publish(name, payload)
 
     def _play(self, effects: list[Effect]) -> None:
         self.said = [e.value for e in effects if e.kind == "say"]
@@ -276,6 +306,7 @@ class GameLife:
         assert session is not None
         if session.over:  # filed when the table leaves its result (the last move can still be undone)
             final = session.view()
+            self._tell("game:over", session.engine.winners(session.state))  # the hub's game:over
             extra = self._history_extra()
             session.note("meta", {"over": {"at": len(session.actions), "extra": extra}})
             self._over = (session, extra, self.wall(), session.elapsed())
@@ -377,10 +408,12 @@ class GameLife:
         self.events = self.past_events(session)
         self.message.clear_message()
         said = session.undone_said
+        self._turn = None if session.over else session.engine.turn(session.state)
         self.saving.when_durable(lambda: self._undone(said, why))
         return True
 
     def _undone(self, said: tuple[str, ...] = (), why: str | None = None) -> None:
+        self._tell("action:undone", said)  # the hub's action:undone
         if why is not None:
             self.message.toast(why)
         else:

@@ -69,8 +69,6 @@ CALLS_OF: dict[str, Call] = {
 
 BEEP = "beep"
 """The words a beep stands for (on a status line, in a recording's ``.txt``)."""
-VOLUMES = (25, 50, 100, 150, 200)
-"""The volumes the OLED's Settings cycles through (percent of the voice's own loudness)."""
 
 
 # -- the events' payloads (the hub's events.py carries the same once it lands) ------------------------

@@ -248,7 +248,7 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "sound": (_choice(*TIMER_SOUNDS), "all"),
         "save_every": (_num(1, 60, "seconds"), 5.0),
     },
-    # the table's voice (firmware_host/voice, docs/voice.md)
+    # the table's voice (firmware_host/runtime/parts/voice.py, docs/voice.md)
     "voice": {
         "enabled": (_bool, False),
         "speaker": (_choice(*VOICE_SPEAKERS), "alsa"),

@@ -43,12 +43,12 @@ from firmware_host.runtime.parts.saving import Saving
 from firmware_host.runtime.parts.screens import Screens
 from firmware_host.runtime.parts.settings import TableSettings
 from firmware_host.runtime.parts.signals import Signals
+from firmware_host.runtime.parts.voice import VoicePart, deliver, options_from
 from firmware_host.runtime.precedence import Precedence
 from firmware_host.scale.service import ScaleService
 from firmware_host.timers.service import TimerService
 from firmware_host.ui.base import Message
 from firmware_host.ui.menus import MainMenu
-from firmware_host.voice.part import VoicePart, deliver, options_from
 from games.core import T
 
 __all__ = ["DISPLAY_STATES", "TOAST_CHARS", "Device"]
@@ -107,9 +107,7 @@ class Device:
         self.game = GameLife(config, store, self, parts, self.timers, self.scale, seed, wall)
         self.resumer = Resume(store, self.game, wall, self._stopped.is_set)
         self.presses = Presses(config, self.game, self.dimmer)
-        self.voice = VoicePart(options_from(config["voice"], self.prefs.saved))
-        """The table's voice (off: nothing made); until the hub lands, the game's life and the
-        timers tell it their events through ``publish``."""
+        self.voice = VoicePart(options_from(config["voice"], self.prefs.saved))  # its events: publish
         self.game.publish = self.timers.publish = self.publish
         self.prefs.voice = self.voice
         # the hooks by which a lower part tells a higher one

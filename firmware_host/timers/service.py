@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from firmware_host.timers.clocks import LEVELS, RUNNING, TIMEOUT, Clocks, Key, Preset, ms
@@ -45,6 +46,15 @@ SOUNDS = {"all": {"warning", "timeout", PAUSED}, "timeout": {"timeout"}, "off": 
 """Which timer beeps sound under each ``timer_sound`` setting."""
 COUNTDOWN = 5
 """The last seconds of a turn the voice counts down."""
+
+
+@dataclass(frozen=True)
+class TimerEvent:
+    """The turn timer: a warning, a second of the countdown (``seconds`` left) or the time-out."""
+
+    game: str | None = None
+    player: str | None = None
+    seconds: int | None = None
 
 
 class TimedGame(Protocol):
@@ -550,8 +560,6 @@ class TimerService:
         c, session = self.clocks, self.session
         if name is None or self.publish is None or c is None:
             return
-        from firmware_host.voice.part import TimerEvent
-
         game = session.base.game if session is not None else None
         self.publish(name, TimerEvent(game, None if c.phase else c.active, seconds))
 

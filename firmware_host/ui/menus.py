@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from drivers.buttons import Press
 from drivers.tower import BLINK, DARK, ON, TowerState
-from firmware_host.core.config import BUTTONS, SEATS, VOICE_CALLS
+from firmware_host.core.config import BUTTONS, SEATS
 from firmware_host.core.i18n import LANGUAGES, NAMES, _, tr
 from firmware_host.timers.stats import clock_text
 from firmware_host.ui.base import Confirm, Item, ListScreen, Screen, apply_confirmed, footed, is_seat
@@ -25,6 +25,7 @@ from firmware_host.ui.render import Frame, Row, panel, text_width
 from firmware_host.ui.room import Part, share
 from firmware_host.ui.rules import rules_for
 from firmware_host.ui.timer_menu import MODE_LABELS, timer_screen
+from firmware_host.ui.voice_menu import VoiceScreen
 from games import TITLES, get_engine, unit_of
 from games.core import Menu, Option, T, View, join, score_places
 
@@ -415,8 +416,6 @@ class SettingsScreen(ListScreen):
     """Brightness, sound, the turn timer and its beeps, and the scale's calibration."""
 
     LEVELS = (40, 100, 170, 255)
-    VOICE_VOLUMES = (25, 50, 100, 150, 200)
-    """The voice's volumes, percent of its own loudness."""
 
     table: MenuTable
 
@@ -431,16 +430,15 @@ class SettingsScreen(ListScreen):
         scale = table.scale
         calibrated = _("ok") if scale.calibration else _("no")
         beeps = {"all": _("all"), "timeout": _("timeout"), "off": _("off")}
+        voice = table.settings.get("voice")
         return [
             Item(_("Brightness"), self._brighter, percent),
             Item(_("Sound"), self._toggle_sound, _("on") if table.settings["sound"] else _("off")),
             Item(_("Turn timer"), lambda: table.push(timer_screen(table, table.timers, game)), self._timer_note()),
             Item(_("Timer beeps"), self._timer_sound, beeps.get(table.settings["timer_sound"], "?")),
+            Item(_("Voice"), lambda: table.push(VoiceScreen(table, game)), _("on") if voice else _("off")),
             Item(_("Phones"), self._forget_phones, str(table.phones.count)),  # ok: forget all
             Item(_("Language"), self._language, NAMES.get(table.settings.get("language", "en"), "?")),
-            Item(_("Voice"), self._toggle_voice, _("on") if table.settings.get("voice") else _("off")),
-            Item(_("Voice volume"), self._voice_louder, f"{table.settings.get('voice_volume', 100)}%"),
-            Item(_("Voice calls"), lambda: self._voice_calls(game), self._calls_note(game)),
             Item(_("Calibrate scale"), lambda: table.push(CalibrateScreen(table, scale)), calibrated),
         ]
 
@@ -471,32 +469,6 @@ class SettingsScreen(ListScreen):
 
     def _toggle_sound(self) -> None:
         self.table.change_setting("sound", not self.table.settings["sound"])
-
-    def _toggle_voice(self) -> None:
-        self.table.change_setting("voice", not self.table.settings.get("voice", False))
-
-    def _voice_louder(self) -> None:
-        now = self.table.settings.get("voice_volume", 100)
-        louder = [v for v in self.VOICE_VOLUMES if v > now]
-        self.table.change_setting("voice_volume", louder[0] if louder else self.VOICE_VOLUMES[0])
-
-    def _calls_note(self, game: str | None) -> str:
-        """The calls made for the game in play (its own setting), else for every game."""
-        settings = self.table.settings
-        calls = settings.get("voice_game_calls", {}).get(game) or settings.get("voice_calls", "all")
-        return {"all": _("all"), "results": _("results"), "turns": _("turns"), "beeps": _("beeps")}.get(calls, "?")
-
-    def _voice_calls(self, game: str | None) -> None:
-        """The next kind of calls: for the game in play when there is one, else for every game."""
-        settings = self.table.settings
-        if game is None:
-            now = settings.get("voice_calls", "all")
-            self.table.change_setting("voice_calls", VOICE_CALLS[(VOICE_CALLS.index(now) + 1) % len(VOICE_CALLS)])
-            return
-        per_game = dict(settings.get("voice_game_calls", {}))
-        now = per_game.get(game) or settings.get("voice_calls", "all")
-        per_game[game] = VOICE_CALLS[(VOICE_CALLS.index(now) + 1) % len(VOICE_CALLS)]
-        self.table.change_setting("voice_game_calls", per_game)
 
     def _brighter(self) -> None:
         level = self.table.settings["brightness"]

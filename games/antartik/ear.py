@@ -56,7 +56,7 @@ EAR: dict[str, Callable[[Text], Text]] = {
         "{player} lays {card} face up and draws {drawn}.",
         player=t.values["player"],
         card=card(t.values["card"]),
-        drawn=_cards(t.values["drawn"]),
+        drawn=card(t.values["drawn"]),
     ),
     "Winner: {players}": lambda t: T("The winner: {players}.", players=t.values["players"]),
 }

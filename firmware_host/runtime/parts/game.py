@@ -273,7 +273,7 @@ class GameLife:
         session = self.session
         if self.publish is None or session is None:
             return
-        from firmware_host.voice import part as voice
+        from firmware_host.runtime.parts import voice
 
         game, players = session.base.game, tuple(session.base.players)
         payload: Any = {

@@ -45,7 +45,7 @@ def _say_as_ok(v: dict[str, Any]) -> bool:
 
 
 VOICE_KEYS = ("voice", "voice_volume", "voice_calls", "voice_game_calls", "say_as")
-"""The settings the voice part takes (:func:`firmware_host.voice.part.options_from`)."""
+"""The settings the voice part takes (:func:`firmware_host.runtime.parts.voice.options_from`)."""
 
 
 class TableSettings:
@@ -153,7 +153,7 @@ class TableSettings:
         if key == "language":
             set_language(value)
         if key in VOICE_KEYS and self.voice is not None:  # the hub's settings event will replace this spot
-            from firmware_host.voice.part import options_from
+            from firmware_host.runtime.parts.voice import options_from
 
             self.voice.configure(options_from(self.config["voice"], self.saved))
         self.screens.redraw()

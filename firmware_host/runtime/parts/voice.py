@@ -30,7 +30,8 @@ from typing import Any
 from drivers.voice import LOST, OK, UNKNOWN, Utterance, Voice, wav
 from drivers.voice.names import Pronunciations
 from firmware_host.core.i18n import language
-from firmware_host.voice.words import Speech
+from firmware_host.timers.service import TimerEvent
+from firmware_host.ui.speech import Speech
 from games.core import T, join
 
 log = logging.getLogger(__name__)
@@ -114,15 +115,6 @@ class GameOver:
 
     game: str
     winners: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class TimerEvent:
-    """The turn timer: a warning, a second of the countdown (``seconds`` left) or the time-out."""
-
-    game: str | None = None
-    player: str | None = None
-    seconds: int | None = None
 
 
 # -- the settings ---------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ spoken :class:`~games.core.text.Text` from the panel Text's values); the spoken 
 game's own catalogue, English and German, like every word of the screens. A message no game lists
 is said as the panel shows it (:func:`firmware_host.core.i18n.tr`).
 
-:func:`spoken` walks a Text: a listed msgid is replaced by its spoken form, a list joined for the
+:class:`Speech` walks a Text: a listed msgid is replaced by its spoken form, a list joined for the
 panel (``Ann/Ben``, ``2B+S``) is said as a list ("Ann and Ben"), and a player's name is said as
 the table spelt it to be said (:class:`drivers.voice.names.Pronunciations`).
 """
@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from firmware_host.core.i18n import _, tr
+from firmware_host.core.i18n import _ as lookup
 from games.core import Text
 from games.core.text import Joined
 
@@ -67,7 +68,7 @@ class Speech:
             if isinstance(text, Joined):
                 return self._joined(text)
             values = {k: self._say(v) if isinstance(v, str) else v for k, v in text.values.items()}
-            pattern = _(text.msgid)
+            pattern = lookup(text.msgid)  # a msgid of the catalogues, as tr() looks it up
             try:
                 return pattern.format(**values) if values else pattern
             except (KeyError, IndexError, ValueError):

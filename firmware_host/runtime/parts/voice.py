@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
-from drivers.voice import LOST, OK, UNKNOWN, Utterance, Voice, wav
+from drivers.voice import LOST, OK, UNKNOWN, Utterance, Voice
 from drivers.voice.names import Pronunciations
 from firmware_host.core.i18n import language
 from firmware_host.timers.service import TimerEvent
@@ -142,6 +142,8 @@ class VoiceOptions:
 @cache
 def tone(volume: int, seconds: float = 0.12, hz: float = 880.0) -> bytes:
     """A short sine beep as a WAV at ``volume`` percent (of a third of full scale)."""
+    from drivers.voice import wav
+
     n = int(wav.RATE * seconds)
     peak = min(32767, int(32767 / 3 * volume / 100))
     fade = max(1, n // 10)

@@ -268,3 +268,22 @@ def test_a_missing_audio_device_is_marked_and_reopened_while_the_game_goes_on(tm
     asyncio.run(main())
     assert statuses[:1] == [LOST] and OK in statuses
     assert json.dumps(statuses)  # (the statuses told, in order)
+
+
+def test_without_the_engine_the_simulator_shows_what_it_would_say_on_its_status_line(tmp_path, monkeypatch):
+    from firmware_host.sim.terminal import Terminal
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # a laptop with neither espeak-ng nor aplay
+    config = voice_config(tmp_path, "[voice]\nenabled = true\n")
+
+    async def body(dev):
+        dev.start_named("bomb", ["Ann", "Siobhan", "Cy"])
+        effects = dev.session.engine.apply(dev.session.state, REVEAL)[1]
+        dev.apply(REVEAL)
+        await asyncio.sleep(0.5)
+        return dev.voice.fallback, Terminal(dev).status(), effects
+
+    fallback, status, effects = run_device(tmp_path, body, config)
+    assert fallback == "espeak-ng and aplay not installed: the words are printed"
+    move = " ".join(heard("bomb", e.value, ("Ann", "Siobhan", "Cy")) for e in effects if e.kind == "say")
+    assert f"says: {move.replace('Shivawn', 'Siobhan')}" in status

@@ -210,6 +210,10 @@ class Terminal:
                 parts.append(_("bin {pieces:.0f} pcs").format(pieces=pieces))
             else:
                 parts.append(_("bin {grams:+.1f} g").format(grams=grams))
+        if dev.voice.status == "lost":
+            parts.append(_("voice lost"))
+        elif dev.voice.shown:  # no engine here: what the table would say
+            parts.append(_("says: {words}").format(words=dev.voice.shown))
         if dev.dimmed:
             parts.append(_("(dimmed)"))
         if self.page:

@@ -278,6 +278,8 @@ class VoicePart:
         self.shown = words
         if self._line is not None:
             self._line(words)
+        else:
+            log.info("says: %s", words)
 
     def voice(self) -> Voice:
         """The voice calls are made in: the table's language, the rate and the volume."""

@@ -24,14 +24,8 @@ from drivers.voice import LOST, OK
 from firmware_host.core import config as configuration
 from firmware_host.core.store import Store
 from firmware_host.runtime.device import Device
-from firmware_host.runtime.parts.voice import (
-    ActionDurable,
-    TurnPassed,
-    VoiceOptions,
-    VoicePart,
-    options_from,
-)
-from firmware_host.timers.service import TimerEvent
+from firmware_host.runtime.events import TimerCountdown, TurnPassed
+from firmware_host.runtime.parts.voice import VoiceOptions, VoicePart, options_from
 from firmware_host.ui.speech import Speech
 from games import get_engine
 from games.core import T
@@ -125,9 +119,8 @@ print(sorted(m for m in sys.modules if m.startswith("drivers.voice.") and m != "
 def test_handlers_of_a_voice_off_make_nothing():
     part = VoicePart(VoiceOptions(enabled=False))
     part.start()
-    assert part.on_action_durable(ActionDurable("bomb", ("Ann",), [])) is None
-    assert part.on_turn_passed(TurnPassed("bomb", "Ann")) is None
-    assert part.on_timer_countdown(TimerEvent("bomb", "Ann", 3)) is None
+    assert part.on_turn_passed(TurnPassed("Ann", "p1", "bomb")) is None
+    assert part.on_timer_countdown(TimerCountdown("p1", "Ann", 3.0)) is None
     assert part.speaker is None and part.state()["status"] == "off"
 
 

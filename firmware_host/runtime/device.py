@@ -43,7 +43,7 @@ from firmware_host.runtime.parts.saving import Saving
 from firmware_host.runtime.parts.screens import Screens
 from firmware_host.runtime.parts.settings import TableSettings
 from firmware_host.runtime.parts.signals import Signals
-from firmware_host.runtime.parts.voice import VoicePart, deliver, options_from
+from firmware_host.runtime.parts.voice import VoicePart, options_from, until_hub
 from firmware_host.runtime.precedence import Precedence
 from firmware_host.scale.service import ScaleService
 from firmware_host.timers.service import TimerService
@@ -107,9 +107,8 @@ class Device:
         self.game = GameLife(config, store, self, parts, self.timers, self.scale, seed, wall)
         self.resumer = Resume(store, self.game, wall, self._stopped.is_set)
         self.presses = Presses(config, self.game, self.dimmer)
-        self.voice = VoicePart(options_from(config["voice"], self.prefs.saved))  # its events: publish
-        self.game.publish = self.timers.publish = self.publish
-        self.prefs.voice = self.voice
+        self.voice = VoicePart(options_from(config["voice"], self.prefs.saved), self.game.in_play)
+        self.prefs.voice = until_hub(self.voice, self.game, self.timers)  # the hub subscribes it instead
         # the hooks by which a lower part tells a higher one
         self.message.redraw = self.drawing.redraw
         self.drawing.want_scale = self.scale.want
@@ -195,10 +194,6 @@ class Device:
         self.forget_phones = pairing.forget_phones
         self.set_phone_time = pairing.set_phone_time
         self.checked = self.resumer.checked
-
-    def publish(self, name: str, payload: Any) -> None:
-        """An event of the table, to the parts that listen (today the voice; the hub's bus later)."""
-        deliver(self.voice, name, payload)
 
     # -- the parts' state the doors read (live: the parts replace these values) -------------------------
     @property

@@ -29,11 +29,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from firmware_host.timers.clocks import LEVELS, RUNNING, TIMEOUT, Clocks, Key, Preset, ms
+from firmware_host.timers.clocks import LEVELS, RUNNING, TIMEOUT, WARNING, Clocks, Key, Preset, ms
 from firmware_host.timers.presets import PresetError, parse_preset, saved_presets, to_table
 from firmware_host.timers.stats import TimeStats, clock_text
 from games.core import Action, Collect, Engine, Menu, Refused, T, Task
@@ -44,17 +43,6 @@ PAUSED = "paused"
 RANK = {level: i for i, level in enumerate(LEVELS)}
 SOUNDS = {"all": {"warning", "timeout", PAUSED}, "timeout": {"timeout"}, "off": set()}
 """Which timer beeps sound under each ``timer_sound`` setting."""
-COUNTDOWN = 5
-"""The last seconds of a turn the voice counts down."""
-
-
-@dataclass(frozen=True)
-class TimerEvent:
-    """The turn timer: a warning, a second of the countdown (``seconds`` left) or the time-out."""
-
-    game: str | None = None
-    player: str | None = None
-    seconds: int | None = None
 
 
 class TimedGame(Protocol):
@@ -110,6 +98,10 @@ class TimerHost(Protocol):
         ...
 
 
+Moment = Callable[[str, "str | None", float, bool], None]
+"""A listener of the timer's moments (see :meth:`TimerService.listen`)."""
+
+
 class TimerService:
     """Turn timers for the game in play."""
 
@@ -138,10 +130,25 @@ class TimerService:
         self._save_handle: asyncio.TimerHandle | None = None
         self._last_saved: dict[str, Any] | None = None
         self._force_turn = False
-        self.publish: Any = None
-        """Tells the voice of the timer's warning, countdown and time-out (``publish(name,
-        payload)``): the spot the hub's events will replace."""
+        self._listeners: list[Moment] = []
         self._counted: int | None = None
+        """The whole second told last in the warning."""
+
+    def listen(self, fn: Moment) -> None:
+        """Call ``fn(moment, player, seconds_left, hard)`` at the timer's moments: ``warning``
+        (the warning starts), ``countdown`` (each whole second shown in it), ``expired`` (time
+        ran out; ``hard``: the game took a timeout action). ``player``: whose clock, ``None``
+        for a shared phase clock."""
+        self._listeners.append(fn)
+
+    def _tell(self, moment: str, seconds_left: float | None = None, hard: bool = False) -> None:
+        """Tell the listeners of a moment (``seconds_left``: the clock's, unless given)."""
+        c = self.clocks
+        player = c.active if c is not None and not c.phase else None
+        if seconds_left is None:
+            seconds_left = max(0, (c.remaining() if c is not None else None) or 0) / 1000
+        for fn in list(self._listeners):
+            fn(moment, player, seconds_left, hard)
 
     # -- presets ------------------------------------------------------------------------------------
     def preset_for(self, game: str) -> Preset:
@@ -526,6 +533,7 @@ class TimerService:
             self._force_turn = False
             return False
         self._beep(TIMEOUT, 0.0)  # before the game's own signal, which follows
+        self._tell("expired", 0.0, True)
         return True
 
     # -- showing and saving ----------------------------------------------------------------------------
@@ -547,33 +555,20 @@ class TimerService:
             self.host.show_timer(level, bar)
             if level in RANK and RANK[level] > RANK[self._peak]:
                 self._peak_beep(level, bar)
-            self._countdown()
+            left = self.clocks.remaining() if self.clocks is not None and level == WARNING else None
+            if left is not None and left > 0 and -(-left // 1000) != self._counted:
+                self._counted = -(-left // 1000)  # each whole second shown in the warning (rounded up), told once
+                self._tell("countdown", float(self._counted))
         self.host.redraw()
 
     def _peak_beep(self, level: str, bar: float | None) -> None:
         self._peak = level
-        self._tell({"warning": "timer:warning", TIMEOUT: "timer:expired"}.get(level))
         self._beep(level, bar)
-
-    def _tell(self, name: str | None, seconds: int | None = None) -> None:
-        """The voice hears of the timer (the hub's ``timer:*`` events will replace this spot)."""
-        c, session = self.clocks, self.session
-        if name is None or self.publish is None or c is None:
-            return
-        game = session.base.game if session is not None else None
-        self.publish(name, TimerEvent(game, None if c.phase else c.active, seconds))
-
-    def _countdown(self) -> None:
-        """The last seconds of a turn's time, said one by one (:data:`COUNTDOWN`)."""
-        c = self.clocks
-        left = c.remaining() if c is not None and not self.paused else None
-        if left is None or left <= 0 or left > COUNTDOWN * 1000:
+        if level == WARNING:
             self._counted = None
-            return
-        seconds = -(-int(left) // 1000)
-        if seconds != self._counted:
-            self._counted = seconds
-            self._tell("timer:countdown", seconds)
+            self._tell("warning")
+        elif level == TIMEOUT:
+            self._tell("expired", 0.0)
 
     def _beep(self, level: str, bar: float | None) -> None:
         if level not in SOUNDS.get(self.host.settings.get("timer_sound", "all"), set()):

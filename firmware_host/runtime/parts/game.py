@@ -15,9 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 from firmware_host.core.config import SEATS, Config
+from firmware_host.core.i18n import language
 from firmware_host.core.replay import Script, ScriptError
 from firmware_host.core.session import Session
 from firmware_host.core.store import Store
+from firmware_host.runtime import events
 from firmware_host.runtime.parts.message import MessageLine
 from firmware_host.runtime.parts.phones import Phones
 from firmware_host.runtime.parts.saving import Saving
@@ -86,9 +88,8 @@ class GameLife:
         the timer's figures, when it ended and the seconds it had been in play."""
         self._history: tuple[tuple[int, int, int], list[dict[str, Any]]] | None = None
         """The history as last read, keyed on its file's inode, mtime and size."""
-        self.publish: Callable[[str, Any], None] | None = None
-        """Tells the voice what happened (``publish(name, payload)``): each call below is a spot
-        the hub's events will replace."""
+        self.publish: Callable[[events.Event], None] | None = None
+        """Tells the voice what happened: each call below is a spot the hub's events replace."""
         self._turn: str | None = None
 
     # -- starting -------------------------------------------------------------------------------------
@@ -206,6 +207,11 @@ class GameLife:
         """The player at a seat button, in the game in play."""
         return self.seats.get(button)
 
+    def in_play(self) -> tuple[str | None, tuple[str, ...]]:
+        """The game in play, or whose result is on screen, and its players (the voice's door)."""
+        session = self.session or self.result_on_screen
+        return (session.base.game, tuple(session.base.players)) if session is not None else (None, ())
+
     def players(self) -> tuple[str, ...]:
         """The players of the game in play (none between games)."""
         return tuple(self.session.base.players) if self.session is not None else ()
@@ -245,45 +251,35 @@ class GameLife:
             effects = self.session.apply(action, joins=bool(self.move))
         except Refused as exc:
             self.message.refuse(str(exc))
-            self._tell("action:refused", str(exc))  # the hub's action:refused
+            self._tell(events.ActionRefused(str(exc)))  # the hub's action:refused
             return False
         if self.move is not None:
             self.move += 1
         if self.message.at != _mono():
             self.message.clear_message()  # the state changed: what an earlier message said may no longer hold
-        self.saving.when_durable(lambda: self._applied(effects))
+        self.saving.when_durable(lambda: self._applied(effects, action))
         return True
 
-    def _applied(self, effects: list[Effect]) -> None:
+    def _applied(self, effects: list[Effect], action: Action | None = None) -> None:
         """An action is durable: now its effects show."""
         session = self.session
         if session is None:
             return
         self._play(effects)
-        self._tell("action:durable", effects)  # the hub's action:durable
+        game = session.base.game
+        self._tell(events.ActionDurable(action or {}, tuple(effects), session.view(), game, language(), session.over))
         if not session.over:
             turn = session.engine.turn(session.state)
             if turn is not None and turn != self._turn:
-                self._tell("turn:passed", turn)  # the hub's turn:passed
+                seat = next((s for s, name in self.seats.items() if name == turn), None)
+                self._tell(events.TurnPassed(turn, seat, game))  # the hub's turn:passed
             self._turn = turn
         self.after_change()
 
-    def _tell(self, name: str, value: Any) -> None:
-        """The voice hears of an event of the game in play (until the hub publishes events)."""
-        session = self.session
-        if self.publish is None or session is None:
-            return
-        from firmware_host.runtime.parts import voice
-
-        game, players = session.base.game, tuple(session.base.players)
-        payload: Any = {
-            "action:durable": lambda: voice.ActionDurable(game, players, value),
-            "action:refused": lambda: voice.ActionRefused(value, game, players),
-            "action:undone": lambda: voice.ActionUndone(game, players, value),
-            "turn:passed": lambda: voice.TurnPassed(game, value),
-            "game:over": lambda: voice.GameOver(game, tuple(value)),
-        }[name]()
-        self.publish(name, payload)
+    def _tell(self, event: events.Event) -> None:
+        """The voice hears of an event of the game (the spots the hub's events replace)."""
+        if self.publish is not None:
+            self.publish(event)
 
     def _play(self, effects: list[Effect]) -> None:
         self.said = [e.value for e in effects if e.kind == "say"]
@@ -306,13 +302,14 @@ class GameLife:
         assert session is not None
         if session.over:  # filed when the table leaves its result (the last move can still be undone)
             final = session.view()
-            self._tell("game:over", session.engine.winners(session.state))  # the hub's game:over
             extra = self._history_extra()
             session.note("meta", {"over": {"at": len(session.actions), "extra": extra}})
             self._over = (session, extra, self.wall(), session.elapsed())
             self.session = None
             entry = session.history_entry("over", self._over[2], extra)
             self.last_result = entry
+            winners = tuple(session.engine.winners(session.state))
+            self._tell(events.GameOver(final, winners, entry, language()))  # the hub's game:over
             self.screens.stack = [
                 MainMenu(self.table),
                 GameOver(self.table, entry, final_words(final, self.said), self.ask_undo, final.must_read()),
@@ -413,7 +410,9 @@ class GameLife:
         return True
 
     def _undone(self, said: tuple[str, ...] = (), why: str | None = None) -> None:
-        self._tell("action:undone", said)  # the hub's action:undone
+        done = why or (T("Undone: {what}", what=join(list(said), " · ")) if said else T("Undone"))
+        view = self.session.view() if self.session is not None else None
+        self._tell(events.ActionUndone(tuple(said), done, view))  # the hub's action:undone
         if why is not None:
             self.message.toast(why)
         else:

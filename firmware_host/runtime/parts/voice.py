@@ -1,10 +1,12 @@
 """The voice part: says what the table's events bring, through an optional speaker.
 
-Its whole interface is a handler per event of the table (the payloads below: a durable action and
-its effects, a refused press, an undo, a turn passed, a game over, the turn timer's warning,
-countdown and time-out, the table ready and stopping) plus its life cycle (:meth:`VoicePart.start`,
+Its whole interface is a handler per event of the table (:mod:`firmware_host.runtime.events`: a
+durable action and its effects, a refused press, an undo, a turn passed, a game over, the turn
+timer's warning, countdown and time-out, the table ready and stopping), the hub's hooks
+(:meth:`VoicePart.setup` subscribes the handlers, :meth:`~VoicePart.start`,
 :meth:`~VoicePart.close`, :meth:`~VoicePart.state`) and its settings (:meth:`~VoicePart.configure`).
-It holds nothing of the device: the hub subscribes its handlers by name.
+Of the device it knows one door, ``table``: the game in play (or on screen) and its players, for
+the events whose payload does not name them.
 
 Never a backlog, never a wait: a handler renders the words (microseconds) and hands them to the
 speaker (:class:`drivers.voice.speaker.Speaker`), which returns at once; a newer call of the same
@@ -22,7 +24,7 @@ from __future__ import annotations
 import logging
 import math
 import struct
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
@@ -30,7 +32,19 @@ from typing import Any
 from drivers.voice import LOST, OK, UNKNOWN, Utterance, Voice
 from drivers.voice.names import Pronunciations
 from firmware_host.core.i18n import language
-from firmware_host.timers.service import TimerEvent
+from firmware_host.runtime.events import (
+    ActionDurable,
+    ActionRefused,
+    ActionUndone,
+    Event,
+    GameOver,
+    TableReady,
+    TableStop,
+    TimerCountdown,
+    TimerExpired,
+    TimerWarning,
+    TurnPassed,
+)
 from firmware_host.ui.speech import Speech
 from games.core import T, join
 
@@ -72,51 +86,6 @@ BEEP = "beep"
 """The words a beep stands for (on a status line, in a recording's ``.txt``)."""
 
 
-# -- the events' payloads (the hub's events.py carries the same once it lands) ------------------------
-@dataclass(frozen=True)
-class ActionDurable:
-    """An action is journaled: its effects show now (``game``, its ``players`` and what it said)."""
-
-    game: str
-    players: tuple[str, ...]
-    effects: Sequence[Any]
-    """The engine's effects; those of kind ``say`` are said."""
-
-
-@dataclass(frozen=True)
-class ActionRefused:
-    """A press was refused: ``reason`` is what the panel shows."""
-
-    reason: str
-    game: str | None = None
-    players: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class ActionUndone:
-    """The last move was taken back: ``said`` is what it had said."""
-
-    game: str
-    players: tuple[str, ...]
-    said: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class TurnPassed:
-    """``player`` is asked now (another than before)."""
-
-    game: str
-    player: str
-
-
-@dataclass(frozen=True)
-class GameOver:
-    """A game ended: its ``winners`` (none: the game names no winner)."""
-
-    game: str
-    winners: tuple[str, ...] = ()
-
-
 # -- the settings ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class VoiceOptions:
@@ -154,6 +123,12 @@ def tone(volume: int, seconds: float = 0.12, hz: float = 880.0) -> bytes:
     return wav.header(len(data)) + data
 
 
+COUNTDOWN = 5
+"""The last seconds of a turn the voice counts down (the timer tells every second of its warning)."""
+
+Table = Callable[[], tuple[str | None, tuple[str, ...]]]
+"""The voice's door: the game in play or on screen (its id) and its players, else ``(None, ())``."""
+
 Opener = Callable[..., tuple[Any, str | None]]
 """:func:`drivers.voice.backends.open_speaker`, or a stand-in with its signature."""
 
@@ -167,6 +142,7 @@ class VoicePart:
     def __init__(
         self,
         options: VoiceOptions,
+        table: Table | None = None,
         *,
         ears: Callable[[str], Mapping[str, Any]] | None = None,
         line: Callable[[str], None] | None = None,
@@ -175,6 +151,7 @@ class VoicePart:
         opener: Opener | None = None,
     ) -> None:
         self.options = options
+        self._table = table or (lambda: (None, ()))
         self._ears = ears or _game_ear
         self._line = line
         self.on_said = on_said
@@ -286,27 +263,33 @@ class VoicePart:
         return Voice(language(), rate=self.options.rate, amplitude=max(0, min(200, self.options.volume)))
 
     # -- the events -------------------------------------------------------------------------------------
+    def setup(self, hub: Any) -> None:
+        """Subscribe the handlers to the table's events (the hub's hook)."""
+        for event, handler in HANDLERS.items():
+            hub.subscribe(event, getattr(self, handler))
+
     def on_action_durable(self, event: ActionDurable) -> Utterance | None:
         """Say what the move brought."""
-        said = [e.value for e in event.effects if getattr(e, "kind", None) == "say"]
+        said = event.said()
         if not said:
             return None
-        return self._call(MOVE, event.game, lambda speech: " ".join(speech(t) for t in said), event.players)
+        return self._call(MOVE, event.game, lambda speech: " ".join(speech(t) for t in said))
 
     def on_action_refused(self, event: ActionRefused) -> Utterance | None:
         """Say why a press was refused."""
-        return self._call(REFUSED, event.game, lambda speech: speech(event.reason), event.players)
+        return self._call(REFUSED, None, lambda speech: speech(event.reason))
 
     def on_action_undone(self, event: ActionUndone) -> Utterance | None:
         """Say what was taken back."""
-        what = T("Undone: {what}", what=join(list(event.said), " · ")) if event.said else T("Undone")
-        return self._call(UNDO, event.game, lambda speech: speech(what), event.players)
+        what = T("Undone: {what}", what=join(list(event.said), " · ")) if event.said else event.description
+        return self._call(UNDO, None, lambda speech: speech(what or T("Undone")))
 
     def on_turn_passed(self, event: TurnPassed) -> Utterance | None:
         """Say whose turn it is."""
-        return self._call(
-            TURN, event.game, lambda speech: speech(T("{player}'s turn", player=event.player)), (event.player,)
-        )
+        if not event.player:
+            return None
+        words = T("{player}'s turn", player=event.player)
+        return self._call(TURN, event.game or None, lambda speech: speech(words))
 
     def on_game_over(self, event: GameOver) -> Utterance | None:
         """Say the game is over, and who won."""
@@ -314,45 +297,47 @@ class VoicePart:
             words = T("Game over. The winner: {players}.", players=join(list(event.winners)))
         else:
             words = T("Game over.")
-        return self._call(OVER, event.game, lambda speech: speech(words), event.winners)
+        game = event.entry.get("game") if isinstance(event.entry.get("game"), str) else None
+        return self._call(OVER, game, lambda speech: speech(words))
 
-    def on_timer_warning(self, event: TimerEvent) -> Utterance | None:
+    def on_timer_warning(self, event: TimerWarning) -> Utterance | None:
         """Say the turn's time runs short."""
         words = T("{player}, your time is running out", player=event.player) if event.player else None
         words = words or T("Time is running out")
-        return self._call(TIMER, event.game, lambda speech: speech(words), (event.player,) if event.player else ())
+        return self._call(TIMER, None, lambda speech: speech(words))
 
-    def on_timer_countdown(self, event: TimerEvent) -> Utterance | None:
-        """Say the seconds left."""
-        if event.seconds is None:
+    def on_timer_countdown(self, event: TimerCountdown) -> Utterance | None:
+        """Say the seconds left, the last :data:`COUNTDOWN` of them."""
+        seconds = round(event.seconds_left)
+        if not 0 < seconds <= COUNTDOWN:
             return None
-        return self._call(TIMER, event.game, lambda speech: str(event.seconds), ())
+        return self._call(TIMER, None, lambda speech: str(seconds))
 
-    def on_timer_expired(self, event: TimerEvent) -> Utterance | None:
+    def on_timer_expired(self, event: TimerExpired) -> Utterance | None:
         """Say the time is up."""
         words = T("{player}, your time is up", player=event.player) if event.player else T("Time is up")
-        return self._call(TIMER, event.game, lambda speech: speech(words), (event.player,) if event.player else ())
+        return self._call(TIMER, None, lambda speech: speech(words))
 
-    def on_table_ready(self, event: Any = None) -> None:
+    def on_table_ready(self, event: TableReady) -> None:
         """The table is up."""
         self.start()
 
-    def on_table_stop(self, event: Any = None) -> None:
+    def on_table_stop(self, event: TableStop) -> None:
         """The table stops: hush."""
         self.close()
 
     # -- making a call ----------------------------------------------------------------------------------
-    def _call(
-        self, what: str, game: str | None, words: Callable[[Speech], str], players: Sequence[str | None]
-    ) -> Utterance | None:
+    def _call(self, what: str, game: str | None, words: Callable[[Speech], str]) -> Utterance | None:
         speaker = self.speaker
         if speaker is None:  # voice off (or not started): nothing is made
             return None
+        in_play, players = self._table()
+        game = game or in_play
         calls = self.options.calls_for(game)
         voice = self.voice()
         how = CALLS_OF[what]
         if what in SAID_UNDER[calls]:
-            speech = Speech(self._ears(game) if game else {}, self.names.spoken, tuple(p for p in players if p))
+            speech = Speech(self._ears(game) if game else {}, self.names.spoken, players)
             text = words(speech)
         elif calls == "beeps" and what in BEEPED:
             if speaker.cache.get(voice, BEEP) is None:
@@ -407,25 +392,44 @@ def options_from(section: Mapping[str, Any], saved: Mapping[str, Any] | None = N
     return replace(options, **changes)
 
 
-HANDLERS: dict[str, str] = {
-    "action:durable": "on_action_durable",
-    "action:refused": "on_action_refused",
-    "action:undone": "on_action_undone",
-    "turn:passed": "on_turn_passed",
-    "game:over": "on_game_over",
-    "timer:warning": "on_timer_warning",
-    "timer:countdown": "on_timer_countdown",
-    "timer:expired": "on_timer_expired",
-    "table:ready": "on_table_ready",
-    "table:stop": "on_table_stop",
+HANDLERS: dict[type[Event], str] = {
+    ActionDurable: "on_action_durable",
+    ActionRefused: "on_action_refused",
+    ActionUndone: "on_action_undone",
+    TurnPassed: "on_turn_passed",
+    GameOver: "on_game_over",
+    TimerWarning: "on_timer_warning",
+    TimerCountdown: "on_timer_countdown",
+    TimerExpired: "on_timer_expired",
+    TableReady: "on_table_ready",
+    TableStop: "on_table_stop",
 }
-"""Each event of the table → the voice's handler (what the hub subscribes, by name)."""
+"""Each event of the table → the voice's handler (what :meth:`VoicePart.setup` subscribes)."""
 
 
-def deliver(part: VoicePart, name: str, payload: Any) -> None:
-    """Hand ``payload`` of event ``name`` to the voice's handler; a failure in the voice is logged,
-    never raised into the game (until the hub delivers events, the game's parts call this)."""
+def deliver(part: VoicePart, event: Event) -> None:
+    """Hand ``event`` to the voice's handler; a failure in the voice is logged, never raised into
+    the game. Until the hub delivers the events, the game's life calls this."""
     try:
-        getattr(part, HANDLERS[name])(payload)
+        getattr(part, HANDLERS[type(event)])(event)
     except Exception:
-        log.exception("voice: %s failed", name)
+        log.exception("voice: %s failed", event.name)
+
+
+TIMER_EVENTS = {"warning": TimerWarning, "countdown": TimerCountdown}
+
+
+def timer_event(moment: str, player: str | None, seconds_left: float, hard: bool) -> Event:
+    """The timer's moment (:meth:`~firmware_host.timers.service.TimerService.listen`) as its
+    event (the hub's timer news does the same, with the seat)."""
+    if moment == "expired":
+        return TimerExpired(None, player, seconds_left, hard)
+    return TIMER_EVENTS[moment](None, player, seconds_left)
+
+
+def until_hub(part: VoicePart, game: Any, timers: Any) -> VoicePart:
+    """Until the hub publishes the table's events, the game's life and the timer tell the voice
+    directly (the hub's parts list replaces this with one line); returns ``part``."""
+    game.publish = lambda event: deliver(part, event)
+    timers.listen(lambda *moment: deliver(part, timer_event(*moment)))
+    return part

@@ -69,6 +69,7 @@ def table_snapshot(device: Any) -> dict[str, Any]:
         "seats": {seat: device.seat_name(seat) for seat in device.table_seats()},
         "settings": {k: settings[k] for k in SHOWN_SETTINGS if k in settings},
         "message": tr(device.toast_text() or ""),
+        "voice": device.voice.state(),
         "faults": [
             m for m, bad in (("storage", device.storage_fault), ("tower", device.tower_status == "lost")) if bad
         ],

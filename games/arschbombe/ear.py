@@ -17,20 +17,17 @@ def _points(n: int) -> Text:
     return T("scores {n} points", n=n)
 
 
+def _values(t: Text) -> dict[str, object]:
+    """The jump line's values, its points said in words."""
+    return {**t.values, "points": _points(t.values["points"])}
+
+
 EAR: dict[str, Callable[[Text], Text]] = {
     "{player}: {jumper} special, {result} {points:+d}": lambda t: T(
-        "{player}'s {jumper} special: {result}. {player} {points}.",
-        player=t.values["player"],
-        jumper=t.values["jumper"],
-        result=t.values["result"],
-        points=_points(t.values["points"]),
+        "{player}'s {jumper} special: {result}. {player} {points}.", **_values(t)
     ),
     "{player}: {jumper}, {result} {points:+d}": lambda t: T(
-        "{player}'s {jumper}: {result}. {player} {points}.",
-        player=t.values["player"],
-        jumper=t.values["jumper"],
-        result=t.values["result"],
-        points=_points(t.values["points"]),
+        "{player}'s {jumper}: {result}. {player} {points}.", **_values(t)
     ),
     "A on target": lambda t: T("on the target"),
     "B part cover": lambda t: T("partly covering a card"),

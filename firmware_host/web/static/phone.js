@@ -41,6 +41,12 @@ async function refresh() {
   $("voice_calls").value = s.voice_calls || "all";
   const games = await fetch("/api/games").then((r) => r.json());
   $("t-game").replaceChildren(...games.games.map((g) => el("option", {value: g.id, text: g.title})));
+  $("calls_game").replaceChildren(el("option", {value: "", text: w("allGames")}),
+    ...games.games.map((g) => el("option", {value: g.id, text: g.title})));
+  $("calls_game").onchange = () => {
+    const game = $("calls_game").value;
+    $("voice_calls").value = (game && (s.voice_game_calls || {})[game]) || s.voice_calls || "all";
+  };
   if (state.game) $("t-game").value = state.game;
 }
 
@@ -61,9 +67,13 @@ $("names").addEventListener("submit", (e) => {
 });
 $("settings").addEventListener("submit", (e) => {
   e.preventDefault();
-  post("/api/settings", {language: $("language").value, brightness: Number($("brightness").value),
+  const settings = {language: $("language").value, brightness: Number($("brightness").value),
     sound: $("sound").checked, timer_sound: $("timer_sound").value, voice: $("voice").checked,
-    voice_volume: Number($("voice_volume").value), voice_calls: $("voice_calls").value}).then(refresh);
+    voice_volume: Number($("voice_volume").value)};
+  const game = $("calls_game").value;  // the calls of one game, or of every game
+  if (game) settings.voice_game_calls = {[game]: $("voice_calls").value};
+  else settings.voice_calls = $("voice_calls").value;
+  post("/api/settings", settings).then(refresh);
 });
 $("timers").addEventListener("submit", (e) => {
   e.preventDefault();

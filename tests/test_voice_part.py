@@ -280,3 +280,29 @@ def test_without_the_engine_the_simulator_shows_what_it_would_say_on_its_status_
     assert fallback == "espeak-ng and aplay not installed: the words are printed"
     move = " ".join(heard("bomb", e.value, ("Ann", "Siobhan", "Cy")) for e in effects if e.kind == "say")
     assert f"says: {move.replace('Shivawn', 'Siobhan')}" in status
+
+
+def test_whose_turn_is_dropped_when_a_long_move_outlasts_its_moment(virtual):
+    """The move's words take longer than a turn call may wait: the turn is not said late."""
+    from firmware_host.runtime.events import ActionDurable
+    from games.core import Effect
+
+    engine = get_engine("bomb")
+    view = engine.view(engine.new(["Ann", "Ben", "Cy"], 3, {}))
+    long = T("{player}: B{bomb} F{fuse} C{card} -{lost}, out!", player="Ann", bomb=5, fuse=4, card=0, lost=3)
+
+    async def main():
+        part = VoicePart(VoiceOptions(enabled=True, speaker="sim"), lambda: ("bomb", ("Ann", "Ben", "Cy")))
+        part.start()
+        await asyncio.sleep(0.1)
+        move = part.on_action_durable(ActionDurable({}, (Effect("say", long),), view, "bomb", "en"))
+        turn = part.on_turn_passed(TurnPassed("Ben", "p2", "bomb"))
+        outcomes = await move.wait(), await turn.wait()
+        player = part.speaker.player
+        part.close()
+        await part.wait_closed()
+        return outcomes, player.words
+
+    (said_move, said_turn), words = virtual(main)
+    assert said_move == "said" and said_turn == "late"
+    assert words == [heard("bomb", long, ("Ann", "Ben", "Cy"))]

@@ -34,12 +34,17 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def voice_config(tmp_path: Path, text: str) -> configuration.Config:
+    """The config file ``text``; a voice enabled there speaks into the simulator's recorder (as
+    ``sim --script`` makes it) unless the file names its speaker."""
     path = tmp_path / "config.toml"
     path.write_text(text, encoding="utf-8")
-    return configuration.load(path)
+    config = configuration.load(path)
+    if "speaker" not in text:
+        config.sections["voice"]["speaker"] = "sim"
+    return config
 
 
-SIM_VOICE = '[voice]\nenabled = true\nspeaker = "sim"\nsay_as = { Siobhan = "Shivawn" }\n'
+SIM_VOICE = '[voice]\nenabled = true\nsay_as = { Siobhan = "Shivawn" }\n'
 REVEAL = {"type": "reveal", "cards": {"Ann": "2", "Siobhan": "5", "Cy": "9"}}
 
 
@@ -196,6 +201,7 @@ def test_the_config_files_voice_becomes_the_voices_options(tmp_path):
     [
         ("enabled = 1", "enabled"),
         ('speaker = "usb"', "speaker"),
+        ('speaker = "sim"', "speaker"),
         ("rate = 20", "rate"),
         ("volume = 201", "volume"),
         ('calls = "some"', "calls"),
@@ -266,7 +272,7 @@ def test_without_the_engine_the_simulator_shows_what_it_would_say_on_its_status_
     from firmware_host.sim.terminal import Terminal
 
     monkeypatch.setenv("PATH", str(tmp_path))  # a laptop with neither espeak-ng nor aplay
-    config = voice_config(tmp_path, "[voice]\nenabled = true\n")
+    config = voice_config(tmp_path, '[voice]\nenabled = true\nspeaker = "alsa"\n')
 
     async def body(dev):
         dev.start_named("bomb", ["Ann", "Siobhan", "Cy"])

@@ -37,8 +37,9 @@ TIMER_SOUNDS = ("all", "timeout", "off")
 VOICE_CALLS = ("all", "results", "turns", "beeps")
 """Which calls the voice makes: everything; what moves brought (with undo and game over); whose
 turn it is (with the turn timer); a short beep instead of words (turns, the timer, refusals)."""
-VOICE_SPEAKERS = ("alsa", "print", "sim")
-"""The voice's speaker: eSpeak NG to an ALSA device; words printed; words and sound recorded."""
+VOICE_SPEAKERS = ("alsa", "print")
+"""The voice's speaker: eSpeak NG to an ALSA device, or words printed (the simulator's recorder,
+``"sim"``, is set by ``sim --script``, never by the file: it keeps what it records)."""
 NAV = ("prev", "next", "ok", "back")
 BUTTONS = SEATS + NAV
 PANEL_KINDS = tuple(PANELS)

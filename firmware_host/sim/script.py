@@ -254,8 +254,7 @@ def run_script(
         loop = asyncio.get_running_loop()
         wall = time.time if realtime else (lambda: base + loop.time())
         simulated = config.with_sim()
-        if simulated["voice"]["enabled"]:  # each phrase recorded, written beside the frames
-            simulated["voice"]["speaker"] = "sim"
+        simulated["voice"]["speaker"] = "sim"  # each phrase recorded (on virtual time), written beside the frames
         device = Device(simulated, store, seed=seed, wall=wall, signals_on=realtime)
         if frames is not None:
             from drivers.voice.sim import write_files

@@ -146,8 +146,8 @@ def test_the_turn_timer_warns_counts_down_and_says_the_time_is_up(tmp_path):
 def test_the_settings_round_trip_through_the_oled_and_a_restart(tmp_path):
     async def change(dev):
         await presses(dev, "next", "next", "ok")  # Settings
-        for _ in range(4):
-            await presses(dev, "next")  # Voice
+        for _ in range(5):
+            await presses(dev, "next")  # Voice (below Phones)
         await presses(dev, "ok", "ok", "next", "ok", "next", "ok")  # on, louder, calls: results
         return dev.voice.options, dev.store.read_doc("settings")
 

@@ -436,8 +436,8 @@ class SettingsScreen(ListScreen):
             Item(_("Sound"), self._toggle_sound, _("on") if table.settings["sound"] else _("off")),
             Item(_("Turn timer"), lambda: table.push(timer_screen(table, table.timers, game)), self._timer_note()),
             Item(_("Timer beeps"), self._timer_sound, beeps.get(table.settings["timer_sound"], "?")),
-            Item(_("Voice"), lambda: table.push(VoiceScreen(table, game)), _("on") if voice else _("off")),
             Item(_("Phones"), self._forget_phones, str(table.phones.count)),  # ok: forget all
+            Item(_("Voice"), lambda: table.push(VoiceScreen(table, game)), _("on") if voice else _("off")),
             Item(_("Language"), self._language, NAMES.get(table.settings.get("language", "en"), "?")),
             Item(_("Calibrate scale"), lambda: table.push(CalibrateScreen(table, scale)), calibrated),
         ]

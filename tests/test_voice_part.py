@@ -151,14 +151,14 @@ def test_the_settings_round_trip_through_the_oled_and_a_restart(tmp_path):
         await presses(dev, "ok", "ok", "next", "ok", "next", "ok")  # on, louder, calls: results
         return dev.voice.options, dev.store.read_doc("settings")
 
-    options, saved = run_device(tmp_path, change)
+    options, saved = run_device(tmp_path, change, voice_config(tmp_path, "[voice]\n"))
     assert options.enabled and options.volume == 150 and options.calls == "results"
     assert saved["voice"] is True and saved["voice_volume"] == 150 and saved["voice_calls"] == "results"
 
     async def again(dev):
         return dev.voice.options
 
-    assert run_device(tmp_path, again) == options
+    assert run_device(tmp_path, again, voice_config(tmp_path, "[voice]\n")) == options
 
 
 def test_the_settings_round_trip_through_the_page(tmp_path):
@@ -177,7 +177,7 @@ def test_the_settings_round_trip_through_the_page(tmp_path):
                 shown = (await r.json())["settings"]
         return dev.voice.options, shown, bad
 
-    options, shown, bad = run_device(tmp_path, body)
+    options, shown, bad = run_device(tmp_path, body, voice_config(tmp_path, "[voice]\n"))  # turned on: recorded
     assert options.enabled and options.calls == "turns" and options.calls_for("trottel") == "beeps"
     assert options.say_as == {"Siobhan": "Shivawn"} and shown["say_as"] == {"Siobhan": "Shivawn"}
     assert [status for status, _ in bad] == [400, 400, 400]

@@ -10,17 +10,18 @@ from games.core import T, Text
 
 
 def card(code: object) -> Text | object:
-    """A card code said as words: its number and what it carries."""
+    """A card code said as words: its number and what it carries (``10R`` → "a 10 with a referee")."""
     if not is_code(code):
         return code
     n, extra = number(str(code)), marks(str(code))
+    plain = T("a {n}", n=n) if n != 8 else T("an {n}", n=n)
     if "R" in extra:
-        return T("{n} with a referee", n=n)
+        return T("{card} with a referee", card=plain)
     if "P" in extra:
-        return T("{n} with a parachute", n=n)
+        return T("{card} with a parachute", card=plain)
     if "S" in extra:
-        return T("{n} with two stars", n=n)
-    return T("a {n}", n=n) if n != 8 else T("an {n}", n=n)
+        return T("{card} with two stars", card=plain)
+    return plain
 
 
 def _cards(n: int) -> Text:
@@ -32,7 +33,11 @@ def _bets(n: int) -> Text:
 
 
 EAR: dict[str, Callable[[Text], Text]] = {
-    "Time: {players} pass": lambda t: T("Time is up: {players} pass.", players=t.values["players"]),
+    "Time: {players} pass": lambda t: (
+        T("Time is up: {players} pass.", players=t.values["players"])
+        if len(getattr(t.values["players"], "values", ())) > 1
+        else T("Time is up: {players} passes.", players=t.values["players"])
+    ),
     "{player} bets {card}": lambda t: T(
         "{player} bets {card}.", player=t.values["player"], card=card(t.values["card"])
     ),

@@ -4,7 +4,7 @@
     python3 dev.py sim      # set up, then play in the terminal simulator
     python3 dev.py test     # set up, then run the linter and the test suite
     python3 dev.py image    # build the SD-card image for 64-bit Pis (image/build.py; needs root)
-    python3 dev.py vm       # boot that image on an emulated arm64 board and check it (image/vm.py)
+    python3 dev.py vm       # boot that image on an emulated board (virt; --board raspi3b) and check it
 
 Setting up makes ``.venv`` beside this file and installs the project into it (with the test
 tools); it is skipped when ``pyproject.toml`` has not changed since the last time. Anything after

@@ -3,12 +3,11 @@
 Debian's ``raspi-firmware`` generates ``/boot/firmware/config.txt`` and ``cmdline.txt`` at every
 kernel or firmware upgrade ("Do not modify this file!") from ``/etc/default/raspi-firmware``
 (the root partition, the consoles) and appends ``/etc/default/raspi-firmware-custom``: the lines
-tablemate needs go there, so an upgrade keeps them.
+tablemate needs go there, so an upgrade keeps them. Those lines name overlays of the image's own,
+built for Debian's device trees (:mod:`image.devicetree`), which the hook never touches.
 """
 
 from __future__ import annotations
-
-from firmware_host.core.pi_layout import I2C_BAUDRATE
 
 ROOT_LABEL, FIRMWARE_LABEL = "RASPIROOT", "RASPIFIRM"
 """The partitions' labels, as in Debian's images: the kernel and fstab find them by label."""
@@ -26,16 +25,24 @@ def raspi_firmware_defaults() -> str:
     )
 
 
-def raspi_firmware_custom(overlays: list[str]) -> str:
-    """``/etc/default/raspi-firmware-custom``: I2C on at 400 kHz for the OLED, the scale's
-    overlays (``dtoverlay=spi1-1cs``: the HX711 on SPI1), and the UART off (``enable_uart=1``,
-    which Debian's generated file sets, would put a console on the buttons' GPIO 14 and 15)."""
+OVERLAYS = ("tablemate-i2c1-400k", "tablemate-uart1-off")
+"""The image's own overlays every card loads (``image/overlays/NAME.dts``, :mod:`image.devicetree`):
+I2C1 at 400 kHz as bus 1; the mini UART off, GPIO 14 and 15 free for the buttons. The scale's
+(``spi1-1cs``) comes from the configuration's ``[scale]``."""
+
+
+def raspi_firmware_custom(scale_lines: list[str], overlays: tuple[str, ...] = OVERLAYS) -> str:
+    """``/etc/default/raspi-firmware-custom``, which Debian's hook appends to the ``config.txt`` it
+    writes at every kernel or firmware upgrade: the image's overlays (the mainline trees honour no
+    ``dtparam=``: :mod:`image.devicetree`), the scale's lines (``dtoverlay=spi1-1cs``: the HX711 on
+    SPI1), and the UART off in the firmware too (``enable_uart=1``, which the hook writes first,
+    would have it set GPIO 14/15 up for a console where the buttons are)."""
     lines = [
-        "# tablemate: the OLED's I2C at 400 kHz, SPI1 for the HX711; no serial console on GPIO 14/15",
+        "# tablemate: I2C1 at 400 kHz for the panel, SPI1 for the HX711, GPIO 14/15 and the other",
+        "# buttons' pins free; overlays of the image's own (image/overlays/*.dts), in overlays/",
         "[all]",
-        "dtparam=i2c_arm=on",
-        f"dtparam=i2c_arm_baudrate={I2C_BAUDRATE}",
-        *overlays,
+        *(f"dtoverlay={name}" for name in overlays),
+        *scale_lines,
         "enable_uart=0",
     ]
     return "\n".join(lines) + "\n"

@@ -1,4 +1,4 @@
-"""``python3 dev.py image``: the flashable SD-card image for 64-bit Raspberry Pis (3B+, 4, Zero 2 W).
+"""``python3 dev.py image``: the flashable SD-card image for 64-bit Raspberry Pis (3B, 3B+, 4, Zero 2 W).
 
 Steps, each said as it runs, with its time:
 
@@ -7,17 +7,20 @@ Steps, each said as it runs, with its time:
    cached), and the checkout's committed tree (``git archive HEAD``);
 3. a copy of the root, configured as Debian's raspi images are (:mod:`image.bootfiles`: labels,
    fstab, raspi-firmware's defaults and custom lines) plus the first-boot service
-   (:mod:`image.firstboot`), then, chrooted under qemu-user with no network (``unshare -n``):
-   raspi-firmware's hook fills ``/boot/firmware``, ``systemd/install.sh --wheelhouse`` installs
-   tablemate offline (``tablemate install`` enables the service and its socket; with no running
-   systemd it starts nothing and says so);
+   (:mod:`image.firstboot`) and the image's device-tree overlays compiled with ``dtc`` into
+   ``/boot/firmware/overlays`` (:mod:`image.devicetree`), then, chrooted under qemu-user with no
+   network (``unshare -n``): raspi-firmware's hook fills ``/boot/firmware`` as every upgrade
+   does, ``systemd/install.sh --wheelhouse`` installs tablemate offline (``tablemate install``
+   enables the service and its socket; with no running systemd it starts nothing and says so);
+   the card's device tree is then checked as the firmware will read it, for every board;
 4. every time stamp clamped to ``SOURCE_DATE_EPOCH``, the root made into ext4 (``mkfs.ext4 -d``,
    fixed UUID and hash seed), ``/boot/firmware`` into FAT32 (``mkfs.vfat --invariant``,
    ``mcopy``), both copied into the image at their offsets (:mod:`image.disk`);
 5. ``xz`` and its SHA-256; the image's path printed last.
 
 The chroot and ``mkfs.ext4 -d`` of a root-owned tree need root (as does mmdebstrap's root mode);
-nothing else does, and nothing mounts a loop device.
+nothing else does, and nothing mounts a loop device. ``dtc`` and ``fdtoverlay`` come from Debian's
+``device-tree-compiler``.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import time
 import uuid
 from pathlib import Path
 
-from image import bootfiles, disk, rootfs, shell
+from image import bootfiles, devicetree, disk, rootfs, shell
 
 ROOT = Path(__file__).resolve().parent.parent
 FAT_BYTES = 256 * 1024 * 1024
@@ -200,6 +203,18 @@ def make_ext4(stage: Path, out: Path, fs_uuid: uuid.UUID, epoch: int) -> None:
     )
 
 
+def verify_tree(firmware: Path, work: Path) -> None:
+    """The card's device tree read as the firmware reads it, for every board the image supports
+    (:mod:`image.devicetree`): the config.txt the hook wrote, Debian's trees it copied, the
+    overlays; the build stops on any failure."""
+    findings = devicetree.check_card(firmware, work)
+    failed = [f.line() for f in findings if not f.ok]
+    if failed:
+        raise SystemExit("image: the card's device tree is not what the table needs:\n  " + "\n  ".join(failed))
+    boards = sorted({f.board for f in findings})
+    say(f"device tree checked as the firmware reads it ({len(findings)} checks ok on {', '.join(boards)})")
+
+
 def sha256(path: Path) -> str:
     """The file's SHA-256, hex."""
     digest = hashlib.sha256()
@@ -242,7 +257,9 @@ def build(out_dir: Path, snapshot: bool | None, compress: bool = True) -> Path:
 
     overlays = scale_boot_lines(ROOT / "hardware" / "config.toml")
     configure(stage, overlays)
-    say(f"root copied and configured ({time.monotonic() - t:.0f} s)")
+    # the image's overlays for Debian's trees, before the hook runs: it keeps them, as at an upgrade
+    compiled = devicetree.compile_overlays(stage / "boot/firmware/overlays")
+    say(f"root copied and configured, overlays compiled: {', '.join(compiled)} ({time.monotonic() - t:.0f} s)")
     t = time.monotonic()
     # SOURCE_DATE_EPOCH makes pip's byte-code hash-checked (py_compile's default then): it stays
     # valid when the time stamps are clamped below; a time-stamped .pyc would go stale, and the
@@ -256,6 +273,7 @@ def build(out_dir: Path, snapshot: bool | None, compress: bool = True) -> Path:
     shutil.move(stage / "boot/firmware", firmware)
     (stage / "boot/firmware").mkdir()
     (firmware / "tablemate-firstboot.toml.example").write_text(bootfiles.FIRSTBOOT_EXAMPLE, encoding="utf-8")
+    verify_tree(firmware, work / "devicetree")
     manifest = (stage / ".packages.txt").read_text(encoding="utf-8")
     (stage / ".packages.txt").unlink()
     clamp_times(stage, epoch)

@@ -1,4 +1,4 @@
-"""What ``image/build.py`` and ``image/vm.py`` both do: run a command, loudly, and copy the checkout."""
+"""What the image's tools share: run a command, loudly, copy the checkout, boot a kernel in QEMU."""
 
 from __future__ import annotations
 
@@ -28,3 +28,12 @@ def checkout_tree(dest: Path, rev: str = "HEAD") -> None:
     dest.mkdir(parents=True, exist_ok=True)
     archive = subprocess.run(["git", "archive", "--format=tar", rev], cwd=ROOT, capture_output=True, check=True)
     run("image", ["tar", "-x", "-C", dest], input=archive.stdout)
+
+
+def kernel_boot(kernel: Path, initrd: Path, append: str) -> list[str]:
+    """QEMU's arguments booting ``kernel`` and ``initrd`` directly with the command line
+    ``append``: no screen, no monitor, no reboot (a reboot ends the run)."""
+    return [
+        *("-nographic", "-no-reboot", "-monitor", "none"),
+        *("-kernel", str(kernel), "-initrd", str(initrd), "-append", append),
+    ]

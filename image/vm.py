@@ -11,6 +11,11 @@ tools' wheels and strace; systemd starts the checks from the kernel's command li
 then QEMU is killed (the power cut); the second checks the game came back, finishes it, and
 installs tablemate again from scratch with no network.
 
+``--board raspi3b`` boots the same image on QEMU's BCM2837 instead, with the device tree the
+Pi's firmware would hand over, and checks what only the Pi's own SoC shows: its GPIO block, SPI1's
+``/dev/spidev1.0``, I2C1 at 400 kHz, the buttons held through the product's own pin factory
+(:mod:`image.raspi` says how the checks get in and out, and what that board does not model).
+
 Prints each check as it comes, then the table the README keeps; exit status 0 only when every
 check is ok. What is built for it (the check disk's downloads, the decompressed image) is cached
 under ``~/.cache/tablemate-image/vm``.
@@ -27,9 +32,11 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
-from image import checks, disk, rootfs, shell
+from image import checks, devicetree, disk, raspi, rootfs, shell
 
 ROOT = Path(__file__).resolve().parent.parent
 PHASE_TIMEOUT = 45 * 60
@@ -164,54 +171,55 @@ def check_disk(cache: Path, out: Path) -> Path:
     return out
 
 
-class Guest:
-    """One boot of the VM, its results read from the virtio port's file as they come."""
+def virt_argv(
+    kernel: Path, initrd: Path, overlay: Path, tools: Path, phase: int, derive: bool, results: Path, console: Path
+) -> list[str]:
+    """QEMU's ``virt`` board booting the image's kernel on its disk, the checks on a second disk
+    and their answers on a virtio serial port."""
+    command = "/bin/sh -c 'mount -o ro /dev/vdb /mnt && exec sh /mnt/guest.sh'"
+    append = (
+        f"root=LABEL=RASPIROOT rw rootwait console=ttyAMA0 tablemate.vmcheck={phase} "
+        f'systemd.run="{command}" systemd.run_success_action=none systemd.run_failure_action=none'
+        + (" tablemate.derive=1" if derive else "")
+    )
+    return [
+        "qemu-system-aarch64",
+        "-M",
+        "virt",
+        "-cpu",
+        "cortex-a72",
+        "-smp",
+        "2",
+        "-m",
+        "2048",
+        "-nic",
+        "none",
+        *shell.kernel_boot(kernel, initrd, append),
+        "-drive",
+        f"file={overlay},if=virtio,format=qcow2,cache=writeback",
+        "-drive",
+        f"file={tools},if=virtio,format=raw,readonly=on",
+        "-device",
+        "virtio-serial-pci",
+        "-chardev",
+        f"file,id=results,path={results}",
+        "-device",
+        "virtserialport,chardev=results,name=results",
+        "-serial",
+        f"file:{console}",
+    ]
 
-    def __init__(self, work: Path, kernel: Path, initrd: Path, overlay: Path, tools: Path, phase: int, derive: bool):
-        self.results_file = work / f"results-{phase}.txt"
-        self.console = work / f"console-{phase}.log"
+
+class Guest:
+    """One boot of an emulated board, its results read from the port's file as they come."""
+
+    def __init__(self, work: Path, label: str, argv: Callable[[Path, Path], list[str]]):
+        """``argv(results, console)``: the QEMU command writing the checks' lines to ``results``
+        and the console to ``console``."""
+        self.results_file = work / f"results-{label}.txt"
+        self.console = work / f"console-{label}.log"
         self.results_file.write_text("")
-        command = "/bin/sh -c 'mount -o ro /dev/vdb /mnt && exec sh /mnt/guest.sh'"
-        append = (
-            f"root=LABEL=RASPIROOT rw rootwait console=ttyAMA0 tablemate.vmcheck={phase} "
-            f'systemd.run="{command}" systemd.run_success_action=none systemd.run_failure_action=none'
-            + (" tablemate.derive=1" if derive else "")
-        )
-        self.argv = [
-            "qemu-system-aarch64",
-            "-M",
-            "virt",
-            "-cpu",
-            "cortex-a72",
-            "-smp",
-            "2",
-            "-m",
-            "2048",
-            "-nographic",
-            "-nic",
-            "none",
-            "-no-reboot",
-            "-monitor",
-            "none",
-            "-kernel",
-            str(kernel),
-            "-initrd",
-            str(initrd),
-            "-append",
-            append,
-            "-drive",
-            f"file={overlay},if=virtio,format=qcow2,cache=writeback",
-            "-drive",
-            f"file={tools},if=virtio,format=raw,readonly=on",
-            "-device",
-            "virtio-serial-pci",
-            "-chardev",
-            f"file,id=results,path={self.results_file}",
-            "-device",
-            "virtserialport,chardev=results,name=results",
-            "-serial",
-            f"file:{self.console}",
-        ]
+        self.argv = argv(self.results_file, self.console)
         self.proc: subprocess.Popen | None = None
         self.lines: list[str] = []
 
@@ -252,46 +260,39 @@ class Guest:
             self.kill()
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Boot the image twice and print the checks' table; 0 when every check is ok."""
-    parser = argparse.ArgumentParser(prog="dev.py vm", description=__doc__.splitlines()[0])
-    parser.add_argument("image", nargs="?", help="the image (.img.xz or .img; default: the newest dev.py image made)")
-    parser.add_argument("--derive", action="store_true", help="also record aarch64's system calls (strace, ~10 min)")
-    args = parser.parse_args(argv)
-    started = time.monotonic()
-    cache = rootfs.cache_root() / "vm"
-    cache.mkdir(parents=True, exist_ok=True)
-    image = Path(args.image) if args.image else newest_image()
-    say(f"image {image}")
-    raw = raw_image(image, cache)
-    work = Path(tempfile.mkdtemp(prefix="tablemate-vm-"))
-    kernel, initrd = boot_files(raw, work)
-    overlay = work / "overlay.qcow2"
-    run(["qemu-img", "create", "-q", "-f", "qcow2", "-b", str(raw.resolve()), "-F", "raw", str(overlay)])
-    tools = check_disk(cache, cache / "checkdisk.ext4")
-    say(f"prepared in {time.monotonic() - started:.0f} s; booting {kernel.name} (work files in {work})")
+class Lines:
+    """The guest's lines as they come: results printed at once, ``@@`` lines kept and shown."""
 
-    results: list[checks.Result] = []
-    controls: list[checks.Control] = []
+    def __init__(self) -> None:
+        self.results: list[checks.Result] = []
+        self.controls: list[checks.Control] = []
 
-    def on_line(text: str) -> str | None:
+    def __call__(self, text: str) -> str | None:
+        """Take one line; the word to stop on (``cut``, ``done``) or ``None``."""
         parsed = checks.parse(text)
         if isinstance(parsed, checks.Result):
-            results.append(parsed)
+            self.results.append(parsed)
             print(parsed.line(), flush=True)
         elif isinstance(parsed, checks.Control):
-            controls.append(parsed)
+            self.controls.append(parsed)
             if parsed.word in ("cut", "done"):
                 return parsed.word
             say(f"guest: {parsed.word} {parsed.rest}"[:300])
         return None
 
+
+def boot_virt(
+    raw: Path, work: Path, kernel: Path, initrd: Path, tools: Path, lines: Lines, derive: bool
+) -> list[float]:
+    """``virt``: two boots, the power cut between them; the seconds of each."""
+    overlay = work / "overlay.qcow2"
+    run(["qemu-img", "create", "-q", "-f", "qcow2", "-b", str(raw.resolve()), "-F", "raw", str(overlay)])
     phase_times = []
     for phase in (1, 2):
         t = time.monotonic()
-        derive = args.derive and phase == 2  # guest.sh records the calls in its second boot
-        guest = Guest(work, kernel, initrd, overlay, tools, phase, derive)
-        word = guest.run(on_line)
+        argv = partial(virt_argv, kernel, initrd, overlay, tools, phase, derive and phase == 2)
+        guest = Guest(work, str(phase), argv)  # guest.sh records the calls (derive) in its second boot
+        word = guest.run(lines)
         if phase == 1:
             guest.kill()  # the power cut (or the end of a run that went wrong)
             say(f"phase 1: {word}; QEMU killed (the power cut) after {time.monotonic() - t:.0f} s")
@@ -301,11 +302,66 @@ def main(argv: list[str] | None = None) -> int:
             guest.wait(180)
             say(f"phase 2: {word} after {time.monotonic() - t:.0f} s")
         phase_times.append(time.monotonic() - t)
-    figures = checks.timings(controls)
-    results.append(checks.start_ready(figures))
-    expected = (*checks.EXPECTED, "syscalls-aarch64") if args.derive else checks.EXPECTED
-    final = checks.verdict(results, expected)
-    for c in controls:
+    return phase_times
+
+
+def boot_raspi3b(
+    raw: Path, work: Path, kernel: Path, initrd: Path, tools: Path, lines: Lines, console: bool
+) -> list[float]:
+    """``raspi3b``: one boot of the card with the tree the firmware would hand over (:mod:`image.raspi`)."""
+    fat = raspi.firmware_files(raw, work / "firmware")
+    dtb = raspi.tree(fat, work)
+    sd = raspi.card(raw, work)
+    overlays = devicetree.firmware_boot(fat, devicetree.board(raspi.BOARD)).overlays
+    say(f"{raspi.qemu_version()}; the {raspi.BOARD}'s tree with {', '.join(overlays)} applied")
+    t = time.monotonic()
+    cmdline = raspi.command_line(fat, console)
+    guest = Guest(work, "raspi3b", partial(raspi.argv, kernel, initrd, dtb, sd, tools, cmdline))
+    word = guest.run(lines)
+    guest.wait(180)
+    say(f"raspi3b: {word} after {time.monotonic() - t:.0f} s")
+    return [time.monotonic() - t]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Boot the image and print the checks' table; 0 when every check is ok."""
+    parser = argparse.ArgumentParser(prog="dev.py vm", description=__doc__.splitlines()[0])
+    parser.add_argument("image", nargs="?", help="the image (.img.xz or .img; default: the newest dev.py image made)")
+    parser.add_argument(
+        "--board",
+        choices=("virt", "raspi3b"),
+        default="virt",
+        help="virt: QEMU's generic board, two boots and a power cut (default); raspi3b: the Pi 3B's BCM2837",
+    )
+    parser.add_argument(
+        "--derive", action="store_true", help="virt: also record aarch64's system calls (strace, ~10 min)"
+    )
+    parser.add_argument(
+        "--console",
+        action="store_true",
+        help="raspi3b: the kernel's console on the PL011 too, in console-raspi3b.log (the card's own is tty0)",
+    )
+    args = parser.parse_args(argv)
+    started = time.monotonic()
+    cache = rootfs.cache_root() / "vm"
+    cache.mkdir(parents=True, exist_ok=True)
+    image = Path(args.image) if args.image else newest_image()
+    say(f"image {image}")
+    raw = raw_image(image, cache)
+    work = Path(tempfile.mkdtemp(prefix="tablemate-vm-"))
+    kernel, initrd = boot_files(raw, work)
+    tools = check_disk(cache, cache / "checkdisk.ext4")
+    say(f"prepared in {time.monotonic() - started:.0f} s; booting {kernel.name} on {args.board} (work files in {work})")
+    lines = Lines()
+    if args.board == "raspi3b":
+        boot_times = boot_raspi3b(raw, work, kernel, initrd, tools, lines, args.console)
+        expected = checks.EXPECTED_RASPI3B
+    else:
+        boot_times = boot_virt(raw, work, kernel, initrd, tools, lines, args.derive)
+        lines.results.append(checks.start_ready(checks.timings(lines.controls)))
+        expected = (*checks.EXPECTED, "syscalls-aarch64") if args.derive else checks.EXPECTED
+    final = checks.verdict(lines.results, expected)
+    for c in lines.controls:
         if c.word == "calls":
             print(f"calls {c.rest}")
     print()
@@ -313,8 +369,8 @@ def main(argv: list[str] | None = None) -> int:
     print()
     minutes = (time.monotonic() - started) / 60
     print(
-        f"{sum(r.ok for r in final)}/{len(final)} checks ok in {minutes:.1f} min "
-        f"(boots: {', '.join(f'{s / 60:.1f} min' for s in phase_times)}); console logs in {work}"
+        f"{sum(r.ok for r in final)}/{len(final)} checks ok on {args.board} in {minutes:.1f} min "
+        f"(boots: {', '.join(f'{s / 60:.1f} min' for s in boot_times)}); console logs in {work}"
     )
     return 0 if all(r.ok for r in final) else 1
 

@@ -7,7 +7,7 @@ import io
 import threading
 from contextlib import redirect_stdout
 
-from firmware_host.cli.bench.web import print_attacks
+from firmware_host.cli.bench.siege import print_attacks
 from firmware_host.cli.bench.webpress import first_frame, timed
 
 
@@ -78,6 +78,9 @@ def _attack(presses: list[float], idle: list[float]) -> dict:
         "new_client_worst_s": 0.1,
         "new_client_failed": 0,
         "new_client_asked": 5,
+        "new_client_answered": 5,
+        "cpu": 0.2,
+        "idle_cpu": 0.1,
         "saves": 10,
         "saves_ok": 10,
         "log_lines_a_minute": 1.0,
@@ -129,3 +132,25 @@ def test_the_attacks_table_says_each_attacks_collections_and_the_longest_in_cpu_
         ok = print_attacks({"attacks": {"flood-50": _attack([0.005] * 20, [0.005] * 20)}})
     assert ok
     assert "collections 40/4/0, longest 2.4 ms CPU (gen 1)" in out.getvalue()
+
+
+def test_an_attack_meets_its_target_when_11_new_clients_of_12_are_answered_within_2_s():
+    def judged(answered: int) -> tuple[bool, str]:
+        attack = _attack([0.005] * 20, [0.005] * 20) | {"new_client_asked": 12, "new_client_answered": answered}
+        out = io.StringIO()
+        with redirect_stdout(out):
+            ok = print_attacks({"attacks": {"ws-storm-2000": attack}})
+        return ok, out.getvalue()
+
+    assert judged(11)[0] and "| 11 of 12 (longest 100 ms) |" in judged(11)[1]
+    assert not judged(10)[0]
+
+
+def test_continuation_floods_must_be_closed_within_a_second_for_a_quarter_of_a_core():
+    def judged(closed: float, cpu: float) -> bool:
+        attack = _attack([0.005] * 20, [0.005] * 20) | {"cpu": cpu, "idle_cpu": 0.1}
+        attack["load"] = {"ws opened": 5, "closed within s": closed}
+        with redirect_stdout(io.StringIO()):
+            return print_attacks({"attacks": {"continuation-5": attack}})
+
+    assert judged(0.2, 0.3) and not judged(1.5, 0.3) and not judged(0.2, 0.4)

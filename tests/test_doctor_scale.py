@@ -74,5 +74,17 @@ def test_an_unopenable_path_names_the_overlay() -> None:
     assert iio.failed and "docs/hx711-timing.md" in iio.fix
 
 
+def test_a_spi_device_that_opens_but_completes_no_transfer_names_the_controller_not_the_overlay() -> None:
+    # QEMU's BCM2837 (dev.py vm --board raspi3b): /dev/spidev1.0 opens, every transfer times out
+    from drivers.scale.hx711_spi import SpiTransferFailed
+
+    def timed_out(s, seconds):
+        raise SpiTransferFailed("/dev/spidev1.0 opened, but a transfer failed: Connection timed out")
+
+    result = check_hx711(defaults(), System(hx711_words=timed_out))
+    assert result.failed and "opened, but a transfer failed: Connection timed out" in result.found
+    assert "dmesg" in result.fix and "dtoverlay" not in result.fix and "wiring" in result.fix
+
+
 def test_the_check_runs_30_words_at_10_sps_and_2_s_at_80() -> None:
     assert check_seconds(10) == 3.0 and check_seconds(80) == 2.0

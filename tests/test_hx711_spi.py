@@ -282,3 +282,23 @@ def test_the_spidev_bus_runs_mode_0_at_1_mhz_and_locks_the_device(monkeypatch, t
     bus.close()
     bus.close()
     SpidevBus().close()  # free again once closed
+
+
+def test_a_spidev_that_opens_but_times_out_is_a_transfer_failure_not_a_missing_overlay(monkeypatch, tmp_path) -> None:
+    # what QEMU's BCM2837 does: the node is there, the auxiliary SPI completes no transfer
+    import errno
+    import types
+
+    from drivers.scale.hx711_spi import SpiTransferFailed, open_hx711_spi
+
+    class TimingOut(StubSpiDev):
+        def xfer2(self, data: list[int]) -> list[int]:
+            raise OSError(errno.ETIMEDOUT, "Connection timed out")
+
+    node = tmp_path / "spidev1.0"
+    node.write_bytes(b"")
+    TimingOut.path = str(node)
+    monkeypatch.setitem(__import__("sys").modules, "spidev", types.SimpleNamespace(SpiDev=TimingOut))
+    with pytest.raises(SpiTransferFailed, match="opened, but a transfer failed: Connection timed out") as err:
+        open_hx711_spi()
+    assert "dtoverlay" not in str(err.value)

@@ -8,7 +8,7 @@ import struct
 
 import pytest
 
-from firmware_host.cli.install import boot_config_edit
+from firmware_host.core import boot_config
 from image import bootfiles, checks, disk, firstboot
 
 MiB = 1024 * 1024
@@ -54,13 +54,15 @@ def test_a_file_system_larger_than_its_partition_is_refused(tmp_path):
 
 
 # -- the boot files --------------------------------------------------------------------------------
-def test_the_custom_boot_lines_set_i2c_at_400_khz_and_spi1_on_every_board_and_keep_the_uart_off():
+def test_the_custom_boot_lines_load_the_image_s_overlays_on_every_board_and_keep_the_uart_off():
     debian = "arm_64bit=1\nenable_uart=1\nupstream_kernel=1\nkernel=vmlinuz-6.1.0-57-arm64\n"
     custom = bootfiles.raspi_firmware_custom(["dtoverlay=spi1-1cs"])
     generated = debian + "\n# Inserted by /etc/default/raspi-firmware-custom\n" + custom
-    _, changes = boot_config_edit(generated, overlays=["dtoverlay=spi1-1cs"])
-    assert changes == []  # what tablemate install would add is already there
-    assert generated.rindex("enable_uart=0") > generated.index("enable_uart=1")  # the later line wins
+    for board in boot_config.BOARDS:
+        assert boot_config.overlays(generated, board) == {"spi1-1cs", *bootfiles.OVERLAYS}
+        assert boot_config.params(generated, board) == {}  # the mainline trees would ignore any
+        assert boot_config.setting(generated, board, "enable_uart") == "0"  # the later line wins
+    assert boot_config.upstream_trees(generated)  # so tablemate install leaves the file alone
 
 
 def test_the_root_and_the_firmware_partition_are_found_by_their_labels():
@@ -136,6 +138,8 @@ def test_check_lines_and_controls_are_parsed_and_noise_is_ignored():
     assert checks.parse("FAIL watchdog NRestarts=1") == checks.Result("watchdog", False, "NRestarts=1")
     assert checks.parse("@@ timing ready=3.5 import=2.0") == checks.Control("timing", "ready=3.5 import=2.0")
     assert checks.parse("[   12.3] systemd[1]: Started") is None and checks.parse("ok") is None
+    assert checks.parse('!"$(ok game-tonne played') == checks.Result("game-tonne", True, "played")
+    assert checks.parse('!"$(@@ done') == checks.Control("done", "")
 
 
 def test_a_check_not_reported_fails_and_the_last_word_on_a_check_counts():

@@ -10,6 +10,7 @@ from devicekit import presses, run_device
 from webkit import page
 
 from firmware_host.web.api.live import Client
+from firmware_host.web.connection import CLOSE_SECONDS
 
 
 async def _next(ws) -> dict:
@@ -62,7 +63,7 @@ def test_bad_frames_get_an_error_event_and_a_flood_of_them_closes_the_socket(tmp
                 msg = await asyncio.wait_for(ws.receive(), 30)
                 if msg.type.name in ("CLOSE", "CLOSED", "CLOSING"):
                     break
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(CLOSE_SECONDS + 0.1)  # the page gives it a second to read the close frame
             return pong, error, len(companion.clients)
 
     pong, error, clients = run_device(tmp_path, body)

@@ -61,7 +61,7 @@ def test_an_address_at_its_cap_is_dropped_by_the_kernel_until_one_of_its_connect
     monkeypatch.setattr(gate_module, "KEEP_OUT_SECONDS", 1.2)
 
     async def body():
-        gate = Gate(max_per_group=2, header_seconds=3600.0)
+        gate = Gate(per_address=2, header_seconds=3600.0)
         sock = _listening()
         port = sock.getsockname()[1]
         stop = gate.serve(sock, asyncio.Protocol)
@@ -101,8 +101,8 @@ def test_a_banned_address_is_dropped_for_its_ban_and_let_in_after_it():
         port = sock.getsockname()[1]
         stop = gate.serve(sock, asyncio.Protocol)
         try:
-            gate.ban(group("::1"), 0.3)  # ::1 counts as its /64
-            assert gate.kernel is not None and list(gate.kernel.blocked) == ["::/64"]
+            gate.ban(group("::1"), 0.3)  # an IPv6 address counts whole
+            assert gate.kernel is not None and list(gate.kernel.blocked) == ["::1"]
             during = await _connect(port, "::1", socket.AF_INET6)
             await asyncio.sleep(0.3)
             after = await _connect(port, "::1", socket.AF_INET6)
@@ -115,7 +115,15 @@ def test_a_banned_address_is_dropped_for_its_ban_and_let_in_after_it():
     assert during is None and after
 
 
-def test_the_filter_matches_ipv4_whole_and_ipv6_by_its_64_on_a_dual_stack_socket():
+@pytest.mark.parametrize(
+    ("blocked", "dropped"),
+    [
+        (["127.0.0.7", "::/64", "not an address", ""], [True, False, True]),
+        (["127.0.0.7", "::1"], [True, False, True]),  # an IPv6 address whole
+        (["::2", "fd00::/64", "::1:0:0:1"], [False, False, False]),  # neither is ::1
+    ],
+)
+def test_the_filter_matches_ipv4_and_ipv6_whole_or_ipv6_by_its_64_on_a_dual_stack_socket(blocked, dropped):
     async def body():
         sock = socket.socket(socket.AF_INET6)
         sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
@@ -123,7 +131,7 @@ def test_the_filter_matches_ipv4_whole_and_ipv6_by_its_64_on_a_dual_stack_socket
         sock.listen(16)
         sock.setblocking(False)
         port = sock.getsockname()[1]
-        attach(sock, program(["127.0.0.7", "::/64", "not an address", ""]))
+        attach(sock, program(blocked))
         try:
             return [
                 await _connect(port, "127.0.0.7") is None,
@@ -133,7 +141,7 @@ def test_the_filter_matches_ipv4_whole_and_ipv6_by_its_64_on_a_dual_stack_socket
         finally:
             sock.close()
 
-    assert asyncio.run(body()) == [True, False, True]
+    assert asyncio.run(body()) == dropped
 
 
 def test_a_filter_left_on_a_socket_by_an_earlier_run_is_taken_off():

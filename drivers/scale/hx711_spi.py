@@ -57,6 +57,12 @@ RESET_BYTES = b"\xff" * math.ceil(RESET_HIGH_BITS / 8) + b"\x00"
 """A reset: PD_SCK high for :data:`RESET_HIGH_BITS` bits, then low (the chip powers up)."""
 
 
+class SpiTransferFailed(HX711Unavailable):
+    """The SPI device opened, but a transfer on it failed (timed out, I/O error): the SPI
+    controller's trouble, which no wiring of the HX711 causes (a chip that is not there reads as
+    DOUT never falling). QEMU's BCM2837 shows it: its auxiliary SPI completes no transfer."""
+
+
 class HX711Busy(HX711Unavailable):
     """Another process holds the SPI device (the running service, seen by ``tablemate doctor``)."""
 
@@ -274,6 +280,11 @@ def open_hx711_spi(
         ) from None
     try:
         hx = SpiHX711(spi, sps=sps)
+    except OSError as exc:  # opened, but the controller did not complete the reset's transfer
+        spi.close()
+        raise SpiTransferFailed(
+            f"/dev/spidev{bus}.{device} opened, but a transfer failed: {exc.strerror or exc}"
+        ) from None
     except Exception as exc:
         spi.close()
         raise HX711Unavailable(f"/dev/spidev{bus}.{device}: {exc}") from None

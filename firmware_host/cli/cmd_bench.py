@@ -94,6 +94,7 @@ def cmd_bench_web(args: argparse.Namespace) -> int:
         args.dom_presses,
         args.attack_seconds,
         args.only_attacks,
+        tuple(args.attacks.split(",")) if args.attacks else None,
     )
 
 

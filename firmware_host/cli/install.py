@@ -118,6 +118,12 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
     fsio.write_atomic(path, data, mode, folder_sync=False)
 
 
+DEBIAN_BOOT_CONFIG = (
+    "left as it is: Debian's raspi-firmware writes it again at every kernel upgrade, for the mainline "
+    "device trees (upstream_kernel=1), which take no dtparam= -- the tablemate SD-card image turns "
+    "I2C1 to 400 kHz and SPI1 on with overlays of its own (README, 'The SD-card image')"
+)
+"""The note when the boot config is Debian's: the installer's ``dtparam=`` lines would do nothing."""
 _SECTION = re.compile(r"^\s*\[([^\]]*)\]")
 
 
@@ -268,6 +274,8 @@ class Installer:
     done: list[str] = field(default_factory=list)
     reboot: list[str] = field(default_factory=list)
     """Why the Pi must reboot before the change works (the boot config changed in this run)."""
+    kept: list[str] = field(default_factory=list)
+    """What was left as it is, and why (Debian's generated boot config)."""
 
     def __post_init__(self) -> None:
         if self.booted is None:
@@ -343,6 +351,7 @@ class Installer:
                 "systemd is not running here (a chroot or an image being built): nothing was started; "
                 "tablemate.socket and tablemate start at the next boot"
             )
+        notes.extend(self.kept)
         if self.reboot:
             would = "would need" if self.dry_run else "needs"
             notes.append(
@@ -382,7 +391,9 @@ class Installer:
         SPI (``spi``), the ``dtoverlay=`` lines of ``overlays`` (the scale's), and i2c-dev loaded
         at boot."""
         boot = next((self.path(b) for b in BOOT_CONFIGS if self.path(b).exists()), None)
-        if boot is not None:
+        if boot is not None and boot_config.upstream_trees(boot.read_text(encoding="utf-8")):
+            self.kept.append(f"/{boot.relative_to(self.root)} {DEBIAN_BOOT_CONFIG}")
+        elif boot is not None:
             where = boot.relative_to(self.root)
             text, changes = boot_config_edit(boot.read_text(encoding="utf-8"), spi=spi, overlays=overlays)
             for change in changes:

@@ -202,6 +202,7 @@ def _bench(sub: Any) -> Any:
         "--attack-seconds", type=float, default=30.0, help="how long each attack lasts (default 30; 0: none)"
     )
     p.add_argument("--only-attacks", action="store_true", help="run the attacks only")
+    p.add_argument("--attacks", metavar="A,A", help="the attacks to run, by name (default: all)")
     p.set_defaults(handler=cmd_bench_web)
     return bench_sub
 

@@ -212,3 +212,11 @@ def setting(text: str, board: Board, name: str, undecided: bool = False) -> str 
         if sep and key.strip() == name:
             value = rest.split("#", 1)[0].strip()
     return value
+
+
+def upstream_trees(text: str, boards: tuple[Board, ...] = BOARDS) -> bool:
+    """Whether every board boots the mainline device trees: ``upstream_kernel=1``, which Debian's
+    ``raspi-firmware`` writes into the ``config.txt`` it generates. Those trees have no
+    ``__overrides__`` (every ``dtparam=`` of Raspberry Pi OS is ignored) nor ``__symbols__``
+    (Raspberry Pi OS's overlays do not apply)."""
+    return all(setting(text, b, "upstream_kernel") == "1" for b in boards)

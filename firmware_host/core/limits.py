@@ -135,16 +135,28 @@ def _check_string(text: str) -> None:
         raise InputError(f"the string {quote(text)} holds a lone surrogate (not text)")
 
 
-def parse_json(text: str) -> Any:
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object from its pairs; :class:`InputError` when it names a key twice."""
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise InputError(f"the key {quote(key)} is given twice")
+        data[key] = value
+    return data
+
+
+def parse_json(text: str, unique_keys: bool = False) -> Any:
     """``json.loads`` within the bounds: :class:`InputError` for nesting, long integers or
-    surrogates; ``json.JSONDecodeError`` (a ``ValueError``) for text that is not JSON."""
+    surrogates (``unique_keys``: or an object naming a key twice, which JSON leaves open and
+    Python reads as the last one); ``json.JSONDecodeError`` (a ``ValueError``) for text that is
+    not JSON."""
     import json
 
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_unique if unique_keys else None)
     except RecursionError:
         raise InputError(f"nested more than {MAX_DEPTH} levels deep") from None
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, InputError):
         raise
     except ValueError:  # an integer past Python's int/str conversion limit
         raise InputError(f"an integer longer than {MAX_INT_DIGITS} digits") from None

@@ -2,7 +2,9 @@
 
 :func:`table_snapshot` reads the device once and returns only JSON-ready data (strings, numbers,
 lists, dicts) in the players' language: the game, the players with their scores and states,
-whose turn, the prompt, the turn timer, the last outcomes, the game's end. A view renders it and
+whose turn, the prompt, the turn timer, the last outcomes, the game's end. Each player has its
+name and its ``short`` form, as the panel shortens it where the whole does not fit (the shortest
+start of it that tells it from the others). A view renders it and
 never holds the device or an engine. The same snapshot goes to every client, so it carries no
 secret (no pairing code, no token).
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from firmware_host.core.i18n import language, tr
+from firmware_host.ui.render import short_names
 from games import TITLES
 from games.core import Collect, Menu, Order, Task
 
@@ -45,12 +48,16 @@ def finished(entry: dict[str, Any] | None) -> dict[str, Any] | None:
     scores = entry.get("scores") if isinstance(entry.get("scores"), dict) else {}
     players = entry.get("players") if isinstance(entry.get("players"), list) else list(scores)
     winners = entry.get("winners") if isinstance(entry.get("winners"), list) else []
+    short = short_names([str(p) for p in players])
     return {
         "id": entry.get("id"),
         "game": entry.get("game"),
         "title": TITLES.get(entry.get("game"), str(entry.get("game"))),
         "reason": entry.get("reason"),
-        "players": [{"name": p, "score": _number(scores.get(p)), "winner": p in winners} for p in players],
+        "players": [
+            {"name": p, "short": short.get(str(p), p), "score": _number(scores.get(p)), "winner": p in winners}
+            for p in players
+        ],
         "winners": winners,
         "duration_s": _number(entry.get("duration_s")),
     }
@@ -96,12 +103,14 @@ def table_snapshot(device: Any) -> dict[str, Any]:
     screen = device.drawing.game_screen()  # the panel's prompt (a tie settled moves it on), else the game's
     prompt = _prompt(screen.asking() if screen is not None and screen.prompt is not None else session.prompt())
     waiting = set(prompt["players"]) if prompt else set()
+    short = short_names(session.base.players)
     snap.update(
         game=session.base.game,
         title=TITLES.get(session.base.game, session.base.game),
         players=[
             {
                 "name": name,
+                "short": short[name],
                 "seat": seat_of.get(name),
                 "score": _number(scores.get(name)),
                 "shown": shown.get(name, ""),

@@ -1,12 +1,18 @@
-"""The page's door to the network: how many connections guests may hold, and for how long.
+"""The page's door to the network: how many connections guests may hold, for how long, and what
+they may send on them.
 
-Every TCP connection the page accepts passes :class:`Gate` before aiohttp sees a byte of it:
+Every TCP connection the page accepts passes :class:`Gate` before aiohttp sees a byte of it, and
+each connection's bytes then go through a :class:`~firmware_host.web.connection.Connection`:
 
-- **A cap in total and per address** (:func:`group`: an IPv4 address, or an IPv6 address's /64,
-  since one machine has a whole /64 to itself). A connection over either cap is aborted at once
-  (a reset: no parsing, no answer, no log line of its own). An address at its cap, or banned,
-  is then refused by the kernel (:mod:`firmware_host.web.syn_filter`: its SYNs are dropped)
-  until it holds less again: its next thousand tries cost the loop nothing.
+- **Shared, not first come first served** (:mod:`firmware_host.web.shares`): at most
+  :data:`~firmware_host.web.shares.PER_ADDRESS` connections an address,
+  :data:`~firmware_host.web.shares.PER_NETWORK` an IPv6 /64, :data:`MAX_CONNECTIONS` in all; when
+  the page is full, a connection of an address holding fewer takes the place of one of the address
+  holding the most (the one waiting longest for a request head, or not reading its answers,
+  first). A connection refused is aborted at once (a reset: no parsing, no answer, no log
+  line of its own). An address at its own cap, or banned, is then refused by the kernel
+  (:mod:`firmware_host.web.syn_filter`: its SYNs are dropped) until it holds less again: its next
+  thousand tries cost the loop nothing.
 - **The cap stays below the descriptors the device needs**: it is at most the process's
   descriptor limit less those open when the page starts and :data:`RESERVE`, which the journal,
   the history, the settings and the drivers always have. So ``accept()`` never meets
@@ -14,7 +20,18 @@ Every TCP connection the page accepts passes :class:`Gate` before aiohttp sees a
 - **A deadline for a request's headers**: a connection must have sent a whole request head within
   :data:`HEADER_SECONDS` of opening, or of its last answer, or it is closed (one byte every few
   seconds no longer keeps it). aiohttp's ``keepalive_timeout`` closes idle keep-alive connections;
-  request bodies have their own deadline where they are read (:mod:`firmware_host.web.server`).
+  request bodies have their own deadline where they are read (:mod:`firmware_host.web.routing`).
+- **Answers must drain**: a connection whose answers stopped leaving (its writing paused because
+  the client does not read, its kernel buffer of :data:`SEND_BUFFER` full) for
+  :data:`DRAIN_SECONDS` is closed, whatever its address.
+- **What is refused is not read**: a body refused on its announced length, or left unread, and a
+  WebSocket client closed are muted (:meth:`Gate.mute`): their bytes no longer reach the parser.
+- **One request at a time**: a connection's next request goes to the parser once the one before is
+  answered (:mod:`firmware_host.web.onebyone`), its reading paused meanwhile: what a client sends
+  ahead waits in the kernel.
+- **Every WebSocket frame counted** as its bytes reach the parser (:mod:`firmware_host.web.frames`,
+  from :meth:`Gate.watch_frames` on): a client over its frame budget, sending an unmasked frame
+  or a message too big, in too many pieces or too slowly is closed by the gate itself.
 - **In turns**: at most :data:`ACCEPTS_PER_TURN` connections are accepted in a loop turn, and
   a few connections' bytes go to the parser per turn, the others' a turn later, their reading
   paused meanwhile (:mod:`firmware_host.web.pacing`): a storm's hundreds of ready sockets cost
@@ -31,7 +48,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import ipaddress
 import logging
 import os
 import resource
@@ -41,19 +57,35 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from firmware_host.web.connection import Connection, unlink
 from firmware_host.web.pacing import TurnShare
+from firmware_host.web.shares import MAX_CONNECTIONS, PER_ADDRESS, PER_NETWORK, Shares, group, network, place
 from firmware_host.web.syn_filter import SynFilter
 
 log = logging.getLogger(__name__)
 
-MAX_CONNECTIONS = 512
-"""Connections held at once, from everyone (WebSocket screens included)."""
-MAX_PER_GROUP = 32
-"""Connections one address (one IPv6 /64) may hold: a browser uses about six, a screen one more."""
+__all__ = [
+    "MAX_CONNECTIONS",
+    "Connection",
+    "Gate",
+    "Tally",
+    "connection_budget",
+    "group",
+    "network",
+    "open_descriptors",
+    "unlink",
+]
+
 RESERVE = 64
 """Descriptors kept for the device itself (journal, history, settings, drivers, threads)."""
 HEADER_SECONDS = 10.0
 """Seconds a connection has to send a request's head, from opening or from its last answer."""
+DRAIN_SECONDS = 10.0
+"""Seconds a connection's answers may stop leaving (the client reads nothing) before it is closed."""
+SEND_BUFFER = 64 * 1024
+"""The kernel's send buffer of each connection (it doubles it): fixed, so the answers of a client
+that reads nothing stop draining after some 200 KB (Linux would grow it towards 4 MB first, and
+hold that much for it); the page's largest answers are a fraction of it."""
 ACCEPTS_PER_TURN = 16
 """Connections accepted per loop turn at most (the rest wait in the kernel's queue for the next)."""
 LINGER_RESET = struct.pack("ii", 1, 0)
@@ -65,19 +97,6 @@ BAN_SECONDS = 30.0
 """How long an address that sent past its budget is refused new connections."""
 TALLY_SECONDS = 60.0
 """The least time between two log lines about refused or closed connections."""
-
-
-def group(address: str) -> str:
-    """The address a cap counts: IPv4 as is (also when IPv4-mapped), IPv6 by its /64."""
-    try:
-        ip = ipaddress.ip_address(address.split("%", 1)[0])
-    except ValueError:
-        return address
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network((int(ip) >> 64 << 64, 64)))
-    return str(ip)
 
 
 def open_descriptors() -> int:
@@ -118,170 +137,82 @@ class Tally:
             log.warning("companion page: %s (at most one such line a minute)", text)
 
 
-def unlink(transport: asyncio.BaseTransport | None, protocol: asyncio.BaseProtocol | None = None) -> None:
-    """Break the reference cycles a closed connection keeps, so it is freed at once when it ends
-    instead of waiting, with its socket and its buffers, for a full pass of the garbage collector
-    (a flood otherwise left thousands in the oldest generation, and the full passes walking them
-    stopped the loop for 10-45 ms):
-
-    - Python 3.11's socket transport holds a bound method of its own (``_read_ready_cb``; CPython
-      gh-100348, fixed in 3.12);
-    - aiohttp's handler of a connection that became a WebSocket holds its frame reader's callback
-      (``_data_received_cb``), and the reader holds the handler.
-
-    Called only once the connection is lost: neither reads anything after it."""
-    if transport is not None and getattr(transport, "_read_ready_cb", None) is not None:
-        transport._read_ready_cb = None  # type: ignore[attr-defined]
-    if protocol is not None and getattr(protocol, "_data_received_cb", None) is not None:
-        protocol._data_received_cb = None  # type: ignore[attr-defined]
-
-
-class _Gated(asyncio.Protocol):
-    """One accepted connection: admitted (then aiohttp's handler has it) or aborted."""
-
-    __slots__ = ("_factory", "_held", "deadline", "gate", "inner", "key", "transport")
-
-    def __init__(self, gate: Gate, factory: Callable[[], asyncio.Protocol], key: str) -> None:
-        self.gate = gate
-        self.inner: asyncio.Protocol | None = None
-        self.transport: asyncio.Transport | None = None
-        self.key = key
-        """The group the connection was admitted under (its place is given back when it closes)."""
-        self.deadline: asyncio.TimerHandle | None = None
-        self._factory = factory
-        self._held: list[bytes] | None = None
-        """Bytes read while the loop turn had no room for them (reading pauses until they are given on)."""
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
-        self.gate.live[transport] = self
-        self.inner = self._factory()
-        self.inner.connection_made(transport)
-        self.arm()
-
-    def arm(self) -> None:
-        """Start the clock for the next request's head."""
-        self.disarm()
-        if self.transport is not None and not self.transport.is_closing():
-            self.deadline = asyncio.get_running_loop().call_later(self.gate.header_seconds, self._late)
-
-    def disarm(self) -> None:
-        """A request's head has come: its handler has the connection."""
-        if self.deadline is not None:
-            self.deadline.cancel()
-            self.deadline = None
-
-    def _late(self) -> None:
-        self.deadline = None
-        if self.transport is not None and not self.transport.is_closing():
-            self.gate.tally.note("connections closed without a whole request in time")
-            self.transport.abort()
-
-    def data_received(self, data: bytes) -> None:
-        """Give ``data`` to the parser in this turn when it has room, else in a later one (reading
-        pauses meanwhile: the kernel holds the rest, and the sender waits)."""
-        if self.inner is None:
-            return
-        if self._held is not None:
-            self._held.append(data)
-        elif self.gate.turns.take():
-            self.inner.data_received(data)
-        else:
-            self._held = [data]
-            assert self.transport is not None
-            self.transport.pause_reading()
-            self.gate.turns.later(self._give)
-
-    def _give(self) -> bool:
-        """The turn has room: reading resumes and the bytes held go to the parser."""
-        held, self._held = self._held, None
-        if not held or self.inner is None or self.transport is None or self.transport.is_closing():
-            return False
-        self.transport.resume_reading()  # first: the parser may pause reading again, and that stays
-        for chunk in held:
-            if self.inner is None:
-                break
-            self.inner.data_received(chunk)
-        return True
-
-    def eof_received(self) -> bool | None:
-        if self._held is not None:
-            self._give()  # the bytes before the end go first (rare: a client that half-closes)
-        return self.inner.eof_received() if self.inner is not None else None
-
-    def pause_writing(self) -> None:
-        if self.inner is not None:
-            self.inner.pause_writing()
-
-    def resume_writing(self) -> None:
-        if self.inner is not None:
-            self.inner.resume_writing()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.disarm()
-        unlink(self.transport)
-        if self.inner is None:
-            return
-        inner, self.inner = self.inner, None
-        self.gate.live.pop(self.transport, None)  # type: ignore[arg-type]
-        self.gate.release(self.key)
-        try:
-            inner.connection_lost(exc)
-        finally:
-            unlink(None, inner)
-
-
 class Gate:
-    """The caps on connections (see the module's docstring)."""
+    """The caps on connections, their deadlines and what they may send (see the module's docstring)."""
 
     def __init__(
         self,
         max_total: int = MAX_CONNECTIONS,
-        max_per_group: int = MAX_PER_GROUP,
+        per_address: int = PER_ADDRESS,
         header_seconds: float = HEADER_SECONDS,
         clock: Callable[[], float] | None = None,
+        per_network: int = PER_NETWORK,
+        drain_seconds: float = DRAIN_SECONDS,
     ) -> None:
-        self.max_total, self.max_per_group, self.header_seconds = max_total, max_per_group, header_seconds
-        self.total = 0
+        self.shares: Shares[Connection] = Shares(max_total, per_address, per_network)
+        """Who holds the connections and who gives way (:mod:`firmware_host.web.shares`)."""
+        self.header_seconds, self.drain_seconds = header_seconds, drain_seconds
         self._banned: dict[str, float] = {}
-        """Groups refused until a time (the clock's), for having abused what they were given."""
-        self.held: Counter[str] = Counter()
-        """Connections held per group."""
-        self.live: dict[asyncio.BaseTransport, _Gated] = {}
+        """Addresses refused until a time (the clock's), for having abused what they were given."""
+        self.live: dict[asyncio.BaseTransport, Connection] = {}
         self.turns = TurnShare()
         """Connections whose bytes go to the parser in one loop turn (:mod:`firmware_host.web.pacing`)."""
         self.tally = Tally(clock or (lambda: asyncio.get_running_loop().time()))
         self.kernel: SynFilter | None = None
         """The addresses the kernel refuses for the listening socket (from :meth:`serve` on)."""
         self._out: dict[str, float] = {}
-        """The groups the kernel refuses, each until a time at least (the clock's)."""
+        """The addresses the kernel refuses, each until a time at least (the clock's)."""
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def admit(self, address: str) -> str | None:
-        """The group a new connection of ``address`` counts against, or ``None`` (refused)."""
-        key = group(address)
+    @property
+    def max_total(self) -> int:
+        """Connections held at once, from everyone."""
+        return self.shares.max_total
+
+    @max_total.setter
+    def max_total(self, value: int) -> None:
+        self.shares.max_total = value
+
+    @property
+    def per_address(self) -> int:
+        """Connections one address may hold."""
+        return self.shares.per_address
+
+    @property
+    def total(self) -> int:
+        """Connections held now."""
+        return self.shares.total
+
+    @property
+    def held(self) -> Counter[str]:
+        """Connections held per address."""
+        return self.shares.held
+
+    def admit(self, address: str) -> tuple[str, str] | None:
+        """The address and network a new connection of ``address`` counts against, or ``None``
+        (refused); when the page is full, the connection whose place it takes is aborted."""
+        key, net = place(address)
         if self._banned and key in self._banned:
             if self.tally.clock() < self._banned[key]:
                 self.tally.note("connections refused (an address sent past its budget)")
                 return None
             del self._banned[key]
-        if self.total >= self.max_total:
-            self.tally.note("connections refused (the page holds all it may)")
+        verdict = self.shares.ask(key, net, self.tally.clock())
+        if not verdict.admitted:
+            self.tally.note(verdict.why)
+            if self.shares.held[key] >= self.shares.per_address and key not in self._out:
+                self._keep_out(key, KEEP_OUT_SECONDS)  # else: connections it had queued before the kernel refused it
             return None
-        if self.held[key] >= self.max_per_group:
-            self.tally.note("connections refused (one address holds all it may)")
-            if key not in self._out:  # else: connections it had queued before the kernel refused it
-                self._keep_out(key, KEEP_OUT_SECONDS)
-            return None
-        self.total += 1
-        self.held[key] += 1
-        return key
+        if verdict.victim is not None:
+            self.tally.note("connections closed to make room for a lighter address")
+            verdict.victim.give_way()
+        self.shares.take(key, net)
+        return key, net
 
     def ban(self, key: str, seconds: float = BAN_SECONDS) -> None:
-        """Refuse every new connection of group ``key`` for ``seconds`` (it sent past its budget:
+        """Refuse every new connection of address ``key`` for ``seconds`` (it sent past its budget:
         coming back at once would cost the loop the same again)."""
-        if len(self._banned) >= self.max_total:
+        if len(self._banned) >= self.shares.max_total:
             now = self.tally.clock()
             self._banned = {k: t for k, t in self._banned.items() if t > now}
         self._banned[key] = self.tally.clock() + seconds
@@ -311,17 +242,23 @@ class Gate:
         until = self._out.get(key)
         if until is None or self.kernel is None:
             return
-        if self.tally.clock() >= until - 0.001 and self.held[key] < self.max_per_group:  # a timer may wake a hair early
+        early = 0.001  # a timer may wake a hair early
+        if self.tally.clock() >= until - early and self.shares.held[key] < self.shares.per_address:
             del self._out[key]
             self.kernel.unblock(key)
             self.kernel.flush()
 
-    def release(self, key: str) -> None:
-        """A connection of ``key`` closed."""
-        self.total -= 1
-        self.held[key] -= 1
-        if self.held[key] <= 0:
-            del self.held[key]
+    def release(self, seat: Connection) -> None:
+        """``seat``'s connection closed or gave its place away: the place is free (once)."""
+        if not seat.seated:
+            return
+        seat.seated = False
+        self.shares.give_back(seat.key, seat.net, seat)
+        self._let_in(seat.key)
+
+    def _unseated(self, key: str, net: str) -> None:
+        """A place admitted whose connection never came (its socket failed)."""
+        self.shares.give_back(key, net)
         self._let_in(key)
 
     def serve(self, sock: socket.socket, factory: Callable[[], asyncio.Protocol]) -> Callable[[], None]:
@@ -363,14 +300,16 @@ class Gate:
                         loop.remove_reader(fd)
                         paused.append(loop.call_later(1.0, resume))
                     return  # ECONNABORTED and the like: the client gave up; nothing to do
-                key = self.admit(peer[0] if isinstance(peer, tuple) and peer else "")
-                if key is None:
+                place = self.admit(peer[0] if isinstance(peer, tuple) and peer else "")
+                if place is None:
                     with contextlib.suppress(OSError):
                         conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, LINGER_RESET)
                     conn.close()
                     continue
                 conn.setblocking(False)
-                task = loop.create_task(self._connect(loop, conn, factory, key))
+                with contextlib.suppress(OSError):
+                    conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
+                task = loop.create_task(self._connect(loop, conn, factory, *place))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
 
@@ -387,12 +326,17 @@ class Gate:
         return stop
 
     async def _connect(
-        self, loop: asyncio.AbstractEventLoop, conn: socket.socket, factory: Callable[[], asyncio.Protocol], key: str
+        self,
+        loop: asyncio.AbstractEventLoop,
+        conn: socket.socket,
+        factory: Callable[[], asyncio.Protocol],
+        key: str,
+        net: str,
     ) -> None:
         try:
-            await loop.connect_accepted_socket(lambda: _Gated(self, factory, key), sock=conn)
+            await loop.connect_accepted_socket(lambda: Connection(self, factory, key, net), sock=conn)
         except OSError:
-            self.release(key)
+            self._unseated(key, net)
             conn.close()
 
     def began(self, transport: Any) -> None:
@@ -401,8 +345,30 @@ class Gate:
         if gated is not None:
             gated.disarm()
 
-    def answered(self, transport: Any) -> None:
-        """A request on ``transport`` was answered (the next one's head has its deadline)."""
+    def answered(self, transport: Any, later: float = 0.0) -> None:
+        """A request on ``transport`` was answered (the next one's head has its deadline, and the
+        next request it sent goes to the parser, ``later`` seconds on)."""
         gated = self.live.get(transport)
         if gated is not None:
             gated.arm()
+            loop = asyncio.get_running_loop()
+            if later > 0:
+                loop.call_later(later, gated.next_request)
+            else:
+                loop.call_soon(gated.next_request)
+
+    def watch_frames(self, transport: Any, tail: bytes | None = b"") -> None:
+        """``transport`` becomes a WebSocket: from now on every frame its client sends is counted
+        (:mod:`firmware_host.web.frames`); ``tail``: bytes aiohttp already took after the head
+        (``None``: the handshake failed, the connection is no WebSocket)."""
+        gated = self.live.get(transport)
+        if gated is not None:
+            gated.watch_frames(tail)
+
+    def mute(self, transport: Any) -> None:
+        """``transport``'s bytes no longer reach the parser (its body was refused, or left unread
+        and aiohttp would read it to its end): reading stops, the client's sending waits on the
+        kernel's window, and the connection closes after its answer."""
+        gated = self.live.get(transport)
+        if gated is not None:
+            gated.mute()

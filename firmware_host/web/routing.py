@@ -19,7 +19,7 @@ from typing import Any
 
 from aiohttp import web
 
-from firmware_host.core.limits import parse_json
+from firmware_host.core.limits import InputError, parse_json
 from firmware_host.core.validators import ValidatorError
 
 READ, PAIR, PAIRED = "read", "pair", "paired"
@@ -83,14 +83,17 @@ def check_origin(request: web.Request, required: bool = True) -> None:
 
 
 async def read_json(request: web.Request) -> Any:
-    """The request's body as JSON (408 when it is slower than :data:`BODY_SECONDS`, 400 when not JSON)."""
+    """The request's body as JSON (408 when it is slower than :data:`BODY_SECONDS`, 400 when not
+    JSON or when an object names a key twice)."""
     try:
         async with asyncio.timeout(BODY_SECONDS):
             raw = await request.read()
     except TimeoutError:
         raise Refused(408, f"the body did not arrive within {BODY_SECONDS:g} s") from None
     try:
-        return parse_json(raw.decode("utf-8"))
+        return parse_json(raw.decode("utf-8"), unique_keys=True)
+    except InputError as exc:
+        raise ValidatorError(f"body: {exc}") from None
     except (UnicodeDecodeError, ValueError):
         raise ValidatorError("body: expected a JSON object") from None
 

@@ -39,7 +39,7 @@ from firmware_host.web.api.pages import PageRoutes
 from firmware_host.web.api.phone import PhoneRoutes
 from firmware_host.web.budget import Budget
 from firmware_host.web.door import TableDoor
-from firmware_host.web.gate import Gate, connection_budget, group
+from firmware_host.web.gate import Gate, connection_budget
 from firmware_host.web.net import handed_socket, lan_address, listening_socket, own_names, plain_address, split_host
 from firmware_host.web.pacing import TurnShare
 from firmware_host.web.ratelimit import RateLimit
@@ -54,6 +54,7 @@ from firmware_host.web.routing import (
     check_origin,
     envelope,
 )
+from firmware_host.web.shares import group
 
 log = logging.getLogger(__name__)
 
@@ -63,10 +64,26 @@ KEEPALIVE = 15.0
 """Seconds an idle keep-alive connection is kept (a page's next request comes sooner)."""
 MAX_LINE = 4096
 """The longest request line or header field read (aiohttp's default is 8190)."""
+AFTER_429 = 1.0
+"""Seconds a connection's next request waits after one of its requests was refused for its rate."""
+MAX_HEADERS = 32
+"""Header fields a request may have (a browser sends about fifteen; aiohttp's default is 128): with
+:data:`MAX_LINE`, a request's head is 128 KB at most, and aiohttp queues 32 pipelined requests of
+a connection at most."""
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
     "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
+
+
+def _given_twice(keys: Any) -> str | None:
+    """The first key ``keys`` name twice, or ``None``."""
+    seen: set[str] = set()
+    for key in keys:
+        if key in seen:
+            return str(key)
+        seen.add(key)
+    return None
 
 
 class QuietBadRequests(logging.Filter):
@@ -163,15 +180,33 @@ class Companion:
         """A request's head has come: its connection's header deadline stops until it is answered.
         It begins when the loop turn has room for it (:class:`~firmware_host.web.pacing.TurnShare`).
         Only the device's own names are served (a page elsewhere whose name was pointed at the
-        device, DNS rebinding, gets 421 on every route)."""
+        device, DNS rebinding, gets 421 on every route). A body announced over
+        :data:`~firmware_host.web.routing.MAX_BODY` is refused (413) before a byte of it is read,
+        and a query naming a key twice (400); a body left unread is never read (the gate mutes its
+        connection, which closes after the answer)."""
         self.gate.began(request.transport)
+        answer: web.StreamResponse | None = None
         try:
             await self.turns.begin()
             if not self._own_host(request):
                 return envelope(421, ERRORS[421], "this is the table's page: ask for it by the table's name or address")
-            return await handler(request)
+            if request.content_length is not None and request.content_length > MAX_BODY:
+                self.gate.mute(request.transport)
+                refused = envelope(413, ERRORS[413], f"the body is larger than {MAX_BODY} bytes")
+                refused.force_close()
+                return refused
+            twice = _given_twice(key for key, _ in request.query.items())
+            if twice is not None:
+                return envelope(400, "ValidatorError", f"query: {twice!r} is given twice")
+            answer = await handler(request)
+            return answer
         finally:
-            self.gate.answered(request.transport)
+            if not request.content.is_eof():
+                self.gate.mute(request.transport)  # else aiohttp reads the rest to keep the connection
+            # a request refused for its rate: the next one the connection sent ahead waits as long
+            # as Retry-After says (a browser sends none ahead; a pipelining flood no longer cycles)
+            later = AFTER_429 if answer is not None and answer.status == 429 else 0.0
+            self.gate.answered(request.transport, later)
 
     def _own_host(self, request: web.Request) -> bool:
         """Whether ``Host`` names this device: the address the request came to, the page's own
@@ -261,6 +296,7 @@ class Companion:
             keepalive_timeout=KEEPALIVE,
             max_line_size=MAX_LINE,
             max_field_size=MAX_LINE,
+            max_headers=MAX_HEADERS,
             lingering_time=2.0,
         )
         await self._runner.setup()

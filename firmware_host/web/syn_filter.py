@@ -8,10 +8,10 @@ own retransmissions. A filter on a listening TCP socket sees each incoming SYN a
 last ACK (Linux's ``tcp_filter()``); a connection already accepted keeps the filter it was born
 with, which let its address in, so the addresses blocked later never touch it.
 
-IPv4 sources are matched whole, IPv6 ones by their /64 (as :func:`firmware_host.web.gate.group`
-counts them); both on a dual-stack socket (an IPv4 packet reaches it as IPv4). At most
-:data:`MAX_BLOCKED` addresses are held in the filter; past that the gate's own accept-and-reset
-refuses them as before. Where the kernel has no socket filters (not Linux), nothing is blocked.
+IPv4 and IPv6 sources are matched whole (as :func:`firmware_host.web.shares.group` counts them),
+an IPv6 /64 too when one is given; both on a dual-stack socket (an IPv4 packet reaches it as
+IPv4). At most :data:`MAX_BLOCKED` addresses are held in the filter; past that the gate's own
+accept-and-reset refuses them as before. Where the kernel has no socket filters (not Linux), nothing is blocked.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import struct
 log = logging.getLogger(__name__)
 
 MAX_BLOCKED = 128
-"""Addresses the filter holds at most (5 instructions an IPv6 /64, 2 an IPv4 address: ~5 KB)."""
+"""Addresses the filter holds at most (9 instructions an IPv6 address, 2 an IPv4 one: under 10 KB)."""
 SO_ATTACH_FILTER = getattr(socket, "SO_ATTACH_FILTER", 26)
 SO_DETACH_FILTER = getattr(socket, "SO_DETACH_FILTER", 27)
 SKF_NET_OFF = -0x100000
@@ -44,8 +44,8 @@ Instruction = tuple[int, int, int, int]
 
 
 def program(blocked: list[str]) -> list[Instruction]:
-    """The filter dropping packets from the ``blocked`` groups (an IPv4 address, or an IPv6
-    network's ``/64`` as :func:`~firmware_host.web.gate.group` writes it); other keys are left out.
+    """The filter dropping packets from the ``blocked`` keys (an IPv4 or IPv6 address as
+    :func:`~firmware_host.web.shares.group` writes it, or an IPv6 ``/64``); other keys are left out.
     Every jump is short (a test, then the drop right after it) but the one over the IPv4 part."""
     v4: list[Instruction] = []
     v6: list[Instruction] = []
@@ -57,15 +57,13 @@ def program(blocked: list[str]) -> list[Instruction]:
         top = int(net.network_address)
         if net.version == 4:
             v4 += [(_JEQ_K, 0, 1, top), (_RET_K, 0, 0, _DROP)]
-        else:
-            hi, lo = top >> 96, (top >> 64) & 0xFFFFFFFF
-            v6 += [
-                (_LD_W_ABS, 0, 0, SKF_NET_OFF + 8),
-                (_JEQ_K, 0, 3, hi),
-                (_LD_W_ABS, 0, 0, SKF_NET_OFF + 12),
-                (_JEQ_K, 0, 1, lo),
-                (_RET_K, 0, 0, _DROP),
-            ]
+        elif net.prefixlen in (64, 128):
+            words = [(top >> shift) & 0xFFFFFFFF for shift in (96, 64, 32, 0)][: net.prefixlen // 32]
+            test: list[Instruction] = []
+            for n, word in enumerate(words):  # the source address's words, from byte 8 of the header
+                left = len(words) - n  # past the drop on a mismatch: the rest of the tests and the drop
+                test += [(_LD_W_ABS, 0, 0, SKF_NET_OFF + 8 + 4 * n), (_JEQ_K, 0, 2 * left - 1, word)]
+            v6 += [*test, (_RET_K, 0, 0, _DROP)]
     ipv4 = [(_LD_W_ABS, 0, 0, SKF_NET_OFF + 12), *v4, (_RET_K, 0, 0, _PASS)]
     return [
         (_LD_B_ABS, 0, 0, SKF_NET_OFF),

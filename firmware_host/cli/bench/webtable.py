@@ -18,10 +18,13 @@ from firmware_host.web.server import Companion
 
 
 class LiveTable:
-    """``Device`` + ``Companion`` on 127.0.0.1 (a free port), served by a thread's event loop."""
+    """``Device`` + ``Companion`` on 127.0.0.1 (a free port), served by a thread's event loop;
+    ``bind="::"``: on every loopback address, IPv4 and IPv6 (``url`` stays 127.0.0.1)."""
 
-    def __init__(self, state: Path, config: configuration.Config | None = None, seed: int = 1) -> None:
-        self.state, self.seed = state, seed
+    def __init__(
+        self, state: Path, config: configuration.Config | None = None, seed: int = 1, bind: str = "127.0.0.1"
+    ) -> None:
+        self.state, self.seed, self.bind = state, seed, bind
         self.config = (config or configuration.defaults()).with_sim()
         self.loop = asyncio.new_event_loop()
         self.device: Device | None = None
@@ -54,7 +57,7 @@ class LiveTable:
         self.device = Device(self.config, Store(self.state), seed=self.seed)
         task = asyncio.create_task(self.device.run())
         await self.device.ready.wait()
-        self.page = Companion(self.device, "127.0.0.1", 0)
+        self.page = Companion(self.device, self.bind, 0)
         await self.page.start()
         self.device.companion = self.page
         from firmware_host.runtime.garbage import settle

@@ -12,11 +12,18 @@ from firmware_host.runtime.doctor.base import (
 )
 from firmware_host.runtime.doctor.system import System
 
+SPI_TRANSFER_FIX = (
+    "`dmesg | grep -i spi` names the SPI controller's error: a kernel or device-tree matter, not the "
+    "HX711's wiring (a chip that is missing or unpowered reads as DOUT never falling)"
+)
+"""The fix when ``/dev/spidev1.0`` opens but a transfer on it fails."""
+
 
 def check_hx711(config: Config, system: System) -> Result:
     """HX711 words clocked through the configured path: dropped and corrupt reads per minute
     (:mod:`firmware_host.runtime.scale_check`; a low DOUT alone is no answer)."""
     from drivers.scale.hx711_open import describe
+    from drivers.scale.hx711_spi import SpiTransferFailed
     from firmware_host.runtime.scale_check import check_seconds, judge
 
     s = config["scale"]
@@ -25,6 +32,8 @@ def check_hx711(config: Config, system: System) -> Result:
     path = describe(s)
     try:
         report = system.hx711_words(s, check_seconds(s["sps"]))
+    except SpiTransferFailed as exc:
+        return Result("scale", FAIL, f"{path}: {reason(exc)}", SPI_TRANSFER_FIX)
     except Exception as exc:
         fix = {
             "spi": f"{REINSTALL} (dtoverlay=spi1-1cs in config.txt, the spi group, pi extra: spidev), then sudo reboot",

@@ -1,8 +1,8 @@
 """Fixed workloads for the device's own benchmarks (``tablemate bench ...``).
 
-The benchmarks in ``firmware_host/cli/bench/`` play these, so that no host module names a game:
-a plain game whose whole course is known in advance, and a game that weighs its pieces, brought
-to the point where the scale is wanted.
+The benchmarks (``firmware_host/cli/bench/`` and the checkout's ``bench/``) play these, so that no
+host module names a game: a plain game whose whole course is known in advance, and a game that
+weighs its pieces, brought to the point where the scale is wanted.
 """
 
 from __future__ import annotations

@@ -397,14 +397,14 @@ print('ended as the uninterrupted game:', cut['reason'], cut['scores'])"
         -r /mnt/wheelhouse/requirements-cp311-aarch64.txt >/tmp/pip.out 2>&1
     # the test tools with whatever they need (pytest 8 needs pygments too), from their own folder
     /var/tmp/tv/bin/pip install -q --no-index --find-links /mnt/testwheels pytest pyseccomp >>/tmp/pip.out 2>&1
-    (cd /var/tmp/src && /var/tmp/tv/bin/python -m pytest -q -p no:cacheprovider tests/test_sandbox.py) >/tmp/sandbox.out 2>&1
+    (cd /var/tmp/src && /var/tmp/tv/bin/python -m pytest -q -p no:cacheprovider tests/ops/test_sandbox.py) >/tmp/sandbox.out 2>&1
     res=$?; summary=$(tail -n 1 /tmp/sandbox.out)
-    [ "$res" = 0 ] && ok sandbox-test "tests/test_sandbox.py with the kill action: $summary" ||
+    [ "$res" = 0 ] && ok sandbox-test "tests/ops/test_sandbox.py with the kill action: $summary" ||
         fail sandbox-test "$(grep -E 'FAILED|Error' /tmp/sandbox.out | head -n 3 | tr '\n' ' ') $summary"
     # -- the page's socket filter (the kernel dropping a refused address's SYNs) on this kernel --------
-    (cd /var/tmp/src && /var/tmp/tv/bin/python -m pytest -q -p no:cacheprovider tests/test_web_syn_filter.py) >/tmp/syn.out 2>&1
+    (cd /var/tmp/src && /var/tmp/tv/bin/python -m pytest -q -p no:cacheprovider tests/web/test_web_syn_filter.py) >/tmp/syn.out 2>&1
     res=$?; summary=$(tail -n 1 /tmp/syn.out)
-    [ "$res" = 0 ] && ok syn-filter "tests/test_web_syn_filter.py on the arm64 kernel: $summary" ||
+    [ "$res" = 0 ] && ok syn-filter "tests/web/test_web_syn_filter.py on the arm64 kernel: $summary" ||
         fail syn-filter "$(grep -E 'FAILED|Error' /tmp/syn.out | head -n 3 | tr '\n' ' ') $summary"
     if grep -q 'tablemate.derive=1' /proc/cmdline; then
         dpkg -i /mnt/debs/*.deb >/tmp/dpkg.out 2>&1 || say "@@ derive: dpkg -i failed: $(tail -n 3 /tmp/dpkg.out | tr '\n' ' ')"

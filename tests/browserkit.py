@@ -1,12 +1,12 @@
 """Debian's Chromium driven by Playwright (never a downloaded browser), and the live table the
-browser tests talk to (:class:`firmware_host.cli.bench.webtable.LiveTable`)."""
+browser tests talk to (:class:`bench.webtable.LiveTable`)."""
 
 from __future__ import annotations
 
 import shutil
 from typing import Any
 
-from firmware_host.cli.bench.webtable import LiveTable
+from bench.webtable import LiveTable
 
 __all__ = ["CHROMIUM", "LiveTable", "browser", "playwright_ready"]
 

@@ -15,7 +15,7 @@ them:
   ``--language`` (German unless told: the README shows the device in German on a 256×64 panel).
 
 Beside each picture, ``.txt``: its words as a player reads them (what ``snap`` writes beside its
-``.png``). ``tests/test_frames_docs.py`` makes them all again and fails when one differs from the
+``.png``). ``tests/docs/test_frames_docs.py`` makes them all again and fails when one differs from the
 committed picture or words: after a change of any screen, run the command above and commit them.
 """
 

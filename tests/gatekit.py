@@ -12,13 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware_host.web.connection import Connection
-from firmware_host.web.gate import Gate
+from firmware_host.web.guards.connection import Connection
+from firmware_host.web.guards.gate import Gate
 
 HEAD_SECONDS = 0.002
 """How long a fresh client's request head takes to arrive after its connection opens."""
 ANSWER_SECONDS = 0.005
-"""How long its answer takes (the page's budget serves a new address first: tests/test_web_budget.py)."""
+"""How long its answer takes (the page's budget serves a new address first: tests/web/test_web_budget.py)."""
 RETRY_SECONDS = 0.2
 """How long a guest waits before opening again when the page refused or closed it."""
 

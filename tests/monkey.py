@@ -16,7 +16,7 @@ Self-test, the game menu, undo). It fails a run on
   (:attr:`games.core.View.needed`: the bets riding, the supply, the order of play, a card drawn),
   its players' names allowed shortened (:func:`missing_needed`).
 
-The suite runs a bounded slice (``tests/test_monkey.py``), a few runs of it on the bigger panels
+The suite runs a bounded slice (``tests/runtime/test_monkey.py``), a few runs of it on the bigger panels
 and with the longest names the config allows; a longer campaign, over the panels, languages and
 namings asked for::
 

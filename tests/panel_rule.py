@@ -13,7 +13,7 @@ a player's name in it shortened to no fewer than :data:`~firmware_host.ui.render
 
 The play is the UI monkey's (:func:`tests.monkey.run_monkey` with ``play``: a game is started
 at once, at random, whenever none is in play), every frame the panel draws is checked as it is
-drawn. The suite runs a bounded slice (``tests/test_panel_rule.py``); the campaign plays the grid
+drawn. The suite runs a bounded slice (``tests/ui/test_panel_rule.py``); the campaign plays the grid
 of panels, languages, seats and namings at length::
 
     .venv/bin/python -m tests.panel_rule --frames 50000

@@ -16,7 +16,7 @@ never a kill (``RestrictAddressFamilies=``, ``ProtectClock=``, ...), and need ro
     python -m tests.sandboxkit derive    # rewrite the service's calls (strace) for the doctor
 
 runs the same paths under ``strace -f`` instead and writes
-:mod:`firmware_host.runtime.service_syscalls`, the calls the doctor checks an installed unit
+:mod:`firmware_host.ops.service_syscalls`, the calls the doctor checks an installed unit
 against.
 """
 
@@ -37,7 +37,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from firmware_host.runtime import syscall_filter
+from firmware_host.ops import syscall_filter
 from tests.conftest import ROOT
 from tests.waits import scaled
 
@@ -328,9 +328,9 @@ def derive_calls(folder: Path) -> set[str]:
 
 
 def service_syscalls_module(calls: set[str], machine: str | None = None, recorded_on: str | None = None) -> str:
-    """The source of :mod:`firmware_host.runtime.service_syscalls` with ``calls`` as ``machine``'s
+    """The source of :mod:`firmware_host.ops.service_syscalls` with ``calls`` as ``machine``'s
     list (default: this one's), the other machines' lists kept as they are."""
-    from firmware_host.runtime import service_syscalls
+    from firmware_host.ops import service_syscalls
 
     machine = machine or platform.machine()
     version = recorded_on or f"Python {platform.python_version()} on {machine} (Linux {platform.release()})"
@@ -356,7 +356,7 @@ def service_syscalls_module(calls: set[str], machine: str | None = None, recorde
 
 
 def main(argv: list[str]) -> int:
-    """``derive``: rewrite :mod:`firmware_host.runtime.service_syscalls` from a traced run."""
+    """``derive``: rewrite :mod:`firmware_host.ops.service_syscalls` from a traced run."""
     if argv != ["derive"]:
         print(__doc__)
         return 2

@@ -8,7 +8,7 @@ short and zero-filled). Snapshots are written every ``--snap-every`` actions (de
 game crosses several. Each is
 followed by a boot on the files left behind, which must lose no acknowledged action, file the
 finished game exactly once with its real result and agree with replay. The suite runs seed 1
-(``tests/test_crashes.py``); this runs more and prints the totals.
+(``tests/core/test_crashes.py``); this runs more and prints the totals.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from games import ENGINES
 ROOT = Path(__file__).resolve().parents[1]
 HOST = ROOT / "firmware_host"
 
-ROOMS = ("timers", "core", "scale", "ui", "web", "runtime", "sim", "cli")
+ROOMS = ("timers", "core", "scale", "ui", "web", "ops", "runtime", "sim", "cli")
 """The rooms of firmware_host/, lowest first: a room imports only the rooms before it."""
 
 
@@ -121,7 +121,19 @@ def test_every_room_is_listed_and_says_what_it_may_import():
     for room in ROOMS:
         doc = ast.get_docstring(ast.parse((HOST / room / "__init__.py").read_text(encoding="utf-8")))
         assert doc and "import" in doc.lower(), room
-    assert len([p for p in HOST.iterdir() if p.name != "__pycache__"]) <= 10
+    assert len([p for p in HOST.iterdir() if p.name != "__pycache__"]) <= len(ROOMS) + 2  # and __init__, __main__
+
+
+def test_the_web_guards_import_nothing_of_the_page_but_its_door():
+    """The guards stand between the LAN and the routes: the routes import them, never the reverse."""
+    for name, path in modules(HOST / "web" / "guards").items():
+        page = {
+            m
+            for m in imported(path)
+            if m.startswith("firmware_host.web.")
+            and not m.startswith(("firmware_host.web.guards", "firmware_host.web.door"))
+        }
+        assert not page, f"{name} imports {sorted(page)}"
 
 
 def test_games_and_drivers_import_nothing_of_the_host():

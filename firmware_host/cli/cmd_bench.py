@@ -1,13 +1,43 @@
-"""``tablemate bench …``: each benchmark's command, which loads its module only when it runs
-(:mod:`firmware_host.cli.bench`; the detector's benchmark lives in the checkout's ``bench/``)."""
+"""``tablemate bench …``: each benchmark's command, which loads its module only when it runs.
+
+Three benchmarks measure what only the device itself has -- its CPU and memory at rest
+(``idle``), its SD card's fsync (``journal``), its start to ``READY`` (``start``) -- and ship
+in the package (:mod:`firmware_host.cli.bench`), so an installed Pi runs them. The others are
+the lab: they live in the checkout's ``bench/`` (never installed) and run only from a checkout;
+elsewhere :func:`checkout` says so.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
+import firmware_host
 from firmware_host.cli.common import Fail, state_root
+
+
+def checkout(bench: str) -> Path:
+    """The checkout of tablemate whose ``bench/`` holds ``bench``, put on the import path (and, run
+    from elsewhere, on the children's: some benchmarks start ``python -m bench…``): the current
+    folder, else the one this package was installed from in editable mode. ``Fail`` where there is
+    none."""
+    for root in (Path.cwd(), Path(firmware_host.__file__).resolve().parents[1]):
+        if (root / "bench" / "__init__.py").is_file() and (root / "firmware_host").is_dir():
+            break
+    else:
+        raise Fail(
+            f"`tablemate bench {bench}` runs from a checkout of tablemate (its bench/ is not installed): "
+            "run it in the checkout's folder"
+        )
+    where = str(root)
+    if where not in sys.path:
+        sys.path.insert(0, where)
+    paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    if root != Path.cwd() and where not in paths:  # in the checkout, ``python -m`` finds it by itself
+        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (where, *paths) if p)
+    return root
 
 
 def cmd_bench_idle(args: argparse.Namespace) -> int:
@@ -19,21 +49,24 @@ def cmd_bench_idle(args: argparse.Namespace) -> int:
 
 def cmd_bench_wakeups(args: argparse.Namespace) -> int:
     """Count the idle device's wake-ups per second, per thread."""
-    from firmware_host.cli.bench.wakeups import main as bench_wakeups
+    checkout("wakeups")
+    from bench.wakeups import main as bench_wakeups
 
     return bench_wakeups(args.seconds)
 
 
 def cmd_bench_pixels(args: argparse.Namespace) -> int:
     """Measure press-to-display latency and the I2C bytes of typical changes."""
-    from firmware_host.cli.bench.pixels import main as bench_pixels
+    checkout("pixels")
+    from bench.pixels import main as bench_pixels
 
     return bench_pixels(args.presses)
 
 
 def cmd_bench_panels(args: argparse.Namespace) -> int:
     """Count the bus bytes of a menu step on every panel kind."""
-    from firmware_host.cli.bench.panels import main as bench_panels
+    checkout("panels")
+    from bench.panels import main as bench_panels
 
     return bench_panels(args.presses)
 
@@ -45,7 +78,8 @@ def cmd_bench_journal(args: argparse.Namespace) -> int:
     root = state_root(args)
     try:
         if args.slow_fsync:
-            from firmware_host.cli.bench.loop import main as bench_loop
+            checkout("journal --slow-fsync")
+            from bench.loop import main as bench_loop
 
             return bench_loop(root, args.count, args.slow_fsync)
         return bench_journal(root, args.count)
@@ -55,15 +89,17 @@ def cmd_bench_journal(args: argparse.Namespace) -> int:
 
 def cmd_bench_undo(args: argparse.Namespace) -> int:
     """Measure resume, ``state`` and undo of long sessions, and the loop's longest block."""
-    from firmware_host.cli.bench.undo import main as bench_undo
+    checkout("undo")
+    from bench.undo import main as bench_undo
 
     return bench_undo(tuple(args.actions) if args.actions else (1000, 10000), args.repeat)
 
 
 def cmd_bench_resume(args: argparse.Namespace) -> int:
     """Measure what the table sees from the boot of a long game to the end of its check."""
-    from firmware_host.cli.bench.resume import SIZES
-    from firmware_host.cli.bench.resume import main as bench_resume
+    checkout("resume")
+    from bench.resume import SIZES
+    from bench.resume import main as bench_resume
 
     return bench_resume(tuple(args.actions) if args.actions else SIZES, apart=not args.in_thread)
 
@@ -77,14 +113,16 @@ def cmd_bench_start(args: argparse.Namespace) -> int:
 
 def cmd_bench_voice(args: argparse.Namespace) -> int:
     """Measure press → first sample to ALSA beside the engine alone, the loop's block, CPU and RSS."""
-    from firmware_host.cli.bench.voice import bench
+    checkout("voice")
+    from bench.voice import bench
 
     return bench(args.presses, args.runs)
 
 
 def cmd_bench_web(args: argparse.Namespace) -> int:
     """Measure the companion page's cost: wake-ups, press latency under load, Chromium, bad input."""
-    from firmware_host.cli.bench.web import main as bench_web
+    checkout("web")
+    from bench.web import main as bench_web
 
     return bench_web(
         args.presses,
@@ -100,8 +138,9 @@ def cmd_bench_web(args: argparse.Namespace) -> int:
 
 def cmd_bench_hx711(args: argparse.Namespace) -> int:
     """PD_SCK high times and dropped words of each HX711 path, with the service's threads busy."""
-    from firmware_host.cli.bench.hx711 import PATHS
-    from firmware_host.cli.bench.hx711 import main as bench_hx711
+    checkout("hx711")
+    from bench.hx711_clock import PATHS
+    from bench.hx711_clock import main as bench_hx711
 
     paths = args.paths.split(",") if args.paths else list(PATHS)
     unknown = [p for p in paths if p not in PATHS]
@@ -111,13 +150,8 @@ def cmd_bench_hx711(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_scale(args: argparse.Namespace) -> int:
-    """The detector benchmark on generated and real traces: it lives beside its data in the
-    checkout's ``bench/``, not in the installed package, so it runs from a checkout."""
-    checkout = Path.cwd()
-    if not (checkout / "bench" / "scale.py").is_file():
-        raise Fail("the detector benchmark runs from a checkout of tablemate: run `tablemate bench scale` there")
-    if str(checkout) not in sys.path:
-        sys.path.insert(0, str(checkout))
+    """The detector benchmark on generated and real traces (beside its data in the checkout)."""
+    checkout("scale")
     from bench.scale import main as bench_main
 
     return bench_main(args.rest)

@@ -3,7 +3,7 @@ helpers that keep stdout's contract, the state folder and the config file.
 
 Exit status: 0 fine, 2 bad input (script, config, state folder), 3 a replay action refused.
 Each command imports what only it uses (asyncio, the config reader, the store, the drivers) in
-its own function: `replay` loads no asyncio, `state` no drivers (tests/test_process.py).
+its own function: `replay` loads no asyncio, `state` no drivers (tests/runtime/test_process.py).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from firmware_host.core.config import Config
 from firmware_host.core.store import default_state_dir
-from firmware_host.runtime.doctor import SERVICE_USER, System, run_checks
+from firmware_host.ops.doctor import SERVICE_USER, System, run_checks
 
 SERVICE_STATE = Path("/var/lib/tablemate")
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from drivers.panels import PANELS, display_size
+from drivers.panels import PANELS, Wiring, display_size
 from firmware_host.core.i18n import LANGUAGES
 from firmware_host.core.limits import (
     MAX_FILE_BYTES,
@@ -442,6 +442,12 @@ def panel_bus(config: Config) -> str | None:
     d = config["display"]
     panel = PANELS.get(d["kind"])
     return panel.bus(d["interface"]) if panel is not None else None
+
+
+def display_wiring(config: Config) -> Wiring:
+    """How ``[display]`` says the panel is wired."""
+    d = config["display"]
+    return Wiring(d["interface"], d["i2c_port"], d["address"], d["spi_device"], d["dc"], d["reset"])
 
 
 def load(path: Path | str | None) -> Config:

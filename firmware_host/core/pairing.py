@@ -4,9 +4,9 @@ The Phone screen asks for a code (:meth:`Pairings.new_code`): :data:`CODE_DIGITS
 for one pairing and for :data:`CODE_SECONDS`. Wrong codes do not void it: whoever sends them, from
 however many addresses, the person at the table can still pair (nobody can jam pairing). Guessing
 is bounded by the code's size instead: the page answers at most
-:data:`~firmware_host.web.budget.PAGE_RATE` requests a second in all, so an hour of guessing
+:data:`~firmware_host.web.guards.budget.PAGE_RATE` requests a second in all, so an hour of guessing
 tries at most 900,000 of 10¹² codes (below one chance in a million); each address is slowed to
-:data:`~firmware_host.web.ratelimit.PAIR_RATE` tries a second besides. A code is *void* once it
+:data:`~firmware_host.web.guards.ratelimit.PAIR_RATE` tries a second besides. A code is *void* once it
 expired or paired a phone: :meth:`Pairings.void` says so, and the Phone screen shows it.
 A phone that sends the code gets a token (32 random bytes, hex),
 which the page keeps in an ``HttpOnly`` cookie. Only a hash of each token is stored

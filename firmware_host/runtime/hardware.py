@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from drivers.buttons import ButtonPanel, EdgeHandler
-from drivers.panels import PANELS, SIM, Panel, Wiring, display_size, open_panel
+from drivers.panels import PANELS, SIM, Panel, display_size, open_panel
 from drivers.scale import Scale
 from drivers.tower import StatusHandler, Tower
-from firmware_host.core.config import BUTTONS, Config
+from firmware_host.core.config import BUTTONS, Config, display_wiring
 from games.core import T
 
 log = logging.getLogger(__name__)
@@ -126,12 +126,6 @@ def display_panel(config: Config) -> Panel:
     if d["kind"] in PANELS:
         return PANELS[d["kind"]]
     return PANELS.get(d.get("sim_panel", ""), SIM)
-
-
-def display_wiring(config: Config) -> Wiring:
-    """How ``[display]`` says the panel is wired."""
-    d = config["display"]
-    return Wiring(d["interface"], d["i2c_port"], d["address"], d["spi_device"], d["dc"], d["reset"])
 
 
 def panel_size(config: Config) -> tuple[int, int]:

@@ -7,8 +7,8 @@ connections accepted): a press waited behind it at every step. :class:`Precedenc
 the moment a button's edge is seen (on the driver's thread, before the edge is posted to the
 loop) until the frame it leads to is handed to the display, or :data:`LONGEST` at most; while it
 is held, the page defers its parsing and its handlers to the turns after
-(:mod:`firmware_host.web.pacing`; accepting goes on): nothing is refused, only later, and the page cannot starve: a
-press holds it off for a few milliseconds.
+(:mod:`firmware_host.web.guards.pacing`; accepting goes on): nothing is refused, only later, and
+the page cannot starve: a press holds it off for a few milliseconds.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 No thread per client and no second process: aiohttp's handlers are coroutines on the loop that
 runs the buttons, the journal and the panel. The listening socket is made here (no address
-look-up, so no resolver thread; :mod:`firmware_host.web.net`), and the server is started and
+look-up, so no resolver thread; :mod:`firmware_host.web.guards.net`), and the server is started and
 closed by whoever runs the device (:func:`firmware_host.cli.cmd_play.cmd_run`, the simulator). It
 sees the table through :class:`~firmware_host.web.door.TableDoor` only.
 
@@ -14,7 +14,7 @@ sees the table through :class:`~firmware_host.web.door.TableDoor` only.
 - **Errors** are one envelope, ``{"ok": false, "result": {"error": CLASS, "error_msg": TEXT}}``
   (:mod:`firmware_host.web.routing`): 400 for a validator's refusal, 401 unpaired, 403 a wrong
   origin or a revoked phone, 404, 405, 413 a body over :data:`~firmware_host.web.routing.MAX_BODY`,
-  429 an address over its rate (:mod:`~firmware_host.web.ratelimit`: one machine's flood is
+  429 an address over its rate (:mod:`~firmware_host.web.guards.ratelimit`: one machine's flood is
   slowed on a timer, so it cannot take the loop from the buttons). Answers that succeed are the
   data itself (the contract's ``/api/state`` has ``players`` at the top).
 - **One WebSocket** ``/ws`` (:mod:`firmware_host.web.api.live`): the whole state to a new
@@ -37,12 +37,20 @@ from firmware_host.web.api.history import HistoryRoutes
 from firmware_host.web.api.live import Client, LiveState
 from firmware_host.web.api.pages import PageRoutes
 from firmware_host.web.api.phone import PhoneRoutes
-from firmware_host.web.budget import Budget
 from firmware_host.web.door import TableDoor
-from firmware_host.web.gate import Gate, connection_budget
-from firmware_host.web.net import handed_socket, lan_address, listening_socket, own_names, plain_address, split_host
-from firmware_host.web.pacing import TurnShare
-from firmware_host.web.ratelimit import RateLimit
+from firmware_host.web.guards.budget import Budget
+from firmware_host.web.guards.gate import Gate, connection_budget
+from firmware_host.web.guards.net import (
+    handed_socket,
+    lan_address,
+    listening_socket,
+    own_names,
+    plain_address,
+    split_host,
+)
+from firmware_host.web.guards.pacing import TurnShare
+from firmware_host.web.guards.ratelimit import RateLimit
+from firmware_host.web.guards.shares import group
 from firmware_host.web.routing import (
     COOKIE,
     ERRORS,
@@ -54,7 +62,6 @@ from firmware_host.web.routing import (
     check_origin,
     envelope,
 )
-from firmware_host.web.shares import group
 
 log = logging.getLogger(__name__)
 
@@ -118,20 +125,20 @@ class Companion:
         self.door = door
         self.budget = Budget()
         """The page's answers a second, all addresses together, the least answered address first
-        (:class:`~firmware_host.web.budget.Budget`)."""
+        (:class:`~firmware_host.web.guards.budget.Budget`)."""
         self.gate = gate or Gate()
-        """The caps on connections and the deadline for a request's head (:mod:`firmware_host.web.gate`)."""
+        """The caps on connections and the deadline for a request's head (:mod:`firmware_host.web.guards.gate`)."""
         first = getattr(door, "precedence", None)
         self.gate.turns.first = first  # the table's presses go first (accepting goes on: a paused
         # accept let the kernel's queue overflow, and a new client's SYN was sent again a second later)
         self.turns = TurnShare(first=first)
-        """A few requests begin per loop turn, the rest in the next (:mod:`firmware_host.web.pacing`)."""
+        """A few requests begin per loop turn, the rest in the next (:mod:`firmware_host.web.guards.pacing`)."""
         self._sock: socket.socket | None = None
         self._names: set[str] = own_names(bind)
         """The names ``Host`` may give (see :meth:`_own_host`)."""
         self._stop_accepting: Callable[[], None] | None = None
         self.limit = limit or RateLimit()
-        """Each address's rate (a flood is slowed on a timer; see :mod:`firmware_host.web.ratelimit`)."""
+        """Each address's rate (a flood is slowed on a timer; see :mod:`firmware_host.web.guards.ratelimit`)."""
         self._held = 0
         self.bind, self.port = bind, port
         self._unwatch: Callable[[], None] | None = None
@@ -178,7 +185,7 @@ class Companion:
     @web.middleware
     async def _doorway(self, request: web.Request, handler: Any) -> web.StreamResponse:
         """A request's head has come: its connection's header deadline stops until it is answered.
-        It begins when the loop turn has room for it (:class:`~firmware_host.web.pacing.TurnShare`).
+        It begins when the loop turn has room for it (:class:`~firmware_host.web.guards.pacing.TurnShare`).
         Only the device's own names are served (a page elsewhere whose name was pointed at the
         device, DNS rebinding, gets 421 on every route). A body announced over
         :data:`~firmware_host.web.routing.MAX_BODY` is refused (413) before a byte of it is read,

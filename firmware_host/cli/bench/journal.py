@@ -4,7 +4,7 @@ Every accepted action is appended to the journal and fsynced (on the device's wr
 before its effects show. This measures that write where the state folder lives (run it on the
 Pi's SD card: that is the figure that matters). With ``--slow-fsync MS`` the command measures
 instead how long the event loop is blocked per action while each fsync takes MS longer
-(:mod:`firmware_host.cli.bench.loop`).
+(:mod:`bench.loop`).
 """
 
 from __future__ import annotations

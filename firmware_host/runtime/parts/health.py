@@ -95,7 +95,7 @@ class Health:
     def checks(self) -> Sequence[str] | None:
         """The doctor's self-checks, run once off the loop (they fsync in the state folder)."""
         if self._checks is None and not self._checks_running:
-            from firmware_host.runtime.doctor import System, selftest_lines
+            from firmware_host.ops.doctor import System, selftest_lines
 
             self._checks_running = True
             system = System(state_dir=self.store.root)  # the folder this device really writes

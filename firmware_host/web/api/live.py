@@ -23,14 +23,14 @@ from aiohttp import WSMsgType, web
 
 from firmware_host.core.limits import parse_json
 from firmware_host.web.door import TableDoor
-from firmware_host.web.frames import MAX_MESSAGE
-from firmware_host.web.gate import Gate
+from firmware_host.web.guards.frames import MAX_MESSAGE
+from firmware_host.web.guards.gate import Gate
+from firmware_host.web.guards.shares import group
 from firmware_host.web.routing import READ, Refused, Route, check_origin, no_store
-from firmware_host.web.shares import group
 
 MAX_FRAME = MAX_MESSAGE
 """The largest WebSocket message read from a client, in bytes (the page sends none but pings);
-every frame is counted and bounded by the gate (:mod:`firmware_host.web.frames`)."""
+every frame is counted and bounded by the gate (:mod:`firmware_host.web.guards.frames`)."""
 MAX_CLIENTS = 256
 """WebSocket clients served at once; one more gets a 503."""
 MAX_SCREENS_PER_GROUP = 8
@@ -51,7 +51,7 @@ class Client:
     def __init__(self, ws: web.WebSocketResponse, key: str = "") -> None:
         self.ws = ws
         self.key = key
-        """The address it came from (:func:`~firmware_host.web.shares.group`)."""
+        """The address it came from (:func:`~firmware_host.web.guards.shares.group`)."""
         self.latest: dict[str, Any] | None = None
         self.sent: dict[str, Any] | None = None
         self.ready = asyncio.Event()

@@ -36,9 +36,9 @@ from firmware_host.core.validators import (
     check_token,
 )
 from firmware_host.web.door import TableDoor
-from firmware_host.web.ratelimit import PAIR_BURST, PAIR_RATE, RateLimit
+from firmware_host.web.guards.ratelimit import PAIR_BURST, PAIR_RATE, RateLimit
+from firmware_host.web.guards.shares import group
 from firmware_host.web.routing import COOKIE, COOKIE_SECONDS, PAIR, PAIRED, READ, Refused, Route, read_json
-from firmware_host.web.shares import group
 
 
 class PhoneRoutes:

@@ -30,7 +30,7 @@ from games import get_engine
 from games.core import T
 from tests.waits import scaled
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def voice_config(tmp_path: Path, text: str) -> configuration.Config:

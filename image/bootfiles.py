@@ -48,6 +48,17 @@ def raspi_firmware_custom(scale_lines: list[str], overlays: tuple[str, ...] = OV
     return "\n".join(lines) + "\n"
 
 
+def amplifier_lines(scale_lines: list[str]) -> list[str]:
+    """The custom lines for a card with the I2S amplifier (``[audio] amplifier = "max98357a"``,
+    ``[scale] spi_bus = 0``), from those of ``scale_lines`` (Raspberry Pi OS's): the HX711's SPI
+    (``dtparam=spi=on``, which these trees ignore) is ``tablemate-spi0`` (SPI1's pins are the
+    amplifier's), and ``tablemate-max98357a`` is loaded on
+    the BCM2837 boards (3B, 3B+, Zero 2 W), whose trees give the I2S its DMA; the Pi 4's does not
+    (it has a jack and USB for the voice)."""
+    moved = ["dtoverlay=tablemate-spi0" if line == "dtparam=spi=on" else line for line in scale_lines]
+    return [*moved, "[pi3]", "dtoverlay=tablemate-max98357a", "[pi02]", "dtoverlay=tablemate-max98357a", "[all]"]
+
+
 def fstab() -> str:
     """``/etc/fstab``: both partitions by label (a card from any reader, in any slot)."""
     return (

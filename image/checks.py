@@ -20,6 +20,7 @@ EXPECTED = (
     "game-arschbombe",
     "game-antartik",
     "game-trottel",
+    "voice",
     "doctor",
     "buttons-pl061",
     "sandbox-test",
@@ -41,6 +42,7 @@ EXPECTED_RASPI3B = (
     "uart-off",
     "doctor",
     "game-tonne",
+    "voice",
     "resume-no-scale",
     "upgrade-keeps",
 )

@@ -69,6 +69,10 @@ SPIDEV_COMPATIBLES = (
 from ``linux-image-6.1.0-57-arm64``'s image). A mainline kernel refuses ``compatible = "spidev"``
 (Raspberry Pi's kernel patches it back in): a node so named gets no ``/dev/spidev*``."""
 SPI1 = "/soc/spi@7e215080"
+SPI0 = "/soc/spi@7e204000"
+SPI_NODES = {1: (SPI1, "alt4"), 0: (SPI0, "alt0")}
+"""Each SPI bus the HX711 may use: its node and the function its pins take."""
+I2S = "/soc/i2s@7e203000"
 I2C1 = "/soc/i2c@7e804000"
 MINI_UART = "/soc/serial@7e215040"
 FSEL = {0: "input", 1: "output", 4: "alt0", 5: "alt1", 6: "alt2", 7: "alt3", 3: "alt4", 2: "alt5"}
@@ -113,6 +117,18 @@ class Expected:
     uart_pins: dict[int, str]
     lines: dict[int, str]
     """The GPIO lines the service takes (buttons, a GPIO tower's lamps), by pin, with their role."""
+    amplifier_pins: dict[str, int] = field(default_factory=dict)
+    """An I2S amplifier's pins by role (``[audio] amplifier``), empty without one."""
+
+    @property
+    def spi_node(self) -> str:
+        """The HX711's SPI controller's path."""
+        return SPI_NODES[self.spi_bus][0]
+
+    @property
+    def spi_function(self) -> str:
+        """The function the HX711's SPI pins take there (``alt4`` on SPI1, ``alt0`` on SPI0)."""
+        return SPI_NODES[self.spi_bus][1]
 
 
 def expected(config_path: Path = ROOT / "hardware" / "config.toml") -> Expected:
@@ -120,14 +136,25 @@ def expected(config_path: Path = ROOT / "hardware" / "config.toml") -> Expected:
     UART's pins, and the lines the default configuration's buttons and GPIO tower use."""
     import tomllib
 
-    from drivers.scale.hx711_spi import SPI_BUS, SPI_DEVICE, SPI_PINS
+    from drivers.scale.hx711_spi import SPI_BUS, SPI_DEVICE
+    from firmware_host.core.config import AMPLIFIER_PINS, SPI_BUS_PINS
     from firmware_host.core.pi_layout import I2C_BAUDRATE
     from firmware_host.core.serial_console import UART_PINS
 
     raw = tomllib.loads(config_path.read_text(encoding="utf-8"))
     buttons = {pin: f"button {name}" for name, pin in raw["buttons"].items() if isinstance(pin, int)}
     tower = {raw["tower"][lamp]: f"tower {lamp}" for lamp in ("red", "yellow", "green", "buzzer")}
-    return Expected(dict(SPI_PINS), SPI_BUS, SPI_DEVICE, I2C_BAUDRATE, dict(UART_PINS), buttons | tower)
+    bus = raw.get("scale", {}).get("spi_bus", SPI_BUS)
+    amp = raw.get("audio", {}).get("amplifier", "none") != "none"
+    return Expected(
+        dict(SPI_BUS_PINS[bus]),
+        bus,
+        SPI_DEVICE,
+        I2C_BAUDRATE,
+        dict(UART_PINS),
+        buttons | tower,
+        dict(AMPLIFIER_PINS) if amp else {},
+    )
 
 
 def tool(name: str) -> str:
@@ -326,15 +353,18 @@ def _status(node: fdt.Node) -> str:
 
 
 def check_spi(tree: fdt.Tree, want: Expected) -> list[tuple[str, bool, str]]:
-    """SPI1 on with its pins in alt4 (the HX711's DOUT on MISO, PD_SCK on MOSI), and a device
-    spidev binds to on CE0, on bus number ``want.spi_bus``."""
-    spi = tree.get(SPI1)
+    """The HX711's SPI (SPI1, or SPI0 beside an I2S amplifier) on with its pins in its function
+    (the HX711's DOUT on MISO, PD_SCK on MOSI), and a device spidev binds to on CE0, on bus number
+    ``want.spi_bus``."""
+    name, path, function = f"spi{want.spi_bus}", want.spi_node, want.spi_function
+    spi = tree.get(path)
     if spi is None:
-        return [("spi1", False, f"no {SPI1} in the tree"), ("spidev", False, f"no {SPI1} in the tree")]
+        return [(name, False, f"no {path} in the tree"), ("spidev", False, f"no {path} in the tree")]
     pins = state_pins(tree, spi)
-    wrong = {role: pin for role, pin in want.spi_pins.items() if pins.get(pin) != "alt4"}
+    wrong = {role: pin for role, pin in want.spi_pins.items() if pins.get(pin) != function}
     detail = f"{_status(spi)}, pins {dict(sorted(pins.items())) or 'none'}"
-    found = [("spi1", spi.enabled() and not wrong, detail + (f"; not SPI1's (alt4): {wrong}" if wrong else ""))]
+    detail += f"; not {name.upper()}'s ({function}): {wrong}" if wrong else ""
+    found = [(name, spi.enabled() and not wrong, detail)]
     device = next((c for c in spi.children.values() if c.cells("reg")[:1] == [want.spi_device]), None)
     alias = _alias(tree, f"spi{want.spi_bus}")
     compatible = device.strings("compatible") if device is not None else []
@@ -343,11 +373,11 @@ def check_spi(tree: fdt.Tree, want: Expected) -> list[tuple[str, bool, str]]:
         why = f"no device on CE{want.spi_device}"
     elif not binds:
         why = f"compatible {compatible}: spidev binds to none of them"
-    elif alias != SPI1:
+    elif alias != path:
         why = f"alias spi{want.spi_bus} is {alias!r}: the bus gets another number"
     else:
         why = f"{device.name} ({compatible[0]}) on CE{want.spi_device}, alias spi{want.spi_bus}"
-    ok = device is not None and device.enabled() and binds and alias == SPI1
+    ok = device is not None and device.enabled() and binds and alias == path
     return [*found, ("spidev", ok, f"/dev/spidev{want.spi_bus}.{want.spi_device}: {why}")]
 
 
@@ -360,6 +390,50 @@ def check_i2c(tree: fdt.Tree, want: Expected) -> tuple[str, bool, str]:
     alias, pins = _alias(tree, "i2c1"), state_pins(tree, i2c)
     ok = i2c.enabled() and hz == want.i2c_hz and alias == I2C1 and pins.get(2) == pins.get(3) == "alt0"
     return ("i2c1", ok, f"{_status(i2c)}, {hz} Hz (want {want.i2c_hz}), pins {pins}, alias i2c1 {alias!r}")
+
+
+def check_amplifier(tree: fdt.Tree, want: Expected) -> tuple[str, bool, str]:
+    """The I2S amplifier as one ALSA card: the I2S on with PCM's pins in alt0 and DMA channels to
+    feed it, a ``maxim,max98357a`` codec, and a ``simple-audio-card`` whose cpu is that I2S and
+    whose codec is that amplifier, each reached by a phandle the tree resolves."""
+    i2s = tree.get(I2S)
+    if i2s is None:
+        return ("amplifier", False, f"no {I2S} in the tree")
+    pins = state_pins(tree, i2s)
+    wrong = {role: pin for role, pin in want.amplifier_pins.items() if pins.get(pin) != "alt0"}
+    codecs = [n for n in tree.enabled_nodes() if "maxim,max98357a" in n.strings("compatible")]
+    cards = [n for n in tree.enabled_nodes() if "simple-audio-card" in n.strings("compatible")]
+
+    def dai(card: fdt.Node, part: str) -> fdt.Node | None:
+        node = card.children.get(f"simple-audio-card,{part}")
+        cells = node.cells("sound-dai") if node is not None else []
+        return tree.by_phandle.get(cells[0]) if cells else None
+
+    joined = [c for c in cards if dai(c, "cpu") is i2s and dai(c, "codec") in codecs]
+    problems = [
+        *([f"I2S {_status(i2s)}"] if not i2s.enabled() else []),
+        *([f"PCM's pins not in alt0: {wrong} (pins {dict(sorted(pins.items())) or 'none'})"] if wrong else []),
+        *([] if i2s.cells("dmas") else ["the I2S has no DMA channels (the Pi 4's tree gives it none): no sound"]),
+        *(["no maxim,max98357a codec"] if not codecs else []),
+        *(["no simple-audio-card joining that I2S to that codec"] if codecs and not joined else []),
+    ]
+    if problems:
+        return ("amplifier", False, "; ".join(problems))
+    card = joined[0]
+    return (
+        "amplifier",
+        True,
+        f"card {card.string('simple-audio-card,name')!r} ({card.path}): I2S {I2S} pins "
+        f"{dict(sorted(pins.items()))} -> {codecs[0].path} ({card.string('simple-audio-card,format')})",
+    )
+
+
+def shared_pins(taken: dict[int, list[tuple[str, str]]], own: str | None) -> dict[int, str]:
+    """The pins two enabled devices both take at boot (the GPIO controller's own states aside): the
+    second to probe gets none of them."""
+    return {
+        pin: _said(users) for pin, users in sorted(taken.items()) if len({path for path, _ in users if path != own}) > 1
+    }
 
 
 def _said(users: list[tuple[str, str]]) -> str:
@@ -386,6 +460,7 @@ def check_tree(tree: fdt.Tree, want: Expected, board_name: str) -> list[Finding]
     if preset:
         lines += f"; set by the GPIO controller's own boot state until the service requests them: {preset}"
     crash = empty_controller_states(tree)
+    shared = shared_pins(taken, own)
     results = [
         *check_spi(tree, want),
         check_i2c(tree, want),
@@ -396,6 +471,8 @@ def check_tree(tree: fdt.Tree, want: Expected, board_name: str) -> list[Finding]
             not crash,
             f"empty on the pin controller (Debian's 6.1 kernel oopses at boot): {crash}" if crash else "none empty",
         ),
+        ("pins-shared", not shared, f"taken by two devices: {shared}" if shared else "no pin taken by two devices"),
+        *([check_amplifier(tree, want)] if want.amplifier_pins else []),
     ]
     return [Finding(board_name, name, ok, detail) for name, ok, detail in results]
 

@@ -126,6 +126,68 @@ upgrade_kept() { # upgrade_kept BEFORE: the hook ran and wrote config.txt afresh
     if grep -q '^dtparam=' $fw/config.txt; then echo "a dtparam= line"; return 1; fi
     echo "the hook wrote config.txt again; it loads $(echo $names | tr ' ' ','), each on the card as it was"
 }
+VOICE_PY='
+import asyncio, subprocess, time
+from drivers.voice import Voice, wav
+from drivers.voice.alsa import AplayPlayer
+from drivers.voice.espeak import Espeak
+from drivers.voice.speaker import Speaker
+TEXT = "Ben verliert zwei Leben. Anna ist dran."
+HEARD = "/tmp/heard.raw"  # in the unit of its own /tmp (PrivateTmp)
+rec = subprocess.Popen(["arecord", "-q", "-D", "plughw:Loopback,1,0", "-f", "S16_LE", "-r", str(wav.RATE), "-c", "1",
+                        "-t", "raw", "-d", "90", HEARD], stderr=subprocess.PIPE)
+time.sleep(2)  # the capture first: it sets the format of the loopback
+async def main():
+    speaker = Speaker(AplayPlayer("plughw:Loopback,0,0"), Espeak(), Voice(language="de"))
+    start = time.monotonic()
+    u = speaker.say(TEXT)
+    outcome = await u.wait()
+    took = time.monotonic() - start
+    speaker.close()
+    await speaker.wait_closed()
+    return outcome, u.detail, took
+outcome, detail, took = asyncio.run(main())
+time.sleep(1)
+rec.send_signal(2)  # SIGINT: arecord stops (raw samples: no header to finish)
+rec.wait()
+assert outcome == "said", (outcome, detail)
+data = open(HEARD, "rb").read()
+assert data, rec.stderr.read().decode()[-300:]
+level = [abs(int.from_bytes(data[i:i + 2], "little", signed=True)) for i in range(0, len(data) - 1, 2)]
+loud = [i for i, v in enumerate(level) if v > 1000]
+assert loud, f"only silence came through the loopback (peak {max(level, default=0)}, {len(level)} samples)"
+span = (loud[-1] - loud[0]) / wav.RATE
+assert span > 1.0, f"{span:.2f} s of sound"
+rms = (sum(v * v for v in level[loud[0]:loud[-1]]) / (loud[-1] - loud[0])) ** 0.5
+print(f"{outcome} in {took:.1f} s (espeak-ng to aplay); arecord heard {span:.2f} s of speech on the loopback "
+      f"(peak {max(level)}, rms {rms:.0f})")
+'
+voice_loopback() { # the voice through a virtual sound card: the product's speaker (eSpeak NG ->
+    # aplay) plays a German phrase into snd-aloop's card while arecord captures its other end, in a
+    # transient unit with the service's own user, groups and sandbox lines (its system-call filter
+    # too: the children inherit it); the capture must hold speech, not silence
+    modprobe snd-aloop pcm_substreams=1 2>/tmp/aloop.err || { echo "modprobe snd-aloop: $(cat /tmp/aloop.err)"; return 1; }
+    udevadm settle --timeout=60
+    grep -q Loopback /proc/asound/card*/id 2>/dev/null || { echo "no Loopback card: $(tr '\n' ' ' </proc/asound/cards)"; return 1; }
+    grep -E '^(User|Group|SupplementaryGroups|NoNewPrivileges|CapabilityBoundingSet|AmbientCapabilities|Protect[A-Za-z]+|PrivateTmp|Restrict[A-Za-z]+|LockPersonality|SystemCall[A-Za-z]+|UMask)=' \
+        /etc/systemd/system/tablemate.service >/tmp/voice-unit.txt
+    set --
+    while IFS= read -r line; do set -- "$@" -p "$line"; done </tmp/voice-unit.txt
+    lines=$(($# / 2))
+    # no --wait or --pipe: both need D-Bus, which the image has not; the unit stays after its end
+    # (--remain-after-exit) so its exit status can be read, its output is in the journal
+    systemd-run --quiet --remain-after-exit --unit=tablemate-voicecheck "$@" -p Environment=LC_ALL=C.UTF-8 \
+        $VENV/bin/python -c "$VOICE_PY" >/tmp/voice.out 2>&1 || { echo "systemd-run: $(tail -n 2 /tmp/voice.out)"; return 1; }
+    i=0
+    while [ "$(prop tablemate-voicecheck ExecMainExitTimestampMonotonic)" = 0 ] && [ $i -lt 120 ]; do
+        sleep 5; i=$((i + 1))
+    done
+    status=$(prop tablemate-voicecheck ExecMainStatus)
+    said=$(journalctl -u tablemate-voicecheck -o cat --no-pager | grep -v -e '^Started ' -e '^Finished ' | tail -n 3 | tr '\n' ' ')
+    systemctl stop tablemate-voicecheck 2>/dev/null; systemctl reset-failed tablemate-voicecheck 2>/dev/null
+    echo "${said}[exit status $status; the unit's $lines sandbox lines; card: $(grep Loopback /proc/asound/cards | head -n 1 | tr -s ' ')]"
+    [ "$status" = 0 ]
+}
 sources() { # the checkout's tests, copied once (after the start being timed: not beside it)
     if [ ! -d /var/tmp/src ]; then cp -a /mnt/source /var/tmp/src; fi
 }
@@ -191,6 +253,7 @@ print('203.0.113.9 -> :80 dropped (timed out), 127.0.0.1 -> :80 connects')"
     for game in tonne bomb arschbombe antartik trottel; do
         play_whole $game
     done
+    check voice "no speech through the loopback" voice_loopback
 
     # -- the doctor on a board with none of the parts -------------------------------------------------
     $TM doctor >/tmp/doctor.out 2>&1
@@ -319,6 +382,7 @@ print(f'all {len(pins)} lines ({lines}) held by the service, pulled up, on {path
         fail doctor "$nofix FAIL without a fix; board lines failing: ${bad:-none}; pins beside the service: $(grep '^pins' /tmp/doctor-running.out | cut -c1-120); $(part display | cut -c1-160) / $(part scale | cut -c1-200)"
     fi
     play_whole tonne
+    check voice "no speech through the loopback" voice_loopback
     # -- a game in the real service, its scale missing: the first half by script, the service
     # resumes it on this board's hardware, the rest by script ends it as the whole game ended ------
     script_part first /var/tmp/first.sim tonne 024-menu

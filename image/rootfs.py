@@ -56,6 +56,10 @@ EXTRA = (
     # the service dates its games only once timesyncd says the clock is synced).
     "iproute2",
     "systemd-timesyncd",
+    # The voice: eSpeak NG (English and German) renders each phrase, ALSA's aplay plays it; arecord
+    # (also alsa-utils) lets `dev.py vm` hear it on a loopback card.
+    "espeak-ng",
+    "alsa-utils",
 )
 """Packages added on top of the cached root by apt in a chroot, cached as a layer of their own
 (a change here costs a few minutes, not a new root)."""

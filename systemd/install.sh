@@ -11,7 +11,8 @@
 # Adafruit-Blinka, lgpio (rpi-lgpio's back end: an SPI panel's DC and RES lines; gpiozero's
 # fallback where gpiod is missing) -- then `tablemate install` does the rest: user, groups, udev rule, config,
 # I2C at 400 kHz, SPI for a panel on SPI, SPI1's overlay for the HX711 on SPI, unit, service; it
-# says when the Pi must reboot.
+# says when the Pi must reboot. The voice's espeak-ng and alsa-utils come from apt (no network: if
+# apt has them already).
 # `tablemate doctor` then checks every part as the service sees it.
 #
 # With no network: on any machine with network, `tablemate wheelhouse DIR` fills DIR with the
@@ -112,6 +113,23 @@ if [ -z "$ROOT" ] && command -v apt-get >/dev/null 2>&1; then
         else
             apt-get update
             apt-get install -y $missing
+        fi
+    fi
+    # The voice's engine and player (Debian's espeak-ng and alsa-utils, in main everywhere). The
+    # voice is optional: with no network and no copy of them, the install goes on and the voice
+    # prints what it would say.
+    voice=""
+    for pkg in espeak-ng alsa-utils; do
+        dpkg -s "$pkg" >/dev/null 2>&1 || voice="$voice $pkg"
+    done
+    if [ -n "$voice" ]; then
+        if [ -n "$WHEELHOUSE" ]; then
+            apt-get install -y --no-download $voice || {
+                echo "install.sh: no$voice on this machine and no network: the voice will print what it would say" >&2
+                echo "  (to hear it: put their .deb files on the stick and run: sudo apt-get install ./*.deb)" >&2
+            }
+        else
+            apt-get install -y $voice || { apt-get update && apt-get install -y $voice; }
         fi
     fi
 fi

@@ -21,7 +21,8 @@ from drivers.scale.hx711_spi import SPI_BUS, SPI_DEVICE
 def describe(s: dict[str, Any]) -> str:
     """Where the configured HX711 is, in a few words (``s`` is the ``[scale]`` section)."""
     if s["interface"] == "spi":
-        return f"HX711 on SPI1 (/dev/spidev{SPI_BUS}.{SPI_DEVICE}: DOUT GPIO 19, PD_SCK GPIO 20)"
+        bus = s.get("spi_bus", SPI_BUS)
+        return f"HX711 on SPI{bus} (/dev/spidev{bus}.{SPI_DEVICE}: DOUT GPIO {s['data']}, PD_SCK GPIO {s['clock']})"
     if s["interface"] == "iio":
         return "HX711 through the kernel's IIO hx711 driver"
     return f"HX711 on GPIO {s['data']} (DOUT) / {s['clock']} (PD_SCK), read in its own process"
@@ -33,7 +34,7 @@ def open_configured(s: dict[str, Any], stamps: Callable[[], float] = time.monoto
     if s["interface"] == "spi":
         from drivers.scale.hx711_spi import open_hx711_spi
 
-        return open_hx711_spi(s["sps"], s["gain"], stamps)
+        return open_hx711_spi(s["sps"], s["gain"], stamps, bus=s.get("spi_bus", SPI_BUS))
     if s["interface"] == "iio":
         from drivers.scale.hx711_iio import open_hx711_iio
 
@@ -45,9 +46,13 @@ def open_configured(s: dict[str, Any], stamps: Callable[[], float] = time.monoto
 
 SPI1_OVERLAY = "dtoverlay=spi1-1cs"
 """The ``config.txt`` line that gives ``/dev/spidev1.0`` (SPI1, CE0 on GPIO 18)."""
+SPI0_LINE = "dtparam=spi=on"
+"""Raspberry Pi OS's line that gives ``/dev/spidev0.0`` (SPI0: the HX711 with ``spi_bus = 0``)."""
 
 
 def boot_config_lines(s: dict[str, Any]) -> list[str]:
     """The ``config.txt`` lines the configured HX711 path needs (for the installer): SPI1's
     overlay for ``"spi"``; nothing for ``"gpio"``; for ``"iio"`` an overlay of the user's own."""
-    return [SPI1_OVERLAY] if s.get("backend") == "hx711" and s.get("interface") == "spi" else []
+    if s.get("backend") != "hx711" or s.get("interface") != "spi":
+        return []
+    return [SPI0_LINE] if s.get("spi_bus", SPI_BUS) == 0 else [SPI1_OVERLAY]

@@ -276,7 +276,8 @@ def open_hx711_spi(
         raise HX711Unavailable("no spidev package (install tablemate's pi extra)") from None
     except OSError as exc:
         raise HX711Unavailable(
-            f"/dev/spidev{bus}.{device}: {exc.strerror or exc} (dtoverlay=spi1-1cs in config.txt, then reboot)"
+            f"/dev/spidev{bus}.{device}: {exc.strerror or exc} "
+            f"({'dtparam=spi=on' if bus == 0 else 'dtoverlay=spi1-1cs'} in config.txt, then reboot)"
         ) from None
     try:
         hx = SpiHX711(spi, sps=sps)

@@ -3,7 +3,7 @@
 ``systemd/install.sh`` makes the virtual environment under /opt and then runs this. Every step
 looks before it acts, so running it again changes nothing and says so:
 
-1. the ``tablemate`` system user, in the ``gpio``, ``i2c`` and ``dialout`` groups (and ``spi``
+1. the ``tablemate`` system user, in the ``gpio``, ``i2c``, ``dialout`` and ``audio`` groups (and ``spi``
    for a panel or an HX711 on SPI);
 2. ``/etc/tablemate/config.toml`` from ``hardware/config.toml`` (an existing one is kept);
 3. I2C on at 400 kHz: ``dtparam=i2c_arm=on`` and ``dtparam=i2c_arm_baudrate=400000`` in the boot
@@ -250,6 +250,18 @@ def scale_boot_lines(path: Path) -> list[str]:
     return boot_config_lines(s) if s is not None else []
 
 
+def audio_boot_lines(path: Path) -> list[str]:
+    """The boot config lines the configuration at ``path`` needs for its ``[audio]`` amplifier
+    (``["dtoverlay=max98357a"]``); none for a file that is not usable."""
+    from drivers.voice.i2s import boot_config_lines
+    from firmware_host.core.config import ConfigError, load
+
+    try:
+        return boot_config_lines(load(path)["audio"])
+    except ConfigError:
+        return []
+
+
 def scale_on_spi(path: Path) -> bool:
     """Whether the configuration at ``path`` clocks an HX711 through SPI (``/dev/spidev1.0``)."""
     s = _scale_section(path)
@@ -304,7 +316,11 @@ class Installer:
         groups_changed = self.ensure_user(SERVICE_GROUPS + ((SPI_GROUP,) if spi_group else ()))
         self.ensure_config()
         self.ensure_udev()
-        self.ensure_i2c(spi, scale_boot_lines(self.config_in_force()))
+        from drivers.scale.hx711_open import SPI0_LINE
+
+        lines = scale_boot_lines(self.config_in_force()) + audio_boot_lines(self.config_in_force())
+        # the HX711 on SPI0 (beside an I2S amplifier) turns SPI0 on as a panel on SPI does
+        self.ensure_i2c(spi or SPI0_LINE in lines, [line for line in lines if line != SPI0_LINE])
         spi_changed = spi_group and self.ensure_spi()
         unit_changed = self.ensure_unit() | self.ensure_unit(SOCKET) | spi_changed
         self.ensure_service(unit_changed, restart=groups_changed or self.code_changed)

@@ -239,6 +239,13 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
         "clock": (_pin, 20),
         "sps": (_one_of(10, 80), 10),
         "gain": (_one_of(128, 64, 32), 128),
+        # "spi"'s bus: 1 (SPI1, GPIO 18-21), or 0 (SPI0, GPIO 8-11) when an I2S amplifier takes SPI1's pins
+        "spi_bus": (_one_of(1, 0), 1),
+    },
+    # What is wired to the Pi's PCM/I2S pins (GPIO 18, 19, 21) for the voice: "none", or a MAX98357A
+    # amplifier (hardware/wiring.md), which the boot config's overlay turns into an ALSA card.
+    "audio": {
+        "amplifier": (_choice("none", "max98357a"), "none"),
     },
     "table": {
         "seats": (_seat_list, ["p1", "p2", "p3", "p4"]),
@@ -369,6 +376,11 @@ def _key(name: str) -> str:
 
 SCALE_SPI_PINS = {"MISO": 19, "MOSI": 20, "SCLK": 21, "CE0": 18}
 """SPI1's pins (BCM), which ``[scale] interface = "spi"`` takes: DOUT on MISO, PD_SCK on MOSI."""
+SPI0_PINS = {"MISO": 9, "MOSI": 10, "SCLK": 11, "CE0": 8}
+"""SPI0's pins (BCM), the HX711's with ``spi_bus = 0``: DOUT on MISO, PD_SCK on MOSI."""
+SPI_BUS_PINS = {1: SCALE_SPI_PINS, 0: SPI0_PINS}
+AMPLIFIER_PINS = {"PCM_CLK": 18, "PCM_FS": 19, "PCM_DOUT": 21}
+"""The pins (BCM) an I2S amplifier (``[audio] amplifier``) takes: PCM's, ALT0 of SPI1's pins."""
 
 
 def _claim_scale(config: Config, where: str, claim: Callable[[int, str], None]) -> None:
@@ -378,16 +390,34 @@ def _claim_scale(config: Config, where: str, claim: Callable[[int, str], None]) 
         for k in ("data", "clock"):
             claim(s[k], f"[scale] {k}")
         return
+    bus = s["spi_bus"]
     wires = {"MISO": "data", "MOSI": "clock"}
-    for what, pin in SCALE_SPI_PINS.items():
+    for what, pin in SPI_BUS_PINS[bus].items():
         key = wires.get(what)
         if key and s[key] != pin:
             raise ConfigError(
                 f"{where}: [scale] {key}: the SPI interface has the HX711's "
-                f"{'DOUT' if key == 'data' else 'PD_SCK'} on SPI1 {what}, GPIO {pin}, not {s[key]}; "
+                f"{'DOUT' if key == 'data' else 'PD_SCK'} on SPI{bus} {what}, GPIO {pin}, not {s[key]}; "
                 f'set {key} = {pin} or interface = "gpio"'
             )
-        claim(pin, f'[scale] interface "spi" (SPI1 {what})')
+        claim(pin, f'[scale] interface "spi" (SPI{bus} {what})')
+
+
+def _claim_amplifier(config: Config, where: str, claim: Callable[[int, str], None]) -> None:
+    """The I2S amplifier's pins, which are SPI1's: an HX711 left on SPI1 beside it is refused
+    with the move that fixes it."""
+    amp = config["audio"]["amplifier"]
+    if amp == "none":
+        return
+    s = config["scale"]
+    if s["backend"] == "hx711" and s["interface"] == "spi" and s["spi_bus"] == 1:
+        raise ConfigError(
+            f"{where}: [audio] amplifier: the {amp.upper()} takes GPIO 18, 19 and 21 (PCM), which are SPI1's, "
+            f'where [scale] interface = "spi" has the HX711; move the HX711 to SPI0: [scale] spi_bus = 0, '
+            f"data = 9, clock = 10 (hardware/wiring.md)"
+        )
+    for what, pin in AMPLIFIER_PINS.items():  # the MAX98357A's BCLK, LRC, DIN
+        claim(pin, f'[audio] amplifier "{amp}" ({what})')
 
 
 def _cross_checks(config: Config, where: str) -> None:
@@ -406,6 +436,7 @@ def _cross_checks(config: Config, where: str) -> None:
             claim(config["tower"][k], f"[tower] {k}")
         for i, pin in enumerate(config["tower"]["bar"]):
             claim(pin, f"[tower] bar[{i}]")
+    _claim_amplifier(config, where, claim)
     if config["scale"]["backend"] == "hx711":
         _claim_scale(config, where, claim)
     d = config["display"]

@@ -5,8 +5,9 @@ from drivers.tower import OLD_PORT, STABLE_PORT
 
 SERVICE_USER = "tablemate"
 """The system user the service runs as."""
-SERVICE_GROUPS = ("gpio", "i2c", "dialout")
-"""The groups that user needs: buttons and LEDs, the panel's bus, the USB tower."""
+SERVICE_GROUPS = ("gpio", "i2c", "dialout", "audio")
+"""The groups that user needs: buttons and LEDs, the panel's bus, the USB tower, the voice's sound
+card (``/dev/snd/*``, group ``audio`` on Debian and Raspberry Pi OS)."""
 UNIT = "etc/systemd/system/tablemate.service"
 """The service's unit, relative to the root."""
 BOOT_CONFIGS = ("boot/firmware/config.txt", "boot/config.txt")

@@ -33,7 +33,7 @@ def test_unit_has_what_the_device_relies_on():
         "Restart=on-failure",
         "RestartPreventExitStatus=2",
         "User=tablemate",
-        "SupplementaryGroups=gpio i2c dialout",
+        "SupplementaryGroups=gpio i2c dialout audio",
         "StateDirectory=tablemate",
         "ProtectSystem=strict",
     ):
@@ -100,7 +100,7 @@ def test_install_sets_everything_up_and_a_second_run_changes_nothing(tmp_path):
     root, system = pi_root(tmp_path), FakeSystem()
     done = Installer(ROOT, root, system).install()
     assert "create system user tablemate" in done and "start tablemate" in done
-    assert system.users["tablemate"] == {"gpio", "i2c", "dialout", "spi"}  # spi: the HX711 on SPI1
+    assert system.users["tablemate"] == {"gpio", "i2c", "dialout", "audio", "spi"}  # spi: the HX711 on SPI1
     assert system.enabled and system.active
     assert (root / "etc/systemd/system/tablemate.service").read_bytes() == UNIT.read_bytes()
     assert (root / "etc/tablemate/config.toml").read_bytes() == (ROOT / "hardware/config.toml").read_bytes()

@@ -59,7 +59,7 @@ def test_the_pins_and_buses_go_to_the_groups_the_unit_gives_the_service():
     for rule in by_subsystem.values():
         assert rule["MODE"] == ("=", "0660") and rule["GROUP"][1] in (*SERVICE_GROUPS, SPI_GROUP)
     unit = (ROOT / "systemd/tablemate.service").read_text()
-    assert "SupplementaryGroups=gpio i2c dialout" in unit
+    assert "SupplementaryGroups=gpio i2c dialout audio" in unit
 
 
 def test_the_installer_lays_the_rule_down_once_tells_udev_and_uninstall_takes_it_away(tmp_path):

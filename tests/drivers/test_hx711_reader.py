@@ -270,14 +270,14 @@ def test_fault_watch_holds_back_repeats_and_delivers_them_late() -> None:
 def test_hardware_builds_the_hx711_backend_on_spi_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
     made: dict[str, Any] = {}
 
-    def fake_open(sps: int, gain: int, stamps: Any) -> str:
-        made.update(sps=sps, gain=gain)
+    def fake_open(sps: int, gain: int, stamps: Any, bus: int) -> str:
+        made.update(sps=sps, gain=gain, bus=bus)
         return "scale"
 
     monkeypatch.setattr("drivers.scale.hx711_spi.open_hx711_spi", fake_open)
     problems: list[str] = []
     assert hardware._scale(defaults(), time.monotonic, None, problems) == "scale"
-    assert made == {"sps": 10, "gain": 128}
+    assert made == {"sps": 10, "gain": 128, "bus": 1}  # SPI1 by default
     assert problems == []
 
 
@@ -302,7 +302,7 @@ def test_the_iio_interface_without_the_kernels_device_notes_the_overlay(monkeypa
 def test_hardware_without_gpio_notes_a_problem_and_runs_on(monkeypatch: pytest.MonkeyPatch) -> None:
     from drivers.scale.hx711 import HX711Unavailable
 
-    def no_spi(*args: Any) -> None:
+    def no_spi(*args: Any, **kwargs: Any) -> None:
         raise HX711Unavailable("/dev/spidev1.0: No such file or directory")
 
     monkeypatch.setattr("drivers.scale.hx711_spi.open_hx711_spi", no_spi)

@@ -194,7 +194,13 @@ def test_an_empty_pin_state_on_the_gpio_controller_is_refused_for_it_kills_the_b
         ("dtoverlay=\ndtparam=i2c_arm_baudrate=400000\n", "dtparams", "i2c_arm_baudrate=400000 (bcm2"),
         # after a dtoverlay= a dtparam is that overlay's parameter: ours take none
         ("dtoverlay=spi1-1cs\ndtparam=cs0_pin=18\n", "dtparams", "cs0_pin=18 (overlay spi1-1cs)"),
-        ("dtoverlay=tablemate-max98357a\n", "overlays", "not on the card: tablemate-max98357a"),
+        ("dtoverlay=tablemate-hx711-iio\n", "overlays", "not on the card: tablemate-hx711-iio"),
+        # the amplifier's overlay beside the HX711 left on SPI1: both devices on GPIO 18, 19, 21
+        (
+            "dtoverlay=tablemate-max98357a\n",
+            "pins-shared",
+            "{18: '/soc/spi@7e215080 (tablemate-spi1-pins, alt4); /soc/i2s@7e203000 (tablemate-pcm-pins, alt0)'",
+        ),
     ],
 )
 def test_a_config_line_the_card_cannot_honour_is_refused(tmp_path, extra, check, said):
@@ -241,3 +247,57 @@ def test_a_file_that_is_not_a_device_tree_is_refused(tmp_path):
     blob = (DATA / "bcm2837-rpi-3-b.dtb").read_bytes()
     with pytest.raises(fdt.FdtError, match="cut short"):
         fdt.parse(blob[: len(blob) // 2])
+
+
+# -- the I2S amplifier for the voice (opt-in), the HX711 moved to SPI0 ------------------------------
+AMPLIFIED = ROOT / "tests" / "data" / "config-amplifier.toml"
+
+
+def amplified_config() -> str:
+    """``config.txt`` of a card with the amplifier: the image's lines, the HX711 on SPI0."""
+    return generated(bootfiles.raspi_firmware_custom(bootfiles.amplifier_lines(scale_boot_lines(AMPLIFIED))))
+
+
+def test_the_amplifier_becomes_one_sound_card_on_the_bcm2837_boards_with_the_hx711_on_spi0(tmp_path):
+    fat = card(tmp_path, amplified_config())
+    found = {
+        (f.board, f.name): f for f in devicetree.check_card(fat, tmp_path / "work", want=devicetree.expected(AMPLIFIED))
+    }
+    for board in ("Pi 3B", "Pi 3B+", "Pi Zero 2 W"):
+        assert [f.line() for (b, _), f in found.items() if b == board and not f.ok] == []
+        amp = found[(board, "amplifier")].detail
+        assert amp.startswith(
+            "card 'MAX98357A' (/tablemate-sound): I2S /soc/i2s@7e203000 pins {18: 'alt0', 19: 'alt0', 21: 'alt0'}"
+        )
+        assert found[(board, "spidev")].detail.startswith("/dev/spidev0.0: spidev@0 ")
+        assert "pins {8: 'alt0', 9: 'alt0', 10: 'alt0', 11: 'alt0'}" in found[(board, "spi0")].detail
+        assert found[(board, "pins-shared")].detail == "no pin taken by two devices"
+    # the Pi 4 does not load it (its I2S has no DMA): no card there, told so
+    assert not found[("Pi 4B", "amplifier")].ok and "no DMA channels" in found[("Pi 4B", "amplifier")].detail
+
+
+def test_the_amplifier_s_overlay_on_the_pi_4_is_refused_for_its_i2s_has_no_dma(tmp_path):
+    config = amplified_config().replace(
+        "[pi3]\ndtoverlay=tablemate-max98357a\n", "[all]\ndtoverlay=tablemate-max98357a\n"
+    )
+    found = {
+        (f.board, f.name): f
+        for f in devicetree.check_card(card(tmp_path, config), tmp_path / "w", want=devicetree.expected(AMPLIFIED))
+    }
+    assert found[("Pi 4B", "amplifier")].detail.endswith(
+        "the I2S has no DMA channels (the Pi 4's tree gives it none): no sound"
+    )
+    assert found[("Pi 3B", "amplifier")].ok
+
+
+def test_an_amplifier_overlay_whose_card_points_nowhere_is_refused(tmp_path):
+    sources = edited_sources(
+        tmp_path, "tablemate-max98357a", "sound-dai = <&tablemate_i2s>;", "sound-dai = <&tablemate_amp>;"
+    )
+    found = {
+        (f.board, f.name): f
+        for f in devicetree.check_card(
+            card(tmp_path, amplified_config(), sources), tmp_path / "w", want=devicetree.expected(AMPLIFIED)
+        )
+    }
+    assert found[("Pi Zero 2 W", "amplifier")].detail == "no simple-audio-card joining that I2S to that codec"

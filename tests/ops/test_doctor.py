@@ -14,7 +14,7 @@ from firmware_host.ops.doctor import CHECKS, System, run_checks, selftest_lines
 from firmware_host.ops.scale_check import WordReport
 from tests.conftest import ROOT
 
-PI_GROUPS = {"tablemate", "gpio", "i2c", "dialout"}
+PI_GROUPS = {"tablemate", "gpio", "i2c", "dialout", "audio"}
 
 
 def fake_pi(tmp_path: Path, *, hz: int = 400_000, dout: str = "low") -> System:
@@ -116,7 +116,7 @@ def test_user_outside_a_group_gets_the_usermod_line(tmp_path):
     system = fake_pi(tmp_path)
     system.user_groups = lambda user: {"tablemate", "gpio"}
     result = by_part(run_checks(defaults(), system))["user"]
-    assert result.failed and result.fix == "sudo usermod -aG i2c,dialout tablemate"
+    assert result.failed and result.fix == "sudo usermod -aG i2c,dialout,audio tablemate"
 
 
 def test_a_missing_gpio_library_names_the_pi_extra(tmp_path):

@@ -17,6 +17,7 @@ import sys
 
 import pytest
 
+from drivers.voice import wav
 from tests import sandboxkit
 from tests.sandboxkit import GAMES, NotifySocket, Sandbox, SandboxViolation, journal_actions, scaled, wait_for
 
@@ -149,3 +150,33 @@ def test_a_resume_proved_by_its_own_process_runs_inside_the_filter(tmp_path):
 
     ran = _served(Sandbox(tmp_path / "box", synced=False), state, notify, proved)
     assert "resume checked" in ran.stderr and "nothing readable" not in ran.stderr  # (not on a thread)
+
+
+SPEAK = (
+    "import asyncio, sys\n"
+    "from drivers.voice import Voice\n"
+    "from drivers.voice.alsa import AplayPlayer\n"
+    "from drivers.voice.espeak import Espeak\n"
+    "from drivers.voice.speaker import Speaker\n"
+    "async def main():\n"
+    "    speaker = Speaker(AplayPlayer(sys.argv[1]), Espeak(), Voice(language='de'))\n"
+    "    said = await speaker.say('Ben verliert zwei Leben. Anna ist dran.').wait()\n"
+    "    speaker.close(); await speaker.wait_closed()\n"
+    "    print(said, flush=True)\n"
+    "asyncio.run(main())\n"
+)
+"""The voice as the service runs it: eSpeak NG and aplay as its child processes, streamed through
+the loop (the children inherit the service's filter, as under systemd)."""
+
+
+@pytest.mark.skipif(
+    shutil.which("espeak-ng") is None or shutil.which("aplay") is None, reason="needs espeak-ng and aplay"
+)
+def test_the_voice_engine_and_player_run_as_children_inside_the_units_filter(tmp_path):
+    out = tmp_path / "said.wav"
+    ran = Sandbox(tmp_path / "box", synced=False).run_argv([sys.executable, "-c", SPEAK, f"file:'{out}',wav"])
+    ran.check()  # SIGSYS in eSpeak NG or aplay kills the parent's wait: named here with the call
+    assert ran.returncode == 0 and ran.stdout.split() == ["said"], ran.stderr
+    samples = wav.samples(out.read_bytes())
+    loud = max(abs(int.from_bytes(samples[i : i + 2], "little", signed=True)) for i in range(0, len(samples), 2))
+    assert wav.duration(out.read_bytes()) > 1.0 and loud > 1000  # a phrase, not silence

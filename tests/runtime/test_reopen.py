@@ -34,7 +34,7 @@ def test_a_scale_whose_lines_are_busy_at_boot_is_opened_later_and_its_samples_co
     async def main() -> tuple[list[str], list[float], list[str], int, float]:
         loop = asyncio.get_running_loop()
 
-        def open_hx711_spi(sps: int, gain: int, stamps: Any) -> SimScale:  # the default path: SPI1
+        def open_hx711_spi(sps: int, gain: int, stamps: Any, bus: int = 1) -> SimScale:  # the default path: SPI1
             attempts.append(loop.time())
             if loop.time() < busy_until:
                 raise HX711Unavailable("/dev/spidev1.0: [Errno 16] Device or resource busy")

@@ -75,7 +75,7 @@ def test_bad_numbers_are_one_line(cli: Cli, tmp_path: Path, args: list[str], mes
 
 
 def test_no_spi_is_one_line_and_status_2(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def no_spi(*args: Any) -> None:
+    def no_spi(*args: Any, **kwargs: Any) -> None:
         raise HX711Unavailable("/dev/spidev1.0: No such file or directory")
 
     monkeypatch.setattr("drivers.scale.hx711_spi.open_hx711_spi", no_spi)
@@ -92,7 +92,7 @@ def test_hardware_path_reads_the_reader_thread(cli: Cli, tmp_path: Path, monkeyp
     clock = VirtualClock()
     chip = HX711Chip(clock, load=LoadModel(grams=3.0))
 
-    def open_sim(sps: int, gain: int, stamps: Any) -> HX711Scale:
+    def open_sim(sps: int, gain: int, stamps: Any, bus: int = 1) -> HX711Scale:
         bus = SimSpiBus(chip)
         return HX711Scale(SpiHX711(bus, sps=sps, timing=clock), gain, clock, pins=(bus,))
 

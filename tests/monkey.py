@@ -129,6 +129,7 @@ def _config(
     config.sections["table"]["seats"] = list(SEATS[:seats])
     config.sections["table"]["names"] = {seat: name for seat, name in zip(SEATS, names, strict=True) if name}
     config.sections["display"]["dim_after"] = 20.0  # short waits reach the dimmed screen
+    config.sections["voice"]["speaker"] = "print"  # the voice a press turns on speaks on virtual time
     if rng.random() < 0.7:  # the simulated HX711 is bit-banged sample by sample: not every run
         config.sections["scale"]["backend"] = "none"
     return config

@@ -234,18 +234,34 @@ class Speaker:
         self._next()
 
     async def _speak(self, u: Utterance) -> None:
+        """The engine is started first and the player while it synthesises (``tablemate bench
+        voice``: starting ``aplay`` first kept it on the way to the first sample)."""
         loop = asyncio.get_running_loop()
-        playback = await self.player.open(u)
-        try:
-            async with contextlib.aclosing(self._sound(u)) as sound:
-                async for piece in sound:
+        async with contextlib.aclosing(self._sound(u)) as sound:
+            first = loop.create_task(anext(sound, None))  # its first step starts the engine
+            await asyncio.sleep(0)
+            try:
+                playback = await self.player.open(u)
+            except BaseException:
+                first.cancel()
+                with contextlib.suppress(BaseException):
+                    await first
+                raise
+            try:
+                piece = await first
+                while piece is not None:
                     if u.sounding is None:
                         u.sounding = loop.time()
                     playback.write(piece)
-            await playback.finish()
-        except BaseException:
-            await playback.cut()
-            raise
+                    piece = await anext(sound, None)
+                await playback.finish()
+            except BaseException:
+                if not first.done():
+                    first.cancel()
+                    with contextlib.suppress(BaseException):
+                        await first
+                await playback.cut()
+                raise
 
     async def _sound(self, u: Utterance) -> AsyncIterator[bytes]:
         """The phrase's WAV: kept, or made now (and kept once whole)."""

@@ -111,6 +111,14 @@ def cmd_bench_start(args: argparse.Namespace) -> int:
     return bench_start(args.runs)
 
 
+def cmd_bench_voice(args: argparse.Namespace) -> int:
+    """Measure press → first sample to ALSA beside the engine alone, the loop's block, CPU and RSS."""
+    checkout("voice")
+    from bench.voice import bench
+
+    return bench(args.presses, args.runs)
+
+
 def cmd_bench_web(args: argparse.Namespace) -> int:
     """Measure the companion page's cost: wake-ups, press latency under load, Chromium, bad input."""
     checkout("web")

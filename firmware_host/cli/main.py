@@ -30,6 +30,7 @@ from firmware_host.cli.cmd_bench import (
     cmd_bench_scale,
     cmd_bench_start,
     cmd_bench_undo,
+    cmd_bench_voice,
     cmd_bench_wakeups,
     cmd_bench_web,
 )
@@ -146,6 +147,10 @@ def _bench(sub: Any) -> Any:
     p = bench_sub.add_parser("wakeups", help="wake-ups per second and per thread of `run --sim` while idle")
     p.add_argument("--seconds", type=float, default=20.0, help="how long to watch each state (default 20)")
     p.set_defaults(handler=cmd_bench_wakeups)
+    p = bench_sub.add_parser("voice", help="press -> first sample to ALSA beside eSpeak NG alone; block, CPU, RSS")
+    p.add_argument("--presses", type=int, default=40, help="how many moves to time (default 40)")
+    p.add_argument("--runs", type=int, default=5, help="runs of each phrase by the engine alone (default 5)")
+    p.set_defaults(handler=cmd_bench_voice)
     p = bench_sub.add_parser("pixels", help="press-to-display latency and I2C bytes per change, beside bare luma")
     p.add_argument("--presses", type=int, default=400, help="how many presses to time (default 400)")
     p.set_defaults(handler=cmd_bench_pixels)

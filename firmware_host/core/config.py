@@ -34,6 +34,12 @@ DEFAULT_PATH = Path("/etc/tablemate/config.toml")
 SEATS = ("p1", "p2", "p3", "p4", "p5", "p6")
 TIMER_SOUNDS = ("all", "timeout", "off")
 """The turn timer's beeps: every warning, only the time-out, none."""
+VOICE_CALLS = ("all", "results", "turns", "beeps")
+"""Which calls the voice makes: everything; what moves brought (with undo and game over); whose
+turn it is (with the turn timer); a short beep instead of words (turns, the timer, refusals)."""
+VOICE_SPEAKERS = ("alsa", "print")
+"""The voice's speaker: eSpeak NG to an ALSA device, or words printed (the simulator's recorder,
+``"sim"``, is set by ``sim --script``, never by the file: it keeps what it records)."""
 NAV = ("prev", "next", "ok", "back")
 BUTTONS = SEATS + NAV
 PANEL_KINDS = tuple(PANELS)
@@ -157,6 +163,28 @@ def _pin_list(v: Any) -> list[int]:
     return list(v)
 
 
+def _game_calls(v: Any) -> dict[str, str]:
+    from games import ENGINES
+
+    if not isinstance(v, dict) or not all(g in ENGINES and c in VOICE_CALLS for g, c in v.items()):
+        calls = "|".join(VOICE_CALLS)
+        raise ValueError(
+            f'a table of game = "{calls}" for the games {", ".join(ENGINES)}, like {{ trottel = "results" }}'
+        )
+    return dict(v)
+
+
+def _say_as(v: Any) -> dict[str, str]:
+    from drivers.voice.names import Pronunciations
+
+    if not isinstance(v, dict):
+        raise ValueError('a table of name = "how it is said", like { Siobhan = "Shivawn" }')
+    try:
+        return dict(Pronunciations(v).say_as)
+    except ValueError as exc:
+        raise ValueError(f'a table of name = "how it is said" ({exc})') from None
+
+
 # section -> key -> (check, default)
 SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
     "buttons": {
@@ -227,6 +255,17 @@ SCHEMA: dict[str, dict[str, tuple[Check, Any]]] = {
     "timers": {
         "sound": (_choice(*TIMER_SOUNDS), "all"),
         "save_every": (_num(1, 60, "seconds"), 5.0),
+    },
+    # the table's voice (firmware_host/runtime/parts/voice.py, docs/voice.md)
+    "voice": {
+        "enabled": (_bool, False),
+        "speaker": (_choice(*VOICE_SPEAKERS), "alsa"),
+        "device": (_str, "default"),
+        "rate": (_int(80, 450, "words per minute from 80 to 450"), 175),
+        "volume": (_int(0, 200, "a percent of the voice's own loudness from 0 to 200"), 100),
+        "calls": (_choice(*VOICE_CALLS), "all"),
+        "game_calls": (_game_calls, {}),
+        "say_as": (_say_as, {}),
     },
     # the companion page (firmware_host/web): port None is 80 on the device, 8080 in the simulator
     "web": {

@@ -44,6 +44,7 @@ from firmware_host.runtime.parts.screens import Screens
 from firmware_host.runtime.parts.settings import TableSettings
 from firmware_host.runtime.parts.signals import Signals
 from firmware_host.runtime.parts.timing import TimerNews
+from firmware_host.runtime.parts.voice import VoicePart, options_from
 from firmware_host.runtime.precedence import Precedence
 from firmware_host.runtime.vtime import inline_io
 from firmware_host.scale.service import ScaleService
@@ -113,6 +114,7 @@ class Device:
         self._presses = add("presses", Presses(config))
         self._inputs = add("inputs", Inputs(self.post, "sim" if config["buttons"]["backend"] == "sim" else "gpio"))
         add("timer news", TimerNews())
+        self._voice = add("voice", VoicePart(options_from(config["voice"], self._prefs.saved), self._game.in_play))
         if served and config["web"]["enabled"]:
             add("page", Page(self.door, config["web"], self._settle))
         for name, part in extra:  # a test's or a later listener's parts
@@ -206,6 +208,9 @@ class Device:
                 await task
         self.hub.close(self._extra)
         self._signals.close()
+        self._voice.close()  # its child processes end with the table
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._voice.wait_closed(), 2.0)
         if self.hw is not None:
             self.hw.close()
         if self._signals_on:

@@ -55,6 +55,8 @@ class Door:
         """The turn timers (the timer menus' presets)."""
         self.scale = scale
         """The scale (the calibration screen's)."""
+        self.voice: Any = hub.get("voice")
+        """The table's voice, when it has one (its state for the page, the simulator's status line)."""
         # Table: every screen (the screens part, the message line, the tower's signals)
         self.panel_size = drawing.panel_size
         self.panel = drawing.panel

@@ -63,14 +63,20 @@ def finished(entry: dict[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
+SHOWN_SETTINGS: tuple[str, ...] = ("brightness", "sound", "timer_sound", "language")
+SHOWN_SETTINGS += ("voice", "voice_volume", "voice_calls", "voice_game_calls", "say_as")
+"""The settings the page shows (and a paired phone changes)."""
+
+
 def table_snapshot(device: Any) -> dict[str, Any]:
     """The table now, as plain data (see the module's docstring); ``device``: the table's door."""
     settings = device.settings
     snap: dict[str, Any] = {
         "language": language(),
         "seats": {seat: device.seat_name(seat) for seat in device.table_seats()},
-        "settings": {k: settings[k] for k in ("brightness", "sound", "timer_sound", "language") if k in settings},
+        "settings": {k: settings[k] for k in SHOWN_SETTINGS if k in settings},
         "message": tr(device.toast_text() or ""),
+        "voice": device.voice.state() if device.voice is not None else None,
         "faults": [
             m for m, bad in (("storage", device.storage_fault), ("tower", device.tower_status == "lost")) if bad
         ],

@@ -253,7 +253,13 @@ def run_script(
     async def main() -> Device:
         loop = asyncio.get_running_loop()
         wall = time.time if realtime else (lambda: base + loop.time())
-        device = Device(config.with_sim(), store, seed=seed, wall=wall, signals_on=realtime)
+        simulated = config.with_sim()
+        simulated["voice"]["speaker"] = "sim"  # each phrase recorded (on virtual time), written beside the frames
+        device = Device(simulated, store, seed=seed, wall=wall, signals_on=realtime)
+        if frames is not None:
+            from drivers.voice.sim import write_files
+
+            device.door.voice.on_said = lambda recorded: write_files(frames, recorded)
         task = asyncio.create_task(device.run())
         ready = asyncio.create_task(device.ready.wait())
         await asyncio.wait([task, ready], return_when=asyncio.FIRST_COMPLETED)

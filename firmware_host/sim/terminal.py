@@ -212,6 +212,10 @@ class Terminal:
                 parts.append(_("bin {pieces:.0f} pcs").format(pieces=pieces))
             else:
                 parts.append(_("bin {grams:+.1f} g").format(grams=grams))
+        if dev.door.voice.status == "lost":
+            parts.append(_("voice lost"))
+        elif dev.door.voice.shown:  # no engine here: what the table would say
+            parts.append(_("says: {words}").format(words=dev.door.voice.shown))
         if dev.door.dimmed:
             parts.append(_("(dimmed)"))
         if self.page:

@@ -25,6 +25,7 @@ from firmware_host.ui.render import Frame, Row, panel, text_width
 from firmware_host.ui.room import Part, share
 from firmware_host.ui.rules import rules_for
 from firmware_host.ui.timer_menu import MODE_LABELS, timer_screen
+from firmware_host.ui.voice_menu import VoiceScreen
 from games import TITLES, get_engine, unit_of
 from games.core import Menu, Option, T, View, join, score_places
 
@@ -429,12 +430,14 @@ class SettingsScreen(ListScreen):
         scale = table.scale
         calibrated = _("ok") if scale.calibration else _("no")
         beeps = {"all": _("all"), "timeout": _("timeout"), "off": _("off")}
+        voice = table.settings.get("voice")
         return [
             Item(_("Brightness"), self._brighter, percent),
             Item(_("Sound"), self._toggle_sound, _("on") if table.settings["sound"] else _("off")),
             Item(_("Turn timer"), lambda: table.push(timer_screen(table, table.timers, game)), self._timer_note()),
             Item(_("Timer beeps"), self._timer_sound, beeps.get(table.settings["timer_sound"], "?")),
             Item(_("Phones"), self._forget_phones, str(table.phones.count)),  # ok: forget all
+            Item(_("Voice"), lambda: table.push(VoiceScreen(table, game)), _("on") if voice else _("off")),
             Item(_("Language"), self._language, NAMES.get(table.settings.get("language", "en"), "?")),
             Item(_("Calibrate scale"), lambda: table.push(CalibrateScreen(table, scale)), calibrated),
         ]

@@ -36,6 +36,7 @@ from games.antartik.cards import (
     is_referee,
     number,
 )
+from games.antartik.ear import EAR
 from games.core import (
     Action,
     BaseState,
@@ -109,6 +110,7 @@ class Antartik(Engine[AntartikState]):
 
     id = "antartik"
     title = T("Antartik")
+    ear = EAR
     min_players = 2
     max_players = 5
     option_keys = frozenset({"juniors", "deck"})

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from games.arschbombe.ear import EAR
 from games.core import (
     Action,
     BaseState,
@@ -87,6 +88,7 @@ class Arschbombe(Engine[ArschbombeState]):
 
     id = "arschbombe"
     title = T("Arschbombe")
+    ear = EAR
     min_players = 2
     max_players = 4
 

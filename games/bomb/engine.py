@@ -26,6 +26,7 @@ from games.bomb.dice import (
     spread,
     totals,
 )
+from games.bomb.ear import EAR
 from games.core import (
     Action,
     BaseState,
@@ -118,6 +119,7 @@ class Bomb(Engine[BombState]):
 
     id = "bomb"
     title = T("Bomb")
+    ear = EAR
     min_players = 2
     max_players = 5
     option_keys = frozenset({"white", "red"})

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -123,6 +123,9 @@ class Engine(ABC, Generic[S]):
     ranks: ClassVar[bool] = True
     """Whether the game ranks its players; a session that names no winner (Trottelmütze) only
     counts, and its result is the totals, not places."""
+    ear: ClassVar[Mapping[str, Callable[[Text], Text]]] = {}
+    """What the game says, fitted for the ear: a panel message's msgid → the spoken Text made from
+    its values (``B3 F2 C0 boom -2`` → "rolls three bombs…"); a message not listed is said as shown."""
     unit: ClassVar[str] = ""
     """What a score counts, where the number alone would not say it (Trottelmütze: ``drinks``,
     beer, shots and water together): the result screen and the history label the scores with it."""
@@ -219,9 +222,7 @@ class Engine(ABC, Generic[S]):
     def view(self, state: S) -> View:
         """What the screen shows."""
 
-    def final_view(
-        self, state: S, title: str, scores: tuple[tuple[str, str], ...], last: tuple[str, ...] = ()
-    ) -> View:
+    def final_view(self, state: S, title: str, scores: tuple[tuple[str, str], ...], last: tuple[str, ...] = ()) -> View:
         """The view of a finished game: the winners (ties share the win) lit up, then what the
         last move brought (``last``): how the game ended, which the table must read."""
         win = self.winners(state)

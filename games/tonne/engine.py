@@ -44,6 +44,7 @@ from games.core import (
     signal,
     top_scorers,
 )
+from games.tonne.ear import EAR
 
 KINDS = ("milk", "can", "bottle", "apple")
 """The four kinds of piece, 10 of each."""
@@ -123,6 +124,7 @@ class Tonne(Engine[TonneState]):
 
     id = "tonne"
     title = T("Ab in die Tonne")
+    ear = EAR
     min_players = 2
     max_players = 5
     option_keys = frozenset({"mice"})

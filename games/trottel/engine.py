@@ -44,6 +44,7 @@ from games.trottel.board import (
     effect_error,
     field_label,
 )
+from games.trottel.ear import EAR
 
 CAP = "▲"
 """The cap holder's mark beside their number in the score grid: the dunce cap (a glyph of the
@@ -106,6 +107,7 @@ class Trottel(Engine[TrottelState]):
 
     id = "trottel"
     title = T("Trottelmuetze")
+    ear = EAR
     min_players = 2
     max_players = None
     option_keys = frozenset({"board", "casino", "alcohol_free"})

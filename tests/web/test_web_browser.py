@@ -137,3 +137,28 @@ def test_the_scoreboard_spells_out_the_panels_short_lines_in_the_tables_language
     assert f"Dee has {r} rascals and {d} divers left" in en_page
     assert f"Dee hat noch {r} Rabauken und {d} Kunstspringer" in de_page
     assert not re.search(r"\bR\d+ [DK]\d+", en_page + de_page)
+
+
+def test_a_paired_phone_sets_the_voice_a_games_calls_and_how_a_name_is_said(tmp_path, chromium):
+    with LiveTable(tmp_path) as table:
+        offer = table.call(lambda: table.device.phone_offer())
+        page = chromium.new_page(viewport=PHONE, bypass_csp=True)
+        page.goto(f"{table.url}/P/{offer[1]}")
+        page.wait_for_selector("#names input[data-seat='p1']")
+        page.wait_for_selector("#calls_game option[value='trottel']", state="attached")
+        page.check("#voice")
+        page.select_option("#calls_game", "trottel")
+        page.select_option("#voice_calls", "results")
+        page.evaluate("document.getElementById('result').className = ''")
+        page.click("#b-settings")
+        page.wait_for_selector("#result.okmsg")
+        page.fill("input[data-seat='p1']", "Siobhan")
+        page.fill("input[data-said='P1']", "Shivawn")
+        page.evaluate("document.getElementById('result').className = ''")
+        page.click("#b-names")
+        page.wait_for_selector("#result.okmsg")
+        page.wait_for_function("document.querySelector(\"input[data-said='Siobhan']\")?.value === 'Shivawn'")
+        options = table.call(lambda: table.device.voice.options)
+        page.close()
+    assert options.enabled and options.calls_for("trottel") == "results" and options.calls == "all"
+    assert options.say_as == {"Siobhan": "Shivawn"}

@@ -16,15 +16,18 @@ from firmware_host.runtime import sdnotify
 
 
 @contextlib.contextmanager
-def running_device(state: Path, folder: Path) -> Iterator[tuple[subprocess.Popen, float]]:
+def running_device(state: Path, folder: Path, config: Path | None = None) -> Iterator[tuple[subprocess.Popen, float]]:
     """Start ``run --sim`` on ``state``; yield the process and its seconds until the table is up
     (``STATUS=ready``), stop it after.
 
-    ``folder`` holds the notify socket. The process is terminated however the block ends.
+    ``folder`` holds the notify socket; ``config`` is a config file (default: none, all defaults).
+    The process is terminated however the block ends.
     """
     sock_path = folder / f"notify-{time.monotonic_ns()}"
     env = dict(os.environ, NOTIFY_SOCKET=str(sock_path))
     cmd = [sys.executable, "-m", "firmware_host", "run", "--sim", "--state-dir", str(state)]
+    if config is not None:
+        cmd += ["--config", str(config)]
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
         sock.bind(str(sock_path))
         sock.settimeout(60)

@@ -223,6 +223,11 @@ class GameLife:
         """The player at a seat button, in the game in play."""
         return self.seats.get(button)
 
+    def in_play(self) -> tuple[str | None, tuple[str, ...]]:
+        """The game in play, or whose result is on screen, and its players (the voice's door)."""
+        session = self.session or self.result_on_screen
+        return (session.base.game, tuple(session.base.players)) if session is not None else (None, ())
+
     def players(self) -> tuple[str, ...]:
         """The players of the game in play (none between games)."""
         return tuple(self.session.base.players) if self.session is not None else ()

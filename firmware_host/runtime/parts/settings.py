@@ -8,7 +8,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from firmware_host.core.config import TIMER_SOUNDS, Config
+from firmware_host.core.config import TIMER_SOUNDS, VOICE_CALLS, Config
 from firmware_host.core.i18n import LANGUAGES, set_language
 from firmware_host.core.store import Store
 from firmware_host.runtime.hub import Hub
@@ -24,8 +24,29 @@ CHECKS: dict[str, Callable[[Any], bool]] = {
     "sound": lambda v: isinstance(v, bool),
     "timer_sound": lambda v: v in TIMER_SOUNDS,
     "language": lambda v: v in LANGUAGES,
+    "voice": lambda v: isinstance(v, bool),
+    "voice_volume": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 200,
+    "voice_calls": lambda v: v in VOICE_CALLS,
+    "voice_game_calls": lambda v: (
+        isinstance(v, dict) and all(isinstance(c, str) and c in VOICE_CALLS for c in v.values())
+    ),
+    "say_as": lambda v: isinstance(v, dict) and _say_as_ok(v),
 }
 """What a saved setting must be to be used."""
+
+
+def _say_as_ok(v: dict[str, Any]) -> bool:
+    from drivers.voice.names import Pronunciations
+
+    try:
+        Pronunciations({k: s for k, s in v.items() if s is not None})
+    except ValueError:
+        return False
+    return True
+
+
+VOICE_KEYS = ("voice", "voice_volume", "voice_calls", "voice_game_calls", "say_as")
+"""The settings the voice part takes (:func:`firmware_host.runtime.parts.voice.options_from`)."""
 
 
 class TableSettings:
@@ -39,6 +60,7 @@ class TableSettings:
     dimmer: Dimmer
     signals: Signals
     timers: Any
+    voice: Any = None
 
     def __init__(self, config: Config, store: Store) -> None:
         self.config = config
@@ -50,6 +72,11 @@ class TableSettings:
             "sound": config["tower"]["sound"],
             "timer_sound": config["timers"]["sound"],
             "language": config["display"]["language"],
+            "voice": config["voice"]["enabled"],
+            "voice_volume": config["voice"]["volume"],
+            "voice_calls": config["voice"]["calls"],
+            "voice_game_calls": dict(config["voice"]["game_calls"]),
+            "say_as": dict(config["voice"]["say_as"]),
         }
         self._take_settings()
         self.names: dict[str, str] = self._saved_names()
@@ -64,6 +91,7 @@ class TableSettings:
         self.dimmer: Dimmer = hub.lookup("dimmer")
         self.signals: Signals = hub.lookup("signals")
         self.timers: Any = hub.lookup("timers")
+        self.voice = hub.get("voice")  # a table without a voice part has none
 
     def _take_settings(self) -> None:
         """The saved settings over the config's, each checked: a bad value is named, not used."""
@@ -128,6 +156,10 @@ class TableSettings:
             self.signals.set_sound(value)
         if key == "language":
             set_language(value)
+        if key in VOICE_KEYS and self.voice is not None:
+            from firmware_host.runtime.parts.voice import options_from
+
+            self.voice.configure(options_from(self.config["voice"], self.saved))
         self.screens.redraw()
 
     def set_names(self, names: dict[str, str]) -> None:

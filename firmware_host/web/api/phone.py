@@ -8,7 +8,7 @@ an address sending codes faster than a person types them is refused (429) on its
 GET    /api/me          read    whether this phone is paired
 POST   /api/pair        pair    the code the table shows → the cookie
 POST   /api/names       paired  seat names
-POST   /api/settings    paired  language, brightness, sound, timer beeps
+POST   /api/settings    paired  language, brightness, sound, timer beeps, the voice
 POST   /api/timers      paired  a game's turn-timer preset
 POST   /api/clock       paired  the phone's time, for an unsynced clock
 =====  ===============  ======  ==========================================
@@ -22,7 +22,7 @@ from typing import Any
 
 from aiohttp import web
 
-from firmware_host.core.config import TIMER_SOUNDS
+from firmware_host.core.config import TIMER_SOUNDS, VOICE_CALLS
 from firmware_host.core.i18n import LANGUAGES
 from firmware_host.core.validators import (
     SEATS,
@@ -100,6 +100,11 @@ class PhoneRoutes:
             "brightness": lambda v: check_int(v, 1, 255, "brightness"),
             "sound": lambda v: check_bool(v, "sound"),
             "timer_sound": lambda v: check_choice(v, TIMER_SOUNDS, "timer_sound"),
+            "voice": lambda v: check_bool(v, "voice"),
+            "voice_volume": lambda v: check_int(v, 0, 200, "voice_volume"),
+            "voice_calls": lambda v: check_choice(v, VOICE_CALLS, "voice_calls"),
+            "voice_game_calls": self._game_calls,
+            "say_as": self._say_as,
         }
         changes = {}
         for key, value in body.items():
@@ -109,6 +114,34 @@ class PhoneRoutes:
         for key, value in changes.items():
             self.door.change_setting(key, value)
         return web.json_response({"ok": True, "result": changes})
+
+    def _game_calls(self, value: Any) -> dict[str, str]:
+        """Each game's own voice calls, ``{"trottel": "results"}``, over the ones set before."""
+        from games import ENGINES
+
+        if not isinstance(value, dict) or len(value) > len(ENGINES):
+            raise ValidatorError('voice_game_calls: expected an object like {"trottel": "results"}')
+        calls = dict(self.door.snapshot()["settings"].get("voice_game_calls", {}))
+        for game, chosen in value.items():
+            calls[check_game(game, tuple(ENGINES))] = check_choice(chosen, VOICE_CALLS, "voice_game_calls")
+        return calls
+
+    def _say_as(self, value: Any) -> dict[str, str]:
+        """How names are said, ``{"Siobhan": "Shivawn"}`` (``null`` or ``""``: as written), over
+        the spellings set before."""
+        from drivers.voice.names import Pronunciations, check_say_as
+
+        if not isinstance(value, dict) or len(value) > 2 * len(SEATS):
+            raise ValidatorError('say_as: expected an object of names like {"Siobhan": "Shivawn"}')
+        said = Pronunciations(dict(self.door.snapshot()["settings"].get("say_as", {})))
+        for name, spelling in value.items():
+            if not isinstance(name, str) or not name.strip() or len(name) > 40:
+                raise ValidatorError("say_as: expected names of 1 to 40 characters")
+            try:
+                said = said.with_spelling(name, check_say_as(spelling) if spelling else None)
+            except ValueError as exc:
+                raise ValidatorError(f"say_as: {name}: expected {exc}") from None
+        return dict(said.say_as)
 
     async def api_clock(self, request: web.Request) -> web.StreamResponse:
         """The phone's time, ``{"now_ms": Date.now()}``: a table whose clock never synced dates

@@ -16,25 +16,37 @@ async function refresh() {
   nav("phone");
   for (const [id, key] of [["h", "phone"], ["l-code", "code"], ["b-pair", "pair"], ["l-names", "names"], ["b-names", "save"],
     ["l-settings", "settings"], ["l-language", "language"], ["l-brightness", "brightness"], ["l-sound", "sound"],
-    ["l-beeps", "beeps"], ["b-settings", "save"], ["l-timers", "timers"], ["l-seconds", "seconds"], ["b-timers", "save"]]) {
+    ["l-beeps", "beeps"], ["l-voice", "voice"], ["l-volume", "volume"], ["l-calls", "calls"], ["b-settings", "save"], ["l-timers", "timers"], ["l-seconds", "seconds"], ["b-timers", "save"]]) {
     $(id).textContent = w(key);
   }
-  for (const option of document.querySelectorAll("#timer_sound option, #t-mode option")) {
-    option.textContent = w(`${option.parentElement.id === "t-mode" ? "mode" : "beeps"}_${option.value}`);
+  for (const option of document.querySelectorAll("#timer_sound option, #t-mode option, #voice_calls option")) {
+    const kind = {"t-mode": "mode", voice_calls: "calls"}[option.parentElement.id] || "beeps";
+    option.textContent = w(`${kind}_${option.value}`);
   }
   const me = await fetch("/api/me", {cache: "no-store"}).then((r) => r.json());
   $("status").textContent = w(me.paired ? "paired" : "unpaired");
   $("pair").hidden = me.paired;
   $("paired").hidden = !me.paired;
-  $("seats").replaceChildren(...Object.entries(state.seats).map(([seat, name]) =>
-    el("label", {}, `${seat.toUpperCase()} `, el("input", {name: seat, value: name, maxlength: "20", "data-seat": seat}))));
   const s = state.settings || {};
+  const sayAs = s.say_as || {};
+  $("seats").replaceChildren(...Object.entries(state.seats).map(([seat, name]) =>
+    el("label", {}, `${seat.toUpperCase()} `, el("input", {name: seat, value: name, maxlength: "20", "data-seat": seat}),
+      ` ${w("sayAs")} `, el("input", {value: sayAs[name] || "", maxlength: "60", "data-said": name}))));
   $("language").value = s.language || "en";
   $("brightness").value = s.brightness || 200;
   $("sound").checked = !!s.sound;
   $("timer_sound").value = s.timer_sound || "all";
+  $("voice").checked = !!s.voice;
+  $("voice_volume").value = s.voice_volume ?? 100;
+  $("voice_calls").value = s.voice_calls || "all";
   const games = await fetch("/api/games").then((r) => r.json());
   $("t-game").replaceChildren(...games.games.map((g) => el("option", {value: g.id, text: g.title})));
+  $("calls_game").replaceChildren(el("option", {value: "", text: w("allGames")}),
+    ...games.games.map((g) => el("option", {value: g.id, text: g.title})));
+  $("calls_game").onchange = () => {
+    const game = $("calls_game").value;
+    $("voice_calls").value = (game && (s.voice_game_calls || {})[game]) || s.voice_calls || "all";
+  };
   if (state.game) $("t-game").value = state.game;
 }
 
@@ -45,13 +57,23 @@ $("pair").addEventListener("submit", async (e) => {
 $("names").addEventListener("submit", (e) => {
   e.preventDefault();
   const names = {};
-  for (const input of $("seats").querySelectorAll("input")) names[input.dataset.seat] = input.value.trim();
-  post("/api/names", names).then(refresh);
+  const sayAs = {};
+  for (const input of $("seats").querySelectorAll("input[data-seat]")) names[input.dataset.seat] = input.value.trim();
+  for (const input of $("seats").querySelectorAll("input[data-said]")) {
+    const name = names[input.previousElementSibling?.dataset.seat] || input.dataset.said;
+    sayAs[name] = input.value.trim() || null;
+  }
+  post("/api/names", names).then((ok) => ok && post("/api/settings", {say_as: sayAs})).then(refresh);
 });
 $("settings").addEventListener("submit", (e) => {
   e.preventDefault();
-  post("/api/settings", {language: $("language").value, brightness: Number($("brightness").value),
-    sound: $("sound").checked, timer_sound: $("timer_sound").value}).then(refresh);
+  const settings = {language: $("language").value, brightness: Number($("brightness").value),
+    sound: $("sound").checked, timer_sound: $("timer_sound").value, voice: $("voice").checked,
+    voice_volume: Number($("voice_volume").value)};
+  const game = $("calls_game").value;  // the calls of one game, or of every game
+  if (game) settings.voice_game_calls = {[game]: $("voice_calls").value};
+  else settings.voice_calls = $("voice_calls").value;
+  post("/api/settings", settings).then(refresh);
 });
 $("timers").addEventListener("submit", (e) => {
   e.preventDefault();

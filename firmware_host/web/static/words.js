@@ -14,7 +14,8 @@ const WORDS = {
     saved: "Saved", on: "on", off: "off", language_en: "English", language_de: "Deutsch",
     beeps_all: "every beep", beeps_timeout: "only when time is up", beeps_off: "none",
     mode_off: "no timer", mode_turn: "per turn", mode_hourglass: "hourglass", mode_bank: "time bank",
-    mode_countup: "count up"},
+    mode_countup: "count up", voice: "Voice", volume: "Voice volume", calls: "Voice calls", sayAs: "said as",
+    calls_all: "everything", calls_results: "results only", calls_turns: "turns only", calls_beeps: "beeps only", allGames: "every game"},
   de: {board: "Punktestand", history: "Verlauf", rules: "Regeln", phone: "Handy", live: "live", offline: "verbinde neu",
     noGame: "Kein Spiel läuft", over: "Spiel vorbei", winners: "Gewonnen", everyone: "Alle verloren", ended: "Vorzeitig beendet",
     game: "Spiel", player: "Spieler", all: "alle", date: "Datum", duration: "Dauer", players: "Spieler",
@@ -28,7 +29,8 @@ const WORDS = {
     saved: "Gespeichert", on: "an", off: "aus", language_en: "English", language_de: "Deutsch",
     beeps_all: "jeder Ton", beeps_timeout: "nur wenn die Zeit um ist", beeps_off: "keine",
     mode_off: "kein Timer", mode_turn: "je Zug", mode_hourglass: "Sanduhr", mode_bank: "Zeitkonto",
-    mode_countup: "aufwärts zählen"},
+    mode_countup: "aufwärts zählen", voice: "Stimme", volume: "Lautstärke der Stimme", calls: "Ansagen", sayAs: "gesprochen als",
+    calls_all: "alles", calls_results: "nur Ergebnisse", calls_turns: "nur Züge", calls_beeps: "nur Pieptöne", allGames: "jedes Spiel"},
 };
 // The table's short lines, which its 128×64 panel needs, spelled out where the page has room: per
 // language, the line as the game's catalogue says it (games/*/locale) and the page's sentence.

@@ -4,9 +4,9 @@ engine's WAV through its stdin, cut by a signal.
 Why a process and not a library in our own process: ``aplay`` blocks on the device, we never do —
 the phrase's own thread (:mod:`drivers.voice.pipeline`) starts it and eSpeak NG, pipes the one into
 the other and waits for the player's exit, which tells us the sound is over or the device failed;
-the loop only hands the phrase over and hears the outcome. A newer call cuts the sound by closing
-the pipe (a player still waiting for its header reads the end and leaves) and sending ``SIGTERM``
-(``aplay`` aborts the PCM and exits at once); one that does not leave within ``cut_grace`` (stuck
+the loop only hands the phrase over and hears the outcome. A newer call cuts the sound by sending
+``SIGTERM`` (``aplay`` aborts the PCM and exits at once) and closing the pipe (a player still
+waiting for its header reads the end and leaves); one that does not leave within ``cut_grace`` (stuck
 opening a device) gets ``SIGKILL``. The next sound starts only once the last process has exited, so
 a device that takes one stream at a time (``hw:``) is never found busy by our own previous call.
 Nothing stays running between phrases: no thread, no open device, no timer.

@@ -14,9 +14,10 @@ The thread is started with :func:`_thread.start_new_thread`, which returns at on
 do), and ends with its phrase: no thread stays between phrases. It therefore never logs nor asks
 :mod:`threading` who it is; everything it has to say goes to the loop.
 
-A newer call cuts the phrase from the loop by one byte on a wake-up pipe: the thread closes the
-player's stdin, sends it ``SIGTERM`` (``aplay`` aborts the PCM and exits at once), ``SIGKILL``
-after ``cut_grace`` (a player stuck opening its device), kills the engine and reaps both; the
+A newer call cuts the phrase from the loop by one byte on a wake-up pipe: the thread sends the
+player ``SIGTERM`` (``aplay`` aborts the PCM and exits at once) and closes its stdin (a player still
+waiting for its header reads the end and leaves), ``SIGKILL`` after ``cut_grace`` (a player stuck
+opening its device), kills the engine and reaps both; the
 loop's await ends once they are gone. On the virtual-time loop (``inline_io``) the whole phrase
 runs inline on the loop's thread instead, so a scripted session stays deterministic.
 """
@@ -55,14 +56,26 @@ def _failure(program: str, returncode: int, said: bytes) -> str:
     return f"{program} {how}" + (f": {lines[-1]}" if lines else "")
 
 
+def _start(command: list[str], error: type[Exception], stdin: int, stdout: int) -> subprocess.Popen[bytes]:
+    """``command`` running (its complaints kept on a pipe), or ``error`` saying why it cannot."""
+    try:
+        return subprocess.Popen(command, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE)
+    except OSError as exc:
+        raise error(f"{command[0]}: {exc.strerror or exc}") from None
+
+
 def _stop(proc: subprocess.Popen[bytes], grace: float) -> None:
-    """End ``proc`` if it still runs (``SIGTERM``, ``SIGKILL`` after ``grace``) and reap it."""
+    """End ``proc`` if it still runs (``SIGTERM``, its stdin closed, ``SIGKILL`` after ``grace``)
+    and reap it. The signal goes first: a player that read the end of its stdin before it would
+    play out what it holds, padded with silence (this thread may wait for the GIL in between)."""
+    running = proc.poll() is None
+    if running:
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGTERM)
     if proc.stdin is not None:
         with contextlib.suppress(OSError):
             proc.stdin.close()
-    if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signal.SIGTERM)
+    if running:
         try:
             proc.wait(grace)
         except subprocess.TimeoutExpired:
@@ -159,19 +172,9 @@ class Phrase:
     def _pipe(self) -> bytes | None:
         engine = None
         if self.engine is not None:
-            try:
-                engine = subprocess.Popen(
-                    self.engine, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-                )
-            except OSError as exc:
-                raise EngineError(f"{self.engine[0]}: {exc.strerror or exc}") from None
+            engine = _start(self.engine, EngineError, subprocess.DEVNULL, subprocess.PIPE)
         try:
-            try:
-                player = subprocess.Popen(
-                    self.player, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-                )
-            except OSError as exc:
-                raise DeviceError(f"{self.player[0]}: {exc.strerror or exc}") from None
+            player = _start(self.player, DeviceError, subprocess.PIPE, subprocess.DEVNULL)
             try:
                 return self._pump(engine, player)
             finally:

@@ -16,7 +16,8 @@ speaks and one waits, by these rules, applied when a call arrives:
   passed when its turn comes is dropped (``late``): its moment is gone.
 
 The sound of a phrase comes from the cache (:mod:`drivers.voice.cache`) or from the renderer,
-streamed to the player as it is made and kept once complete. A device that fails marks the speaker
+streamed to the player as it is made and kept once complete; a :class:`drivers.voice.Piper`
+(ALSA) is handed the kept sound or the engine's command and pipes it off the loop. A device that fails marks the speaker
 ``lost``: calls fail at once (the game goes on) while the device is tried again after
 :class:`drivers.backoff.Backoff` delays on the loop's clock, and ``ok`` again when it answers.
 Between phrases nothing runs: no task, no timer, no child process (while lost, only the retry's

@@ -141,7 +141,7 @@ def test_the_scoreboard_spells_out_the_panels_short_lines_in_the_tables_language
 
 def test_a_paired_phone_sets_the_voice_a_games_calls_and_how_a_name_is_said(tmp_path, chromium):
     with LiveTable(tmp_path) as table:
-        offer = table.call(lambda: table.device.phone_offer())
+        offer = table.call(lambda: table.device.door.phone_offer())
         page = chromium.new_page(viewport=PHONE, bypass_csp=True)
         page.goto(f"{table.url}/P/{offer[1]}")
         page.wait_for_selector("#names input[data-seat='p1']")
@@ -158,7 +158,7 @@ def test_a_paired_phone_sets_the_voice_a_games_calls_and_how_a_name_is_said(tmp_
         page.click("#b-names")
         page.wait_for_selector("#result.okmsg")
         page.wait_for_function("document.querySelector(\"input[data-said='Siobhan']\")?.value === 'Shivawn'")
-        options = table.call(lambda: table.device.voice.options)
+        options = table.call(lambda: table.device.door.voice.options)
         page.close()
     assert options.enabled and options.calls_for("trottel") == "results" and options.calls == "all"
     assert options.say_as == {"Siobhan": "Shivawn"}

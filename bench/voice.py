@@ -196,7 +196,7 @@ async def _press_to_sound(presses: int) -> dict[str, Any]:
         speaker.say = say
         try:
             while len(latencies) < presses:
-                device.start_named(PLAIN.game, list(PLAIN.players))
+                device.door.start_named(PLAIN.game, list(PLAIN.players))
                 await asyncio.sleep(0.2)
                 for action in PLAIN.actions[:-1]:  # the last would end the game
                     if len(latencies) >= presses:
@@ -205,7 +205,7 @@ async def _press_to_sound(presses: int) -> dict[str, Any]:
                     calls.clear()
                     before = preempted()
                     t0 = loop.time()
-                    assert device.apply(action)
+                    assert device.door.apply(action)
                     worst[:] = [0.0, 0.0]  # from here the loop serves the press's frame and its speech
                     await asyncio.wait_for(_said(calls), 30)
                     u = calls[0]

@@ -6,15 +6,16 @@ it. The speaker keeps *no backlog*: at most one call speaks and one waits; a new
 kind, or a more important one, makes the older stale; a call that could not start before its
 deadline is dropped. Phrases said once are kept as sound (:mod:`drivers.voice.cache`).
 
-Behind it, two small protocols, each with its backends in their own module:
+Behind it, small protocols, each with its backends in their own module:
 
 - a :class:`Renderer` makes the sound of a text: eSpeak NG's command line, a child process per
-  phrase streamed back to the loop (:class:`drivers.voice.espeak.Espeak`), or the same command run
-  inline (:class:`drivers.voice.espeak.EspeakInline`) for the simulator on virtual time;
-- a :class:`Player` sends it out: ALSA's ``aplay`` as a child process that a newer call cuts
-  (:mod:`drivers.voice.alsa`), a recorder of words and sound for the simulator and tests
+  phrase (:class:`drivers.voice.espeak.Espeak`, whose command a :class:`Piper` runs itself), or
+  the same command run inline (:class:`drivers.voice.espeak.EspeakInline`) for the simulator on virtual time;
+- a :class:`Player` sends it out: a recorder of words and sound for the simulator and tests
   (:mod:`drivers.voice.sim`), or a line of text where no engine is installed
-  (:mod:`drivers.voice.printing`).
+  (:mod:`drivers.voice.printing`); or a :class:`Piper` takes the whole way, engine to device:
+  ALSA's ``aplay`` fed by eSpeak NG on a thread of the phrase's own, cut by a newer call
+  (:mod:`drivers.voice.alsa`, :mod:`drivers.voice.pipeline`).
 
 :func:`drivers.voice.backends.open_speaker` picks them by name (``"alsa"``, ``"sim"``, ``"print"``)
 the way the tower and the panel are picked from the config. eSpeak NG is GPL: it is only ever run
@@ -26,7 +27,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 LANGUAGES = ("en", "de")
 """The languages the speaker has a voice for (the device's catalogues)."""
@@ -145,6 +146,21 @@ class Player(Protocol):
 
     async def probe(self) -> None:
         """Check that the device opens (:class:`DeviceError` if not); used to reopen it."""
+
+
+@runtime_checkable
+class Piper(Protocol):
+    """A player that takes a phrase's whole way itself, engine to device, off the loop (ALSA's
+    ``aplay`` fed by eSpeak NG, :mod:`drivers.voice.pipeline`)."""
+
+    name: str
+
+    async def pipe(self, utterance: Utterance, engine: list[str] | None, kept: bytes | None) -> bytes | None:
+        """Say ``utterance`` with the sound ``kept`` or the one the command ``engine`` writes (then
+        returned whole); sets ``utterance.sounding``; cancelled, cuts it."""
+
+    async def probe(self) -> None:
+        """As :meth:`Player.probe`."""
 
 
 class Renderer(Protocol):

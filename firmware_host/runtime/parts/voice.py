@@ -407,31 +407,3 @@ HANDLERS: dict[type[Event], str] = {
     TableStop: "on_table_stop",
 }
 """Each event of the table → the voice's handler (what :meth:`VoicePart.setup` subscribes)."""
-
-
-def deliver(part: VoicePart, event: Event) -> None:
-    """Hand ``event`` to the voice's handler; a failure in the voice is logged, never raised into
-    the game. Until the hub delivers the events, the game's life calls this."""
-    try:
-        getattr(part, HANDLERS[type(event)])(event)
-    except Exception:
-        log.exception("voice: %s failed", event.name)
-
-
-TIMER_EVENTS = {"warning": TimerWarning, "countdown": TimerCountdown}
-
-
-def timer_event(moment: str, player: str | None, seconds_left: float, hard: bool) -> Event:
-    """The timer's moment (:meth:`~firmware_host.timers.service.TimerService.listen`) as its
-    event (the hub's timer news does the same, with the seat)."""
-    if moment == "expired":
-        return TimerExpired(None, player, seconds_left, hard)
-    return TIMER_EVENTS[moment](None, player, seconds_left)
-
-
-def until_hub(part: VoicePart, game: Any, timers: Any) -> VoicePart:
-    """Until the hub publishes the table's events, the game's life and the timer tell the voice
-    directly (the hub's parts list replaces this with one line); returns ``part``."""
-    game.publish = lambda event: deliver(part, event)
-    timers.listen(lambda *moment: deliver(part, timer_event(*moment)))
-    return part

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 import firmware_host
-from bench.undo import Ticker, build
+from bench.undo import Ticker, build, timed_undo
 from games.workloads import LONG_GAMES
 
 SIZES = (100, 10_000, 50_000)
@@ -134,16 +134,7 @@ async def _boot(folder: Path, apart: bool = True) -> dict[str, Any]:
         settle()  # as `tablemate run` does once the table is up
         session = device.door.session
         assert session is not None and len(session.actions) > 1
-        before = len(session.actions)
-        asked = time.perf_counter()
-        device.door.undo()
-        while (
-            device.hub.lookup("game").busy is not None
-            or device.hub.lookup("saving").inflight
-            or len(device.door.session.actions) == before
-        ):
-            await asyncio.sleep(0.0005)
-        out["undo_ms"] = (time.perf_counter() - asked) * 1000
+        out["undo_ms"] = await timed_undo(device) * 1000
         out["undo_during_check"] = checking and not device.door.checked.is_set()
         await device.door.checked.wait()
         out["check_ms"] = (time.perf_counter() - started) * 1000 - out["up_ms"] if checking else 0.0

@@ -6,11 +6,21 @@ from __future__ import annotations
 import shutil
 from typing import Any
 
-from bench.webtable import LiveTable
+from bench.webtable import LiveTable as _LiveTable
+from firmware_host.core import config as configuration
 
 __all__ = ["CHROMIUM", "LiveTable", "browser", "playwright_ready"]
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+class LiveTable(_LiveTable):
+    """The bench's live table, its voice printed: a test never depends on the machine's sound card."""
+
+    def __init__(self, state: Any, config: configuration.Config | None = None, **kwargs: Any) -> None:
+        config = config or configuration.defaults()
+        config.sections["voice"]["speaker"] = "print"
+        super().__init__(state, config, **kwargs)
 
 
 def playwright_ready() -> bool:

@@ -11,7 +11,9 @@ async function post(path, body) {
   return r.ok;
 }
 
-async function refresh() {
+// What the table holds, shown again; ``seats`` false keeps the names as they are being typed (a
+// settings save must not wipe a name half-written in the form below it).
+async function refresh(seats = true) {
   const state = await table();
   nav("phone");
   for (const [id, key] of [["h", "phone"], ["l-code", "code"], ["b-pair", "pair"], ["l-names", "names"], ["b-names", "save"],
@@ -29,7 +31,7 @@ async function refresh() {
   $("paired").hidden = !me.paired;
   const s = state.settings || {};
   const sayAs = s.say_as || {};
-  $("seats").replaceChildren(...Object.entries(state.seats).map(([seat, name]) =>
+  if (seats) $("seats").replaceChildren(...Object.entries(state.seats).map(([seat, name]) =>
     el("label", {}, `${seat.toUpperCase()} `, el("input", {name: seat, value: name, maxlength: "20", "data-seat": seat}),
       ` ${w("sayAs")} `, el("input", {value: sayAs[name] || "", maxlength: "60", "data-said": name}))));
   $("language").value = s.language || "en";
@@ -48,6 +50,7 @@ async function refresh() {
     $("voice_calls").value = (game && (s.voice_game_calls || {})[game]) || s.voice_calls || "all";
   };
   if (state.game) $("t-game").value = state.game;
+  document.body.dataset.shown = String(Number(document.body.dataset.shown || 0) + 1);  // how often shown (tests wait on it)
 }
 
 $("pair").addEventListener("submit", async (e) => {
@@ -63,7 +66,7 @@ $("names").addEventListener("submit", (e) => {
     const name = names[input.previousElementSibling?.dataset.seat] || input.dataset.said;
     sayAs[name] = input.value.trim() || null;
   }
-  post("/api/names", names).then((ok) => ok && post("/api/settings", {say_as: sayAs})).then(refresh);
+  post("/api/names", names).then((ok) => ok && post("/api/settings", {say_as: sayAs})).then(() => refresh());
 });
 $("settings").addEventListener("submit", (e) => {
   e.preventDefault();
@@ -73,7 +76,7 @@ $("settings").addEventListener("submit", (e) => {
   const game = $("calls_game").value;  // the calls of one game, or of every game
   if (game) settings.voice_game_calls = {[game]: $("voice_calls").value};
   else settings.voice_calls = $("voice_calls").value;
-  post("/api/settings", settings).then(refresh);
+  post("/api/settings", settings).then(() => refresh(false));
 });
 $("timers").addEventListener("submit", (e) => {
   e.preventDefault();

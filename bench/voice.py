@@ -11,8 +11,10 @@ case); timed from just before ``apply`` to the moment the first bytes past the W
 written to ``aplay``'s stdin (:attr:`drivers.voice.Utterance.sounding`), which hands them to ALSA.
 Meanwhile a task sleeping 1 ms at a time measures the loop's longest block, and the process's CPU
 (its own and its children's, ``espeak-ng`` and ``aplay``) is read over the speaking stretch. The
-same phrases are then said by the engine alone (:func:`synthesis_alone`, below): the target is a
-p95 at most 1.5 times the engine's. Last, ``tablemate run --sim`` with the voice on runs as its
+engine alone says each press's words right after it (:func:`first_sample`), so the two meet the
+same machine at the same moment — a busy neighbour slows both, not one — and the target is a p95
+at most 1.5 times the engine's over those pairs; the same phrases said in a row afterwards
+(:func:`synthesis_alone`) are printed beside, as before. Last, ``tablemate run --sim`` with the voice on runs as its
 own process, the companion page up, and its resident memory is read once it is idle.
 
 The engine alone: how long eSpeak NG takes from being started to the first sample of a
@@ -182,6 +184,8 @@ async def _press_to_sound(presses: int) -> dict[str, Any]:
         quiet: list[bool] = []
         cpu_blocks: list[float] = []
         said: list[str] = []
+        alone: list[float] = []
+        apart = [0.0, 0.0]  # CPU and wall time of the engine alone's runs
         cpu0, wall0 = _cpu(), time.perf_counter()
         ticker = asyncio.create_task(tick())
         speaker = device.door.voice.speaker
@@ -215,6 +219,12 @@ async def _press_to_sound(presses: int) -> dict[str, Any]:
                         cpu_blocks.append(worst[1])
                         quiet.append(preempted() == before)
                         said.append(u.text)
+                        # the engine alone on the same words, now: the same machine, the same load
+                        aside = _cpu(), time.perf_counter()
+                        alone.append(first_sample(u.text, u.voice)[0])
+                        await asyncio.sleep(0.005)  # the ticker's late wake is not the next press's
+                        apart[0] += _cpu() - aside[0]  # not counted as the table's CPU while speaking
+                        apart[1] += time.perf_counter() - aside[1]
         finally:
             speaker.say = real_say
             ticking[0] = False
@@ -225,6 +235,7 @@ async def _press_to_sound(presses: int) -> dict[str, Any]:
     calm = [b for b, q in zip(blocks, quiet, strict=True) if q]
     return {
         "latencies": latencies,
+        "alone": alone,
         "quiet_latencies": [x for x, q in zip(latencies, quiet, strict=True) if q],
         "phrases": said,
         "block_ms": max(blocks) * 1e3 if blocks else 0.0,
@@ -232,7 +243,7 @@ async def _press_to_sound(presses: int) -> dict[str, Any]:
         "quiet_block_ms": max(calm) * 1e3 if calm else float("nan"),
         "cpu_block_ms": max(cpu_blocks) * 1e3 if cpu_blocks else 0.0,
         "cpu_block_p95_ms": _q(cpu_blocks, 0.95) * 1e3 if cpu_blocks else 0.0,
-        "cpu_percent": 100 * (cpu1 - cpu0) / (wall1 - wall0),
+        "cpu_percent": 100 * (cpu1 - cpu0 - apart[0]) / (wall1 - wall0 - apart[1]),
     }
 
 
@@ -269,10 +280,12 @@ def bench(presses: int = 40, runs: int = 5) -> int:
         return 1
     table = press_to_sound(presses)
     phrases = tuple(dict.fromkeys(table["phrases"]))
-    alone = synthesis_alone(runs, {"en": phrases})["all"]
+    apart = synthesis_alone(runs, {"en": phrases})["all"]
     ours = sorted(table["latencies"])
     p50, p95 = _q(ours, 0.5) * 1e3, _q(ours, 0.95) * 1e3
-    ratio = p95 / alone["first_p95_ms"]
+    paired = table["alone"]
+    alone_p50, alone_p95 = _q(paired, 0.5) * 1e3, _q(paired, 0.95) * 1e3
+    ratio = p95 / alone_p95
     rss = rss_with_voice()
     print(f"{engine_version()}, aplay to an ALSA file device on /dev/null; {len(ours)} presses, none cached")
     print(f"  press -> first sample to ALSA: p50 {p50:.1f} ms, p95 {p95:.1f} ms")
@@ -283,8 +296,12 @@ def bench(presses: int = 40, runs: int = 5) -> int:
             f"p50 {_q(calm, 0.5) * 1e3:.1f} ms, p95 {_q(calm, 0.95) * 1e3:.1f} ms"
         )
     print(
-        f"  the engine alone, same {len(phrases)} phrases x {runs}: first sample p50 {alone['first_p50_ms']:.1f} ms, "
-        f"p95 {alone['first_p95_ms']:.1f} ms; ratio of p95s {ratio:.2f} (target <= {TARGET_RATIO:g})"
+        f"  the engine alone on each press's words, run right after it: first sample p50 {alone_p50:.1f} ms, "
+        f"p95 {alone_p95:.1f} ms; ratio of p95s {ratio:.2f} (target <= {TARGET_RATIO:g})"
+    )
+    print(
+        f"  the engine alone, the same {len(phrases)} phrases x {runs} in a row afterwards: first sample "
+        f"p50 {apart['first_p50_ms']:.1f} ms, p95 {apart['first_p95_ms']:.1f} ms"
     )
     print(
         f"  loop's longest block while speaking: {table['block_ms']:.2f} ms (target <= {TARGET_BLOCK_MS:g}), "

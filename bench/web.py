@@ -131,9 +131,7 @@ def wakeups(seconds: float) -> dict[str, Any]:
 
 
 def _spawn_load(url: str, *args: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "bench.webload", url, *args], stdout=subprocess.PIPE, text=True
-    )
+    return subprocess.Popen([sys.executable, "-m", "bench.webload", url, *args], stdout=subprocess.PIPE, text=True)
 
 
 ROUNDS = 8

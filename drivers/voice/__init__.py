@@ -27,7 +27,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from drivers.voice.pipeline import Phrase
 
 LANGUAGES = ("en", "de")
 """The languages the speaker has a voice for (the device's catalogues)."""
@@ -87,6 +90,9 @@ class Utterance:
     sounding: float | None = None
     cached: bool = False
     """Its sound came from the cache (no engine ran)."""
+    held: bool = False
+    """Its sound may be made, but nothing of it reaches the player until
+    :meth:`~drivers.voice.speaker.Speaker.release` (what it says is not yet on disk)."""
     outcome: str | None = None
     detail: str | None = None
     _done: asyncio.Future[str] | None = field(default=None, repr=False)
@@ -155,9 +161,12 @@ class Piper(Protocol):
 
     name: str
 
-    async def pipe(self, utterance: Utterance, engine: list[str] | None, kept: bytes | None) -> bytes | None:
-        """Say ``utterance`` with the sound ``kept`` or the one the command ``engine`` writes (then
-        returned whole); sets ``utterance.sounding``; cancelled, cuts it."""
+    def begin(self, utterance: Utterance, engine: list[str] | None, kept: bytes | None) -> Phrase:
+        """Start saying ``utterance`` now (on the loop's thread, returning at once) with the sound
+        ``kept`` or the one the command ``engine`` writes; the phrase sets ``utterance.sounding``.
+        A held utterance's phrase makes its sound but hands none to the device until its
+        ``release()``. Its ``play()`` awaits the end and returns the engine's sound whole;
+        cancelled, it cuts."""
 
     async def probe(self) -> None:
         """As :meth:`Player.probe`."""

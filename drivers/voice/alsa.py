@@ -50,15 +50,16 @@ class AplayPlayer:
         """The player's command line (the sound comes on its stdin)."""
         return [self.program, "-q", "-t", "wav", "-D", self.device, "-"]
 
-    async def pipe(self, utterance: Utterance, engine: list[str] | None, kept: bytes | None) -> bytes | None:
-        """Play ``utterance``: the sound ``kept``, or what the engine's command ``engine`` makes
-        (returned whole, to be kept). The engine starts first, the player while it synthesises."""
+    def begin(self, utterance: Utterance, engine: list[str] | None, kept: bytes | None) -> Phrase:
+        """Start playing ``utterance`` now: the sound ``kept``, or what the engine's command
+        ``engine`` makes (its :meth:`~drivers.voice.pipeline.Phrase.play` returns it whole, to be
+        kept). The engine starts first, the player while it synthesises."""
 
         def sounding(when: float) -> None:
             if utterance.sounding is None:
                 utterance.sounding = when
 
-        return await self._phrase(engine=engine, kept=kept, on_sounding=sounding).play()
+        return self._phrase(engine=engine, kept=kept, on_sounding=sounding, held=utterance.held).start()
 
     async def probe(self) -> None:
         """Play 20 ms of silence: :class:`DeviceError` if the device does not take it."""

@@ -14,6 +14,10 @@ The thread is started with :func:`_thread.start_new_thread`, which returns at on
 do), and ends with its phrase: no thread stays between phrases. It therefore never logs nor asks
 :mod:`threading` who it is; everything it has to say goes to the loop.
 
+A held phrase (its words not yet on disk) runs the same way but keeps the engine's sound from the
+player until the loop releases it by another byte on the same pipe: the engine synthesises while
+the journal is written, and nothing sounds before it is.
+
 A newer call cuts the phrase from the loop by one byte on a wake-up pipe: the thread sends the
 player ``SIGTERM`` (``aplay`` aborts the PCM and exits at once) and closes its stdin (a player still
 waiting for its header reads the end and leaves), ``SIGKILL`` after ``cut_grace`` (a player stuck
@@ -101,8 +105,11 @@ class Phrase:
         margin: float,
         cut_grace: float,
         on_sounding: Callable[[float], None] | None = None,
+        held: bool = False,
     ) -> None:
         self.player, self.engine, self.kept = player, engine, kept
+        self._held = held
+        """Nothing goes to the player yet (the engine runs, the player starts and waits)."""
         self.bytes_per_second, self.margin, self.cut_grace = bytes_per_second, margin, cut_grace
         self.on_sounding = on_sounding or (lambda when: None)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -110,16 +117,66 @@ class Phrase:
         self._wake: tuple[int, int] | None = None
         self._cut = False
 
-    async def play(self) -> bytes | None:
-        """Play the phrase; return the engine's whole WAV (``None`` when the sound was kept).
-        :class:`DeviceError` when the player fails, :class:`EngineError` when the engine does;
-        cancelled, the phrase is cut and this returns (re-raising) once both programs are gone."""
+    def start(self) -> Phrase:
+        """(The loop) start the phrase's thread now, so the engine runs while the loop goes on
+        with the press (its frame, the page); :meth:`play` then awaits it. On the virtual-time loop
+        nothing starts here: :meth:`play` runs the phrase inline."""
         loop = self._loop = asyncio.get_running_loop()
-        if inline_io(loop):  # virtual time: the phrase runs to its end here, deterministically
+        if self._future is None and not inline_io(loop):
+            self._future = loop.create_future()
+            self._wake = os.pipe()  # owned by the loop: closed there once the outcome is in
+            _thread.start_new_thread(self._run, ())
+        return self
+
+    @property
+    def started(self) -> bool:
+        """Whether its thread runs (never on the virtual-time loop)."""
+        return self._future is not None
+
+    def release(self) -> None:
+        """(The loop) a held phrase may sound now."""
+        if self._held:
+            self._held = False
+            if self._wake is not None and self._future is not None and not self._future.done():
+                with contextlib.suppress(OSError):
+                    os.write(self._wake[1], b"g")
+
+    @property
+    def over(self) -> bool:
+        """Whether both programs are gone (or the phrase never started a thread)."""
+        return self._future is None or self._future.done()
+
+    def cut(self) -> None:
+        """(The loop) cut the phrase; :meth:`when_over` hears once its programs are gone."""
+        self._stop_now()
+
+    def when_over(self, then: Callable[[], None]) -> None:
+        """Call ``then`` on the loop once the phrase is over (at once if it is); its outcome is
+        taken as read (a phrase nobody awaits is cut, not news)."""
+        if self._future is None:
+            then()
+            return
+
+        def over(future: asyncio.Future[bytes | None]) -> None:
+            if not future.cancelled():
+                future.exception()
+            then()
+
+        self._future.add_done_callback(over)
+
+    async def ended(self) -> None:
+        """Wait until the phrase is over, whatever its outcome."""
+        if self._future is not None:
+            await asyncio.wait([self._future])
+
+    async def play(self) -> bytes | None:
+        """Play the phrase (started now unless :meth:`start` did); return the engine's whole WAV
+        (``None`` when the sound was kept). :class:`DeviceError` when the player fails,
+        :class:`EngineError` when the engine does; cancelled, the phrase is cut and this returns
+        (re-raising) once both programs are gone."""
+        self.start()
+        if self._future is None:  # virtual time: the phrase runs to its end here, deterministically
             return self._pipe()
-        self._future = loop.create_future()
-        self._wake = os.pipe()  # owned by the loop: closed there once the outcome is in
-        _thread.start_new_thread(self._run, ())
         try:
             return await asyncio.shield(self._future)
         except asyncio.CancelledError:
@@ -209,13 +266,14 @@ class Phrase:
             while True:
                 if self._cut:
                     raise _Cut
-                if stdin_open and pending and not watching_stdin:
+                held = self._held
+                if stdin_open and pending and not watching_stdin and not held:
                     sel.register(stdin, selectors.EVENT_WRITE, "feed")
                     watching_stdin = True
                 elif watching_stdin and (not pending or not stdin_open):
                     sel.unregister(stdin)
                     watching_stdin = False
-                if stdin_open and engine_done and not pending:
+                if stdin_open and engine_done and not pending and not held:
                     player.stdin.close()  # the end of the sound: the player plays the rest and leaves
                     stdin_open = False
                     longest = written / self.bytes_per_second + self.margin
@@ -225,8 +283,11 @@ class Phrase:
                 if not events and deadline is not None and time.monotonic() >= deadline:
                     raise DeviceError(f"{self.player[0]}: no end after {longest:.1f} s (device stuck)")
                 for key, _ in events:
-                    if key.data == "wake":
-                        raise _Cut
+                    if key.data == "wake":  # a cut, or a held phrase released
+                        os.read(key.fd, 64)
+                        if self._cut:
+                            raise _Cut
+                        continue
                     if key.data == "sound":
                         assert engine is not None
                         chunk = os.read(key.fd, CHUNK)

@@ -13,7 +13,11 @@ speaks and one waits, by these rules, applied when a call arrives:
 - the same words of the same kind in the same voice while they are being said are not started
   again: ``say`` returns the utterance already speaking;
 - a waiting call whose deadline (``within`` seconds after it was asked; ``None``: none) has
-  passed when its turn comes is dropped (``late``): its moment is gone.
+  passed when its turn comes is dropped (``late``): its moment is gone;
+- a ``held`` call (what it says is not on disk yet) takes its place by the same rules and its
+  sound is made, but nothing of it reaches the player until :meth:`Speaker.release`;
+  :meth:`Speaker.withdraw` drops it instead, and one neither released nor withdrawn within its
+  patience is dropped as ``late``.
 
 The sound of a phrase comes from the cache (:mod:`drivers.voice.cache`) or from the renderer,
 streamed to the player as it is made and kept once complete; a :class:`drivers.voice.Piper`
@@ -54,6 +58,7 @@ from drivers.voice import (
     wav,
 )
 from drivers.voice.cache import SoundCache
+from drivers.voice.pipeline import Phrase
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +96,11 @@ class Speaker:
         self._backoff = Backoff(*backoff)
         self._speaking: Utterance | None = None
         self._task: asyncio.Task[None] | None = None
+        self._phrase: Phrase | None = None
+        self._go: asyncio.Future[None] | None = None
+        """Set when the held call being made is released (players that are not a Piper)."""
+        self._holds: dict[Utterance, asyncio.TimerHandle] = {}
+        """Each held call's patience: withdrawn as ``late`` unless released in time."""
         self._cut_reason: str | None = None
         self._waiting: Utterance | None = None
         self._retry: asyncio.TimerHandle | None = None
@@ -116,7 +126,7 @@ class Speaker:
     @property
     def idle(self) -> bool:
         """Nothing runs: no speech, no retry timer, no probe."""
-        return self._task is None and self._retry is None and self._probing is None
+        return self._task is None and self._retry is None and self._probing is None and not self._holds
 
     def start(self) -> None:
         """Try the device now, so its status is known before the first call (optional)."""
@@ -131,11 +141,13 @@ class Speaker:
         priority: int = 0,
         within: float | None = DEFAULT_WITHIN,
         voice: Voice | None = None,
+        held: bool = False,
     ) -> Utterance:
         """Say ``text`` (returns at once). ``kind`` names what the call is about (a newer call of
         the same kind makes an older stale), ``priority`` how much it matters (a higher one cuts a
         lower), ``within`` how many seconds it may wait for its turn (``None``: as long as it
-        takes), ``voice`` another voice than the speaker's."""
+        takes), ``voice`` another voice than the speaker's; ``held``: make its sound now but play
+        none of it before :meth:`release`."""
         loop = asyncio.get_running_loop()
         text = " ".join(str(text).split())
         if not text or len(text) > MAX_TEXT:
@@ -144,6 +156,7 @@ class Speaker:
             raise ValueError(f"priority must be an integer, not {priority!r}")
         now = loop.time()
         u = Utterance(text, voice or self.voice, str(kind), priority, None if within is None else now + within, now)
+        u.held = held
         if self._closed:
             u.end(FAILED, "speaker closed")
             return u
@@ -164,7 +177,11 @@ class Speaker:
                 u.end(OUTRANKED, f"a {waiting.kind!r} call waits")
                 return u
             waiting.end(STALE, f"replaced by a {u.kind!r} call")
+            self._unhold(waiting)
             self._waiting = None
+        if held:
+            patience = DEFAULT_WITHIN if within is None else within
+            self._holds[u] = loop.call_later(patience, self.withdraw, u, "never released", LATE)
         if speaking is None and self._probing is None:
             self._start(u)
             return u
@@ -173,10 +190,41 @@ class Speaker:
             self._cut(f"cut by a {u.kind!r} call")
         return u
 
+    def release(self, u: Utterance) -> None:
+        """A held call may sound now (what it says is on disk); no-op for any other."""
+        if not u.held:
+            return
+        u.held = False
+        self._unhold(u)
+        if u is self._speaking:
+            if self._phrase is not None:
+                self._phrase.release()
+            if self._go is not None and not self._go.done():
+                self._go.set_result(None)
+
+    def withdraw(self, u: Utterance, reason: str = "withdrawn", outcome: str = STALE) -> None:
+        """Drop a held call (what it would say never reached the disk): cut if it is being made,
+        dropped if it waits."""
+        self._unhold(u)
+        if u.done():
+            return
+        if u is self._waiting:
+            self._waiting = None
+            u.end(outcome, reason)
+        elif u is self._speaking:
+            u.end(outcome, reason)  # its outcome, not "cut": nothing of it was ever heard
+            self._cut(reason)
+
+    def _unhold(self, u: Utterance) -> None:
+        timer = self._holds.pop(u, None)
+        if timer is not None:
+            timer.cancel()
+
     def hush(self, reason: str = "hushed") -> None:
         """Stop speaking now and drop the waiting call (the voice turned off, a game left)."""
         if self._waiting is not None:
             self._waiting.end(STALE, reason)
+            self._unhold(self._waiting)
             self._waiting = None
         self._cut(reason)
 
@@ -185,6 +233,9 @@ class Speaker:
         :meth:`wait_closed` waits until every child process has exited."""
         self._closed = True
         self.hush("speaker closed")
+        for timer in self._holds.values():
+            timer.cancel()
+        self._holds.clear()
         if self._retry is not None:
             self._retry.cancel()
             self._retry = None
@@ -197,22 +248,47 @@ class Speaker:
             if task is not None:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+        if self._phrase is not None:
+            await self._phrase.ended()
 
     # -- one call ---------------------------------------------------------------------------------
     def _start(self, u: Utterance) -> None:
         loop = asyncio.get_running_loop()
         u.started = loop.time()
         self._speaking, self._cut_reason = u, None
-        self._task = loop.create_task(self._run(u), name="speaker")
+        failure: Exception | None = None
+        try:
+            self._phrase = self._begin(u)
+        except Exception as exc:  # said by the task, as every failure of a call is
+            self._phrase, failure = None, exc
+        self._task = loop.create_task(self._run(u, failure), name="speaker")
         self._task.add_done_callback(lambda _: self._after(u))
+
+    def _begin(self, u: Utterance) -> Phrase | None:
+        """A :class:`Piper`'s phrase, started here and now rather than when the speech's task first
+        runs: the engine then synthesises while the loop still shows the press (its frame, the
+        page), which is most of the way to the first sample (``tablemate bench voice``)."""
+        if not isinstance(self.player, Piper):
+            return None
+        kept = self.cache.get(u.voice, u.text)
+        if kept is not None:
+            u.cached = True
+        command = getattr(self.renderer, "command", None)
+        if kept is None and command is None:
+            return None
+        return self.player.begin(u, None if kept is not None else command(u.text, u.voice), kept)
 
     def _cut(self, reason: str) -> None:
         if self._task is not None and self._cut_reason is None:
             self._cut_reason = reason
             self._task.cancel()
+            if self._phrase is not None:
+                self._phrase.cut()  # at once, even if the task is cancelled before it ever ran
 
-    async def _run(self, u: Utterance) -> None:
+    async def _run(self, u: Utterance, failure: Exception | None = None) -> None:
         try:
+            if failure is not None:
+                raise failure
             await self._speak(u)
         except asyncio.CancelledError:
             u.end(CUT, self._cut_reason)
@@ -230,27 +306,41 @@ class Speaker:
             self._found()
 
     def _after(self, u: Utterance) -> None:
-        """The call's task is over (a task cancelled before its first step never ran ``_run``)."""
+        """The call's task is over (a task cancelled before its first step never ran ``_run``).
+        The next call starts once the phrase's programs are gone too: a device that takes one
+        stream at a time is never found busy by our own last call."""
         u.end(CUT, self._cut_reason)
+        self._unhold(u)
+        phrase = self._phrase
+        if phrase is not None and not phrase.over:
+            phrase.cut()
+            phrase.when_over(lambda: self._after(u))
+            return
+        self._phrase = None
         self._speaking = self._task = self._cut_reason = None
         self._next()
 
     async def _speak(self, u: Utterance) -> None:
+        if isinstance(self.player, Piper) and self._phrase is not None and self._phrase.started:
+            await self._pipe(u)  # a held phrase's thread keeps its sound until released
+            return
+        if u.held:  # these players make and sound in one go: they wait for the release
+            self._go = asyncio.get_running_loop().create_future()
+            try:
+                await self._go
+            finally:
+                self._go = None
         if isinstance(self.player, Piper):
-            await self._pipe(self.player, u)
+            await self._pipe(u)
             return
         await self._stream(u)
 
-    async def _pipe(self, player: Piper, u: Utterance) -> None:
-        """The player takes the phrase's whole way itself (off the loop): the kept sound, or the
-        engine's command, whose sound comes back whole to be kept."""
-        kept = self.cache.get(u.voice, u.text)
-        if kept is not None:
-            u.cached = True
-        command = getattr(self.renderer, "command", None)
-        if kept is None and command is None:
+    async def _pipe(self, u: Utterance) -> None:
+        """The player took the phrase's whole way itself (off the loop, started by :meth:`_begin`):
+        the kept sound, or the engine's command, whose sound comes back whole to be kept."""
+        if self._phrase is None:
             return
-        made = await player.pipe(u, None if kept is not None else command(u.text, u.voice), kept)
+        made = await self._phrase.play()
         if made is not None:
             try:
                 self.cache.put(u.voice, u.text, wav.sealed(made))
@@ -319,6 +409,8 @@ class Speaker:
                 u.end(LATE, "its moment had passed")
             else:
                 self._start(u)
+            if u.done():
+                self._unhold(u)
 
     # -- the device -------------------------------------------------------------------------------
     def _found(self) -> None:

@@ -14,6 +14,8 @@ The events, in the order of a game's life:
 
 - :class:`TableReady` — the table is up (menu or resumed game on the panel, READY sent).
 - :class:`GameChanged` — a game started, resumed, ended or changed (undo, a timer's pause).
+- :class:`ActionAccepted` — the game took an action, which is being journaled: nothing of it
+  shows yet, but a part may get ready (the voice starts making the move's words, held).
 - :class:`ActionDurable` — an accepted action is on disk: its effects show now.
 - :class:`TurnPassed` — whose turn it is now: as a game starts or resumes, and after a durable
   action or an undo when it changed.
@@ -22,6 +24,7 @@ The events, in the order of a game's life:
 - :class:`GameOver` — the game ended (its result on screen, not filed yet).
 - :class:`TimerWarning`, :class:`TimerCountdown`, :class:`TimerExpired` — the turn timer.
 - :class:`SaveFailed` — a journal write failed: play is refused until saving works.
+- :class:`SpeakerStatus` — the voice's speaker was found or lost (the title bar marks it).
 - :class:`TableStop` — the table is stopping (the journal is already durable).
 - :class:`PageServing` — the companion page serves (its address).
 """
@@ -38,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EVENTS",
+    "ActionAccepted",
     "ActionDurable",
     "ActionRefused",
     "ActionUndone",
@@ -46,6 +50,7 @@ __all__ = [
     "GameOver",
     "PageServing",
     "SaveFailed",
+    "SpeakerStatus",
     "TableReady",
     "TableStop",
     "TimerCountdown",
@@ -81,6 +86,28 @@ class TableStop(Event):
     name: ClassVar[str] = "table:stop"
     reason: str = ""
     """Why it stops, as the panel shows it (``"Stopped"``, a translatable text)."""
+
+
+@dataclass(frozen=True)
+class ActionAccepted(Event):
+    """The game took an action and its journal write is in flight: **nothing of it may show yet**.
+    A listener may only get ready for what it will show once the :class:`ActionDurable` of the
+    same ``action`` (the same object) comes, which always follows unless the game was left in
+    between or the process died — so what it prepares must stay invisible and be dropped then.
+    The voice makes the move's words here and hands them to the speaker held, so the engine
+    synthesises while the journal is written (``tablemate bench voice``)."""
+
+    name: ClassVar[str] = "action:accepted"
+    action: Action
+    """The action as the game took it (the very object its :class:`ActionDurable` carries)."""
+    effects: tuple[Effect, ...]
+    """The engine's effects, as in :class:`ActionDurable`."""
+    game: str
+    """The game's id."""
+
+    def said(self) -> tuple[str, ...]:
+        """The lines the action's effects say, in order."""
+        return tuple(e.value for e in self.effects if e.kind == "say")
 
 
 @dataclass(frozen=True)
@@ -229,6 +256,18 @@ class SaveFailed(Event):
 
 
 @dataclass(frozen=True)
+class SpeakerStatus(Event):
+    """The voice's speaker answers again (``ok``) or is missing or failing (``lost``: it is
+    reopened with backoff and the game goes on)."""
+
+    name: ClassVar[str] = "voice:status"
+    status: str
+    """``ok`` or ``lost``."""
+    detail: str | None = None
+    """Why it is lost (the player's own words)."""
+
+
+@dataclass(frozen=True)
 class PageServing(Event):
     """The companion page serves (once the table is up; not at all when it cannot listen)."""
 
@@ -244,6 +283,7 @@ EVENTS: dict[str, type[Event]] = {
     for cls in (
         TableReady,
         TableStop,
+        ActionAccepted,
         ActionDurable,
         ActionRefused,
         ActionUndone,
@@ -254,6 +294,7 @@ EVENTS: dict[str, type[Event]] = {
         TimerCountdown,
         TimerExpired,
         SaveFailed,
+        SpeakerStatus,
         PageServing,
     )
 }

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from drivers.voice import CUT, FAILED, LATE, LOST, OK, SAID, wav
+from drivers.voice import CUT, FAILED, LATE, LOST, OK, SAID, STALE, wav
 from drivers.voice.alsa import AplayPlayer
 from drivers.voice.espeak import Espeak, render_now
 from drivers.voice.speaker import Speaker
@@ -287,3 +287,95 @@ def test_the_loop_thread_starts_no_program_while_the_table_speaks(pipe):
         await until(lambda: children() == [])
 
     asyncio.run(main())
+
+
+def test_a_held_call_is_made_but_reaches_the_device_only_once_released(devices, tmp_path):
+    out = tmp_path / "said.wav"
+    devices.define("speaker", out, "wav")
+
+    async def main():
+        speaker = Speaker(AplayPlayer("speaker"), Espeak())
+        held = speaker.say("Anna verliert zwei Leben.", held=True)
+        # the engine has made the whole sound (it ended) and the player waits for it
+        await until(lambda: children() == ["aplay"])
+        assert held.sounding is None and (not out.exists() or out.stat().st_size <= len(wav.header(0)))
+        speaker.release(held)
+        assert await held.wait() == SAID and held.sounding is not None
+        assert ends_with(wav.samples(out.read_bytes()), samples(speaker, held)) == 0
+
+    asyncio.run(main())
+
+
+def test_a_held_call_withdrawn_or_never_released_is_never_heard(devices, tmp_path):
+    out = tmp_path / "said.wav"
+    devices.define("speaker", out, "wav")
+
+    async def main():
+        speaker = Speaker(AplayPlayer("speaker"), Espeak())
+        withdrawn = speaker.say("Anna verliert zwei Leben.", held=True)
+        waiting = speaker.say("Ben ist dran.", kind="turn", held=True)
+        await until(lambda: children() == ["aplay"])
+        speaker.withdraw(waiting)
+        speaker.withdraw(withdrawn)
+        assert await withdrawn.wait() == STALE and waiting.outcome == STALE
+        forgotten = speaker.say("Carla ist dran.", held=True, within=0.05)
+        assert await forgotten.wait() == LATE
+        await until(lambda: children() == [] and speaker.idle)
+        assert forgotten.sounding is None and withdrawn.sounding is None
+        assert not out.exists() or out.stat().st_size <= len(wav.header(0))
+
+    asyncio.run(main())
+
+
+def test_a_moves_words_are_made_while_it_is_saved_and_heard_only_once_it_is_on_disk(devices, tmp_path, monkeypatch):
+    """The voice starts the engine as the game takes a move, while its journal write is in flight,
+    and hands nothing to the device until the write is durable — here held back by the test."""
+    from firmware_host.core import config as configuration
+    from firmware_host.core.store import Store
+    from firmware_host.core.writer import ThreadWriter
+    from firmware_host.runtime import device as device_module
+    from firmware_host.runtime.events import ActionDurable
+    from games.workloads import PLAIN
+
+    out = tmp_path / "said.wav"
+    devices.define("speaker", out, "wav")
+    gate = threading.Event()
+    gate.set()
+
+    class GatedWriter(ThreadWriter):
+        def submit(self, job):
+            return super().submit(lambda: gate.wait(scaled(30)) and job())
+
+    monkeypatch.setattr(device_module, "ThreadWriter", GatedWriter)
+    config = configuration.parse(
+        {"voice": {"enabled": True, "speaker": "alsa", "device": "speaker", "calls": "results"}}, "test"
+    ).with_sim()
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        dev = device_module.Device(config, Store(tmp_path / "state"), seed=1)
+        task = asyncio.create_task(dev.run())
+        await dev.ready.wait()
+        durable = []
+        dev.hub.subscribe(ActionDurable, lambda e: durable.append(loop.time()))
+        try:
+            dev.door.start_named(PLAIN.game, list(PLAIN.players))
+            await until(lambda: dev.door.session is not None and dev.store.writer.drain(0))
+            speaker = dev.door.voice.speaker
+            await until(lambda: speaker.status == OK and speaker.idle)  # its first probe of the device over
+            gate.clear()  # the disk stalls
+            assert dev.door.apply(PLAIN.actions[0])
+            words = speaker.speaking
+            assert words is not None and words.held
+            await until(lambda: "aplay" in children() and "espeak-ng" not in children())  # made, waiting
+            assert words.sounding is None and not durable
+            gate.set()  # the write reaches the disk
+            assert await words.wait() == SAID
+            return durable[0], words.sounding
+        finally:
+            gate.set()
+            dev.stop()
+            await task
+
+    on_disk, sounding = asyncio.run(main())
+    assert sounding > on_disk

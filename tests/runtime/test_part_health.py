@@ -30,6 +30,21 @@ def test_an_unplugged_tower_is_said_once_and_marked_in_the_title_until_it_is_bac
     assert run_virtual(main) == ("", "Tower unplugged", "T!", "")
 
 
+def test_a_lost_speaker_is_said_once_and_marked_in_the_title_until_it_answers(tmp_path):
+    from firmware_host.runtime.events import SpeakerStatus
+
+    async def main():
+        parts, part = health(tmp_path)
+        parts.hub.publish(SpeakerStatus("lost", "aplay: audio open error"))
+        said = parts.message.toast_text()
+        parts.hub.publish(SpeakerStatus("lost", "still gone"))
+        lost = part.title_note()
+        parts.hub.publish(SpeakerStatus("ok"))
+        return said, lost, part.title_note()
+
+    assert run_virtual(main) == ("Speaker lost", "V!", "")
+
+
 def test_a_failed_save_marks_the_title_until_one_succeeds(tmp_path):
     async def main():
         parts, part = health(tmp_path)

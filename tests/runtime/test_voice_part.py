@@ -248,6 +248,7 @@ def test_a_missing_audio_device_is_marked_and_reopened_while_the_game_goes_on(tm
         await asyncio.wait_for(device.ready.wait(), scaled(60))
         try:
             await until(lambda: device.door.voice.status == LOST)
+            marks = [device.hub.lookup("health").title_note()]  # the title bar says so
             device.door.start_named("bomb", ["Ann", "Ben", "Cy"])
             assert device.door.apply({"type": "reveal", "cards": {"Ann": "2", "Ben": "5", "Cy": "9"}})
             await until(lambda: len(device.door.session.actions) == 1)  # the game went on, durable
@@ -256,17 +257,19 @@ def test_a_missing_audio_device_is_marked_and_reopened_while_the_game_goes_on(tm
                 f'pcm.speaker {{\n type file\n slave.pcm null\n file "{out}"\n format wav\n}}\n', encoding="utf-8"
             )
             await until(lambda: device.door.voice.status == OK)
+            marks.append(device.hub.lookup("health").title_note())
             turn = device.door.session.engine.turn(device.door.session.state)
             assert device.door.apply({"type": "roll", "player": turn})
             await until(lambda: device.door.voice.speaker.idle and out.exists() and out.stat().st_size > 10_000)
             await until(lambda: threading.active_count() <= threads)  # nothing of the speech stays behind
-            return threads
+            return marks
         finally:
             device.stop()
             await task
 
-    asyncio.run(main())
+    marks = asyncio.run(main())
     assert statuses[:1] == [LOST] and statuses[-1] == OK  # told once lost, then found
+    assert "V!" in marks[0].split() and "V!" not in marks[1].split()
 
 
 def test_without_the_engine_the_simulator_shows_what_it_would_say_on_its_status_line(tmp_path, monkeypatch):

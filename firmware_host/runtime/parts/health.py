@@ -10,6 +10,7 @@ from typing import Any
 
 from firmware_host.core.config import Config
 from firmware_host.core.store import Store
+from firmware_host.runtime.events import SpeakerStatus
 from firmware_host.runtime.hub import Hub
 from firmware_host.runtime.parts.message import MessageLine
 from firmware_host.runtime.parts.saving import Saving
@@ -39,6 +40,8 @@ class Health:
         """The scale's driver, once the hardware is up (``None`` without a scale)."""
         self.tower_status = "ok"
         """The tower's link: ``ok``, or ``lost`` while it is unplugged."""
+        self.speaker_status = "ok"
+        """The voice's speaker: ``ok``, or ``lost`` while it is missing or failing."""
         self._checks: list[str] | None = None
         """The doctor's self-check lines, once run (:meth:`checks`)."""
         self._checks_running = False
@@ -52,6 +55,7 @@ class Health:
         self.screens: Screens = hub.lookup("screens")
         self.signals: Signals = hub.lookup("signals")
         self.scale: Any = hub.lookup("scale")
+        hub.subscribe(SpeakerStatus, self.on_speaker)
         self.timers: Any = hub.lookup("timers")
 
     def on_tower(self, status: str, detail: str | None) -> None:
@@ -60,6 +64,14 @@ class Health:
             self.tower_status = status
             if status == "lost":
                 self.message.toast(T("Tower unplugged"))
+            self.screens.redraw()
+
+    def on_speaker(self, event: SpeakerStatus) -> None:
+        """The voice's speaker was lost or found: said once, marked in the title bar."""
+        if event.status != self.speaker_status:
+            self.speaker_status = event.status
+            if event.status == "lost":
+                self.message.toast(T("Speaker lost"))
             self.screens.redraw()
 
     def title_note(self) -> str:
@@ -71,6 +83,8 @@ class Health:
             marks.append("T!")
         if self.scale.fault:
             marks.append("S!")
+        if self.speaker_status == "lost":
+            marks.append("V!")
         clock = self.timers.title_text()
         if clock:
             marks.append(clock)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 import math
 import struct
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -33,11 +34,13 @@ from drivers.voice import LOST, OK, UNKNOWN, Utterance, Voice
 from drivers.voice.names import Pronunciations
 from firmware_host.core.i18n import language
 from firmware_host.runtime.events import (
+    ActionAccepted,
     ActionDurable,
     ActionRefused,
     ActionUndone,
     Event,
     GameOver,
+    SpeakerStatus,
     TableReady,
     TableStop,
     TimerCountdown,
@@ -166,6 +169,10 @@ class VoicePart:
         """The last words printed (the simulator's status line shows them)."""
         self._started = False
         self.names = Pronunciations(dict(options.say_as))
+        self.publish: Callable[[Event], None] = lambda event: None
+        """Tells the other parts (the hub's, from :meth:`setup`): the speaker found or lost."""
+        self._held: deque[tuple[Any, Utterance | None]] = deque()
+        """Moves accepted and not yet durable, with their words being made held (in order)."""
 
     # -- life cycle -------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -177,6 +184,7 @@ class VoicePart:
     def close(self) -> None:
         """Say nothing more; the speaker's child processes end (safe to call twice)."""
         self._started = False
+        self._held.clear()
         speaker, self.speaker = self.speaker, None
         if speaker is not None:
             speaker.close()
@@ -252,6 +260,8 @@ class VoicePart:
             log.info("voice: the speaker works")
         if self._on_status is not None:
             self._on_status(status, detail)
+        if status in (OK, LOST):
+            self.publish(SpeakerStatus(status, detail))
 
     def _show(self, words: str) -> None:
         self.shown = words
@@ -269,9 +279,30 @@ class VoicePart:
         """Subscribe the handlers to the table's events (the hub's hook)."""
         for event, handler in HANDLERS.items():
             hub.subscribe(event, getattr(self, handler))
+        self.publish = hub.publish
+
+    def on_action_accepted(self, event: ActionAccepted) -> Utterance | None:
+        """Start making what the move brought, held: the engine synthesises while the journal is
+        written, and the words sound once :meth:`on_action_durable` of the same action releases
+        them (a move's words never sound before it is on disk)."""
+        said = event.said()
+        u = self._call(MOVE, event.game, lambda speech: " ".join(speech(t) for t in said), held=True) if said else None
+        if self.speaker is not None:
+            self._held.append((event.action, u))
+        return u
 
     def on_action_durable(self, event: ActionDurable) -> Utterance | None:
-        """Say what the move brought."""
+        """Say what the move brought: release the words made since it was accepted (or make them
+        now, when they were not)."""
+        speaker = self.speaker
+        while self._held:
+            action, u = self._held.popleft()
+            if action is event.action:
+                if u is not None and speaker is not None:
+                    speaker.release(u)
+                return u
+            if u is not None and speaker is not None:  # its action never became durable
+                speaker.withdraw(u, "its move was not kept")
         said = event.said()
         if not said:
             return None
@@ -329,7 +360,9 @@ class VoicePart:
         self.close()
 
     # -- making a call ----------------------------------------------------------------------------------
-    def _call(self, what: str, game: str | None, words: Callable[[Speech], str]) -> Utterance | None:
+    def _call(
+        self, what: str, game: str | None, words: Callable[[Speech], str], held: bool = False
+    ) -> Utterance | None:
         speaker = self.speaker
         if speaker is None:  # voice off (or not started): nothing is made
             return None
@@ -350,7 +383,9 @@ class VoicePart:
         if not text.strip():
             return None
         try:
-            return speaker.say(text[:600], kind=how.kind, priority=how.priority, within=how.within, voice=voice)
+            return speaker.say(
+                text[:600], kind=how.kind, priority=how.priority, within=how.within, voice=voice, held=held
+            )
         except ValueError as exc:  # a text the speaker refuses is not worth a crash
             log.warning("voice: %s", exc)
             return None
@@ -395,6 +430,7 @@ def options_from(section: Mapping[str, Any], saved: Mapping[str, Any] | None = N
 
 
 HANDLERS: dict[type[Event], str] = {
+    ActionAccepted: "on_action_accepted",
     ActionDurable: "on_action_durable",
     ActionRefused: "on_action_refused",
     ActionUndone: "on_action_undone",

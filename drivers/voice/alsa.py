@@ -53,7 +53,7 @@ class AplayPlayer:
     def begin(self, utterance: Utterance, engine: list[str] | None, kept: bytes | None) -> Phrase:
         """Start playing ``utterance`` now: the sound ``kept``, or what the engine's command
         ``engine`` makes (its :meth:`~drivers.voice.pipeline.Phrase.play` returns it whole, to be
-        kept). The engine starts first, the player while it synthesises."""
+        kept). A held one starts the player first (see :meth:`Phrase._pipe`)."""
 
         def sounding(when: float) -> None:
             if utterance.sounding is None:

@@ -3,7 +3,7 @@ phrase's own.
 
 The loop only hands the phrase over (the engine's command, or the sound already kept) and hears
 the outcome through ``call_soon_threadsafe``: the thread starts both programs with plain
-:class:`subprocess.Popen` (the engine first, the player while it synthesises), pumps the engine's
+:class:`subprocess.Popen` (see :meth:`Phrase._pipe` for which first), pumps the engine's
 WAV into the player's stdin as it comes, waits for the player to have played it and reaps both.
 Nothing of a phrase's process handling runs on the loop's thread — asyncio's child processes did
 (``fork``/``exec`` there, and on Python 3.11 a waiting thread per child whose start the loop waits
@@ -91,6 +91,14 @@ def _stop(proc: subprocess.Popen[bytes], grace: float) -> None:
             pipe.close()
 
 
+def _end_engine(engine: subprocess.Popen[bytes], grace: float) -> None:
+    """Kill the engine if it still runs (its sound is no longer wanted) and reap it."""
+    if engine.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            engine.kill()
+    _stop(engine, grace)
+
+
 class Phrase:
     """One phrase played by ``player`` (a command reading a WAV on its stdin): the sound ``kept``,
     or what ``engine`` (a command writing a WAV on its stdout) makes of it."""
@@ -110,6 +118,8 @@ class Phrase:
         self.player, self.engine, self.kept = player, engine, kept
         self._held = held
         """Nothing goes to the player yet (the engine runs, the player starts and waits)."""
+        self._parked = False
+        """(The thread) it has sound for the player and waits for the release to hand it over."""
         self.bytes_per_second, self.margin, self.cut_grace = bytes_per_second, margin, cut_grace
         self.on_sounding = on_sounding or (lambda when: None)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -134,10 +144,15 @@ class Phrase:
         return self._future is not None
 
     def release(self) -> None:
-        """(The loop) a held phrase may sound now."""
+        """(The loop) a held phrase may sound now. The thread is woken only when it is parked
+        with sound waiting for the release: otherwise it sees the release when the engine's
+        sound next wakes it, and the loop makes no system call (one that gives the interpreter
+        to the phrase's thread, 0.75 ms of the loop's step under ``tablemate bench voice``).
+        The flag is set before ``_parked`` is read here, and the thread sets ``_parked`` before
+        it reads the flag again: one of the two always sees the other."""
         if self._held:
             self._held = False
-            if self._wake is not None and self._future is not None and not self._future.done():
+            if self._parked and self._wake is not None and self._future is not None and not self._future.done():
                 with contextlib.suppress(OSError):
                     os.write(self._wake[1], b"g")
 
@@ -227,21 +242,23 @@ class Phrase:
             self._loop.call_soon_threadsafe(self.on_sounding, when)
 
     def _pipe(self) -> bytes | None:
-        engine = None
-        if self.engine is not None:
-            engine = _start(self.engine, EngineError, subprocess.DEVNULL, subprocess.PIPE)
-        try:
-            player = _start(self.player, DeviceError, subprocess.PIPE, subprocess.DEVNULL)
-            try:
-                return self._pump(engine, player)
-            finally:
-                _stop(player, self.cut_grace)
-        finally:
-            if engine is not None:
-                if engine.poll() is None:
-                    with contextlib.suppress(ProcessLookupError):
-                        engine.kill()
-                _stop(engine, self.cut_grace)
+        """Start both programs, pump, and end them (the later started first). A held phrase
+        starts the player first: its start-up (ALSA's configuration) is done while the journal
+        is written, so the loop drawing the move then shares the CPU with the engine alone; one
+        not held starts the engine first, the player while it synthesises (``tablemate bench
+        voice`` measured both)."""
+        engine: subprocess.Popen[bytes] | None = None
+        player: subprocess.Popen[bytes] | None = None
+        with contextlib.ExitStack() as started:
+            for step in ("player", "engine") if self._held else ("engine", "player"):
+                if step == "player":
+                    player = _start(self.player, DeviceError, subprocess.PIPE, subprocess.DEVNULL)
+                    started.callback(_stop, player, self.cut_grace)
+                elif self.engine is not None:
+                    engine = _start(self.engine, EngineError, subprocess.DEVNULL, subprocess.PIPE)
+                    started.callback(_end_engine, engine, self.cut_grace)
+            assert player is not None
+            return self._pump(engine, player)
 
     def _pump(self, engine: subprocess.Popen[bytes] | None, player: subprocess.Popen[bytes]) -> bytes | None:
         """The engine's sound (or the kept one) into the player until it has played it."""
@@ -267,6 +284,9 @@ class Phrase:
                 if self._cut:
                     raise _Cut
                 held = self._held
+                if held and pending and not self._parked:
+                    self._parked = True  # from now on a release wakes us…
+                    held = self._held  # …unless it came already
                 if stdin_open and pending and not watching_stdin and not held:
                     sel.register(stdin, selectors.EVENT_WRITE, "feed")
                     watching_stdin = True

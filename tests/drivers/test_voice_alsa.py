@@ -302,6 +302,10 @@ def test_a_held_call_is_made_but_reaches_the_device_only_once_released(devices, 
         speaker.release(held)
         assert await held.wait() == SAID and held.sounding is not None
         assert ends_with(wav.samples(out.read_bytes()), samples(speaker, held)) == 0
+        soon = speaker.say("Ben verliert ein Leben.", held=True)
+        speaker.release(soon)  # released before the engine's first sound: it sees it then
+        assert await soon.wait() == SAID
+        assert ends_with(wav.samples(out.read_bytes()), samples(speaker, soon)) == 0
 
     asyncio.run(main())
 

@@ -109,6 +109,10 @@ class ActionAccepted(Event):
         """The lines the action's effects say, in order."""
         return tuple(e.value for e in self.effects if e.kind == "say")
 
+    def spoken(self) -> tuple[str, ...]:
+        """What the voice says of the action: the lines it says and those for the ear only, in order."""
+        return tuple(e.value for e in self.effects if e.kind in ("say", "hear"))
+
 
 @dataclass(frozen=True)
 class ActionDurable(Event):
@@ -137,6 +141,10 @@ class ActionDurable(Event):
     def said(self) -> tuple[str, ...]:
         """The lines the action's effects say, in order."""
         return tuple(e.value for e in self.effects if e.kind == "say")
+
+    def spoken(self) -> tuple[str, ...]:
+        """What the voice says of the action: the lines it says and those for the ear only, in order."""
+        return tuple(e.value for e in self.effects if e.kind in ("say", "hear"))
 
     def signals(self) -> tuple[str, ...]:
         """The signals the action's effects play, in order."""

@@ -36,7 +36,8 @@ class SetupError(Told, ValueError):
 
 @dataclass(frozen=True)
 class Effect:
-    """Something for the host to play out: a tower/buzzer ``signal`` or a line to ``say``."""
+    """Something for the host to play out: a tower/buzzer ``signal``, a line to ``say`` (shown and
+    said), or a line to ``hear`` only (said by the voice; the panel shows it elsewhere)."""
 
     kind: str
     value: str
@@ -50,6 +51,12 @@ def signal(name: str) -> Effect:
 def say(text: str) -> Effect:
     """A short line shown to the table for a moment: a :class:`~games.core.text.Text`."""
     return Effect("say", text)
+
+
+def hear(text: str) -> Effect:
+    """A line for the ear only: the table's voice says it after the move's own lines, the panel
+    does not show it (what it tells is on the panel already, e.g. Tonne's supply in the title)."""
+    return Effect("hear", text)
 
 
 @dataclass(frozen=True)

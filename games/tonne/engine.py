@@ -38,6 +38,7 @@ from games.core import (
     View,
     get_field,
     get_player,
+    hear,
     join,
     need,
     say,
@@ -53,6 +54,8 @@ PIECE_GRAMS = {"milk": 6.5, "can": 5.0, "bottle": 8.0, "apple": 4.0}
 """About what one piece of each kind weighs (the simulated table's pieces)."""
 EACH_KIND = 10
 PIECES = EACH_KIND * len(KINDS)
+LOW_SUPPLY = 5
+"""From this many pieces left down, the voice tells the supply after every placement."""
 PREFILL_EACH = {2: 3, 3: 2, 4: 1, 5: 0}
 """Pieces of each kind in the bin at the start and after every emptying, by player count."""
 CHIPS = (1, 2, 3, 4, 5, 6)
@@ -241,7 +244,19 @@ class Tonne(Engine[TonneState]):
         elif s.owed == 0:
             s.news = [T("{player} placed {count}", player=player, count=s.cards[player])]
             effects.append(say(s.news[0]))
+            self._low_supply(s, effects)
             self._end_turn(s, effects)
+        else:
+            self._low_supply(s, effects)
+
+    @staticmethod
+    def _low_supply(s: TonneState, effects: list[Effect]) -> None:
+        """The supply running low, for the ear (the panel's title shows the supply all along):
+        from :data:`LOW_SUPPLY` pieces down, after every placement."""
+        if s.supply == 1:
+            effects.append(hear(T("Only one piece left in the supply.")))
+        elif 1 < s.supply <= LOW_SUPPLY:
+            effects.append(hear(T("Only {supply} pieces left in the supply.", supply=s.supply)))
 
     def move_fall(self, s: TonneState, action: Action, effects: list[Effect]) -> None:
         """Something fell off the bin during the current player's turn."""

@@ -182,6 +182,24 @@ def test_placing_the_last_piece_gives_the_top_chip_plus_and_ends_the_turn_at_onc
     assert s["round"] == 3 and s["turn"] is None  # Ben's turn ended with 1 still owed; round over
 
 
+def test_the_supply_running_low_is_told_to_the_ear_only_after_each_placement():
+    """From five pieces left down, every placement adds a line for the voice; the panel's lines
+    (``say``) stay as they were: the title shows the supply all along."""
+    state = play(["Ann", "Ben"], _drain_supply()[:5])  # 28 - 19 - 2: 7 left, Ben owes 8
+    heard, said = [], []
+    for count in (1, 1, 3, 1):
+        state, effects = E.apply(state, place(count))
+        heard.append([(e.value.msgid, dict(e.value.values)) for e in effects if e.kind == "hear"])
+        said.append([e.value for e in effects if e.kind == "say"])
+    assert heard == [
+        [],  # 6 left
+        [("Only {supply} pieces left in the supply.", {"supply": 5})],
+        [("Only {supply} pieces left in the supply.", {"supply": 2})],
+        [("Only one piece left in the supply.", {})],
+    ]
+    assert said == [[], [], [], []]  # mid-turn placements say nothing on the panel, as before
+
+
 def test_a_fall_while_the_last_piece_goes_in_is_a_fall():
     s = summary(["Ann", "Ben"], [*_drain_supply(), FALL])
     assert s["chips"]["Ben"] == [-1] and s["supply"] == 28

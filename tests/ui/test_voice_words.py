@@ -56,7 +56,7 @@ def said_in_play(game: str, seeds: range = range(30)) -> list[tuple[Text, tuple[
                     state, effects = engine.apply(state, action)
                 except Refused:
                     continue
-                said += [(e.value, players) for e in effects if e.kind == "say"]
+                said += [(e.value, players) for e in effects if e.kind in ("say", "hear")]
                 break
             else:
                 break

@@ -285,7 +285,7 @@ class VoicePart:
         """Start making what the move brought, held: the engine synthesises while the journal is
         written, and the words sound once :meth:`on_action_durable` of the same action releases
         them (a move's words never sound before it is on disk)."""
-        said = event.said()
+        said = event.spoken()
         u = self._call(MOVE, event.game, lambda speech: " ".join(speech(t) for t in said), held=True) if said else None
         if self.speaker is not None:
             self._held.append((event.action, u))
@@ -303,7 +303,7 @@ class VoicePart:
                 return u
             if u is not None and speaker is not None:  # its action never became durable
                 speaker.withdraw(u, "its move was not kept")
-        said = event.said()
+        said = event.spoken()
         if not said:
             return None
         return self._call(MOVE, event.game, lambda speech: " ".join(speech(t) for t in said))

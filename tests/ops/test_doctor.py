@@ -66,7 +66,9 @@ def by_part(results):
 
 def test_a_pi_set_up_by_the_installer_is_all_well(tmp_path):
     results = run_checks(defaults(), fake_pi(tmp_path))
-    assert [r.status for r in results] == ["ok"] * len(CHECKS), [r.line() for r in results]
+    statuses = {r.part: r.status for r in results}
+    assert statuses.pop("voice") == "skip"  # off by default
+    assert list(statuses.values()) == ["ok"] * (len(CHECKS) - 1), [r.line() for r in results]
     parts = by_part(results)
     assert "at 400 kHz" in parts["i2c speed"].found
     assert "LGPIOFactory" in parts["backends"].found and "raspberry_pi_pin" in parts["backends"].found
@@ -239,3 +241,50 @@ def test_a_bigger_panel_on_i2c_is_checked_on_the_i2c_bus(tmp_path):
     parts = by_part(run_checks(config, fake_pi(tmp_path)))
     assert parts["display"].status == "ok" and "ssd1309 answers at 0x3C" in parts["display"].found
     assert parts["i2c speed"].status == "ok"
+
+
+# -- the voice's speaker ------------------------------------------------------------------------------
+def voice_pi(tmp_path: Path, cards: str = "", programs: tuple[str, ...] = ("espeak-ng", "aplay")) -> System:
+    system = fake_pi(tmp_path)
+    for program in programs:
+        (system.root / "usr/bin").mkdir(parents=True, exist_ok=True)
+        (system.root / "usr/bin" / program).write_bytes(b"")
+    (system.root / "proc/asound").mkdir(parents=True, exist_ok=True)
+    (system.root / "proc/asound/cards").write_text(cards, encoding="utf-8")
+    return system
+
+
+USB_CARD = " 0 [Device         ]: USB-Audio - USB Audio Device\n                      GeneralPlus USB Audio Device\n"
+AMP_CARD = " 0 [MAX98357A      ]: simple-card - MAX98357A\n                      MAX98357A\n"
+VOICE_ON = {"voice": {"enabled": True, "device": "plughw:CARD=Device"}}
+AMPLIFIED = {
+    "voice": {"enabled": True},
+    "audio": {"amplifier": "max98357a"},
+    "scale": {"spi_bus": 0, "data": 9, "clock": 10},
+}
+
+
+def test_a_usb_speaker_the_service_may_use_is_well(tmp_path):
+    result = by_part(run_checks(parse(VOICE_ON, "config.toml"), voice_pi(tmp_path, USB_CARD)))["voice"]
+    assert result.status == "ok" and "Device" in result.found and "plughw:CARD=Device" in result.found
+
+
+@pytest.mark.parametrize(
+    ("config", "cards", "programs", "says", "fix"),
+    [
+        (VOICE_ON, USB_CARD, ("aplay",), "espeak-ng not installed", "apt install espeak-ng alsa-utils"),
+        (VOICE_ON, "--- no soundcards ---\n", ("espeak-ng", "aplay"), "no sound card", "USB speaker"),
+        (AMPLIFIED, USB_CARD, ("espeak-ng", "aplay"), "no MAX98357A sound card (cards: Device)", "tablemate-max98357a"),
+    ],
+)
+def test_a_voice_that_cannot_speak_is_named_with_its_fix(tmp_path, config, cards, programs, says, fix):
+    result = by_part(run_checks(parse(config, "config.toml"), voice_pi(tmp_path, cards, programs)))["voice"]
+    assert result.failed and says in result.found and fix in result.fix
+
+
+def test_the_amplifiers_card_and_the_audio_group(tmp_path):
+    system = voice_pi(tmp_path, AMP_CARD)
+    assert by_part(run_checks(parse(AMPLIFIED, "config.toml"), system))["voice"].status == "ok"
+    system = dataclasses.replace(system, user_groups=lambda user: PI_GROUPS - {"audio"})
+    result = by_part(run_checks(parse(AMPLIFIED, "config.toml"), system))["voice"]
+    assert result.failed and "audio group" in result.found and "usermod -aG audio tablemate" in result.fix

@@ -11,7 +11,7 @@ A check never raises: what it cannot find is a failure line, what it cannot look
 
 The checks by part, in the order of their lines: :mod:`.service` (user, service, sandbox),
 :mod:`.gpio` (gpio, backends, pins), :mod:`.boot` (uart; reboot), :mod:`.display` (display,
-i2c speed), :mod:`.tower`, :mod:`.scale`, :mod:`.storage` (state); what they share in
+i2c speed), :mod:`.tower`, :mod:`.voice`, :mod:`.scale`, :mod:`.storage` (state); what they share in
 :mod:`.base` (results, statuses) and :mod:`.system` (what they look at, the probes in
 :mod:`.probes`); the sandbox's verdict in :mod:`.sandbox`.
 """
@@ -33,6 +33,7 @@ from firmware_host.ops.doctor.service import check_sandbox, check_unit, check_us
 from firmware_host.ops.doctor.storage import check_state
 from firmware_host.ops.doctor.system import System
 from firmware_host.ops.doctor.tower import check_tower
+from firmware_host.ops.doctor.voice import check_voice
 from games.core import T, join
 
 __all__ = [
@@ -59,6 +60,7 @@ __all__ = [
     "check_uart",
     "check_unit",
     "check_user",
+    "check_voice",
     "configured_lines",
     "request_with",
     "run_checks",
@@ -78,6 +80,7 @@ CHECKS: tuple[Callable[[Config, System], Result], ...] = (
     check_i2c_speed,
     check_reboot,
     check_tower,
+    check_voice,
     check_hx711,
     check_state,
 )

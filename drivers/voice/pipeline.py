@@ -139,6 +139,11 @@ class Phrase:
         return self
 
     @property
+    def parked(self) -> bool:
+        """Whether a held phrase has sound made for the player and waits for its release."""
+        return self._parked and self._held
+
+    @property
     def started(self) -> bool:
         """Whether its thread runs (never on the virtual-time loop)."""
         return self._future is not None

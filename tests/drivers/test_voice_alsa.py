@@ -15,6 +15,7 @@ import contextlib
 import os
 import shutil
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -346,9 +347,17 @@ def test_a_moves_words_are_made_while_it_is_saved_and_heard_only_once_it_is_on_d
     gate = threading.Event()
     gate.set()
 
+    written: list[float] = []  # when each journal write was on disk (the loop's clock: monotonic)
+
     class GatedWriter(ThreadWriter):
         def submit(self, job):
-            return super().submit(lambda: gate.wait(scaled(30)) and job())
+            def held():
+                gate.wait(scaled(30))
+                result = job()
+                written.append(time.monotonic())
+                return result
+
+            return super().submit(held)
 
     monkeypatch.setattr(device_module, "ThreadWriter", GatedWriter)
     config = configuration.parse(
@@ -367,15 +376,16 @@ def test_a_moves_words_are_made_while_it_is_saved_and_heard_only_once_it_is_on_d
             await until(lambda: dev.door.session is not None and dev.store.writer.drain(0))
             speaker = dev.door.voice.speaker
             await until(lambda: speaker.status == OK and speaker.idle)  # its first probe of the device over
+            before = len(written)
             gate.clear()  # the disk stalls
             assert dev.door.apply(PLAIN.actions[0])
             words = speaker.speaking
             assert words is not None and words.held
-            await until(lambda: "aplay" in children() and "espeak-ng" not in children())  # made, waiting
-            assert words.sounding is None and not durable
+            await until(lambda: speaker._phrase is not None and speaker._phrase.parked)  # sound made, waiting
+            assert words.sounding is None and not durable and "aplay" in children()
             gate.set()  # the write reaches the disk
             assert await words.wait() == SAID
-            return durable[0], words.sounding
+            return written[before], words.sounding  # the move's own write
         finally:
             gate.set()
             dev.stop()

@@ -297,8 +297,8 @@ def test_a_held_call_is_made_but_reaches_the_device_only_once_released(devices, 
     async def main():
         speaker = Speaker(AplayPlayer("speaker"), Espeak())
         held = speaker.say("Anna verliert zwei Leben.", held=True)
-        # the engine has made the whole sound (it ended) and the player waits for it
-        await until(lambda: children() == ["aplay"])
+        # the engine has made sound and the player, started, waits for it
+        await until(lambda: speaker._phrase is not None and speaker._phrase.parked)
         assert held.sounding is None and (not out.exists() or out.stat().st_size <= len(wav.header(0)))
         speaker.release(held)
         assert await held.wait() == SAID and held.sounding is not None
@@ -319,13 +319,13 @@ def test_a_held_call_withdrawn_or_never_released_is_never_heard(devices, tmp_pat
         speaker = Speaker(AplayPlayer("speaker"), Espeak())
         withdrawn = speaker.say("Anna verliert zwei Leben.", held=True)
         waiting = speaker.say("Ben ist dran.", kind="turn", held=True)
-        await until(lambda: children() == ["aplay"])
+        await until(lambda: speaker._phrase is not None and speaker._phrase.parked)
         speaker.withdraw(waiting)
         speaker.withdraw(withdrawn)
         assert await withdrawn.wait() == STALE and waiting.outcome == STALE
         forgotten = speaker.say("Carla ist dran.", held=True, within=0.05)
         assert await forgotten.wait() == LATE
-        await until(lambda: children() == [] and speaker.idle)
+        await until(lambda: speaker.idle)  # the phrase's programs gone too (the next call waits for them)
         assert forgotten.sounding is None and withdrawn.sounding is None
         assert not out.exists() or out.stat().st_size <= len(wav.header(0))
 

@@ -181,5 +181,9 @@ def test_saving_the_settings_keeps_a_name_half_typed_on_the_phone(tmp_path, chro
         page.click("#b-settings")
         page.wait_for_function("Number(document.body.dataset.shown) >= 2")
         typed = page.input_value("input[data-seat='p1']"), page.input_value("input[data-said='P1']")
+        page.evaluate("refresh()")  # any later showing (a pairing's answer arriving late) keeps it too
+        again = page.input_value("input[data-seat='p1']"), page.input_value("input[data-said='P1']")
+        page.click("#b-names")  # saved: the form shows the table's names, said as typed
+        page.wait_for_function("document.querySelector(\"input[data-said='Siobhan']\")?.value === 'Shivawn'")
         page.close()
-    assert typed == ("Siobhan", "Shivawn")
+    assert typed == again == ("Siobhan", "Shivawn")

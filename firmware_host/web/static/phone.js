@@ -11,8 +11,9 @@ async function post(path, body) {
   return r.ok;
 }
 
-// What the table holds, shown again; ``seats`` false keeps the names as they are being typed (a
-// settings save must not wipe a name half-written in the form below it).
+// What the table holds, shown again. The names form is rebuilt only when ``seats`` and nothing has
+// been typed into it since it was last saved: a refresh that comes meanwhile (a settings save, a
+// pairing's answer arriving late) must not wipe a name half-written.
 async function refresh(seats = true) {
   const state = await table();
   nav("phone");
@@ -31,7 +32,7 @@ async function refresh(seats = true) {
   $("paired").hidden = !me.paired;
   const s = state.settings || {};
   const sayAs = s.say_as || {};
-  if (seats) $("seats").replaceChildren(...Object.entries(state.seats).map(([seat, name]) =>
+  if (seats && !$("seats").dataset.typed) $("seats").replaceChildren(...Object.entries(state.seats).map(([seat, name]) =>
     el("label", {}, `${seat.toUpperCase()} `, el("input", {name: seat, value: name, maxlength: "20", "data-seat": seat}),
       ` ${w("sayAs")} `, el("input", {value: sayAs[name] || "", maxlength: "60", "data-said": name}))));
   $("language").value = s.language || "en";
@@ -53,6 +54,7 @@ async function refresh(seats = true) {
   document.body.dataset.shown = String(Number(document.body.dataset.shown || 0) + 1);  // how often shown (tests wait on it)
 }
 
+$("seats").addEventListener("input", () => { $("seats").dataset.typed = "1"; });
 $("pair").addEventListener("submit", async (e) => {
   e.preventDefault();
   if (await post("/api/pair", {code: $("code").value.trim()})) refresh();
@@ -66,7 +68,10 @@ $("names").addEventListener("submit", (e) => {
     const name = names[input.previousElementSibling?.dataset.seat] || input.dataset.said;
     sayAs[name] = input.value.trim() || null;
   }
-  post("/api/names", names).then((ok) => ok && post("/api/settings", {say_as: sayAs})).then(() => refresh());
+  post("/api/names", names).then((ok) => ok && post("/api/settings", {say_as: sayAs})).then((ok) => {
+    if (ok) delete $("seats").dataset.typed;  // saved: the form may show the table's names again
+    refresh();
+  });
 });
 $("settings").addEventListener("submit", (e) => {
   e.preventDefault();

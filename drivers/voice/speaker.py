@@ -321,10 +321,8 @@ class Speaker:
         self._next()
 
     async def _speak(self, u: Utterance) -> None:
-        if isinstance(self.player, Piper) and self._phrase is not None and self._phrase.started:
-            await self._pipe(u)  # a held phrase's thread keeps its sound until released
-            return
-        if u.held:  # these players make and sound in one go: they wait for the release
+        threaded = self._phrase is not None and self._phrase.started  # its thread keeps a held sound
+        if u.held and not threaded:  # the others make and sound in one go: they wait for the release
             self._go = asyncio.get_running_loop().create_future()
             try:
                 await self._go
@@ -332,8 +330,8 @@ class Speaker:
                 self._go = None
         if isinstance(self.player, Piper):
             await self._pipe(u)
-            return
-        await self._stream(u)
+        else:
+            await self._stream(u)
 
     async def _pipe(self, u: Utterance) -> None:
         """The player took the phrase's whole way itself (off the loop, started by :meth:`_begin`):

@@ -88,8 +88,26 @@ class TableStop(Event):
     """Why it stops, as the panel shows it (``"Stopped"``, a translatable text)."""
 
 
+class _Effects:
+    """What an action's events read from its effects (their ``effects`` field)."""
+
+    effects: tuple[Effect, ...]
+
+    def said(self) -> tuple[str, ...]:
+        """The lines the action's effects say, in order."""
+        return tuple(e.value for e in self.effects if e.kind == "say")
+
+    def spoken(self) -> tuple[str, ...]:
+        """What the voice says of the action: the lines it says and those for the ear only, in order."""
+        return tuple(e.value for e in self.effects if e.kind in ("say", "hear"))
+
+    def signals(self) -> tuple[str, ...]:
+        """The signals the action's effects play, in order."""
+        return tuple(e.value for e in self.effects if e.kind == "signal")
+
+
 @dataclass(frozen=True)
-class ActionAccepted(Event):
+class ActionAccepted(_Effects, Event):
     """The game took an action and its journal write is in flight: **nothing of it may show yet**.
     A listener may only get ready for what it will show once the :class:`ActionDurable` of the
     same ``action`` (the same object) comes, which always follows unless the game was left in
@@ -105,17 +123,9 @@ class ActionAccepted(Event):
     game: str
     """The game's id."""
 
-    def said(self) -> tuple[str, ...]:
-        """The lines the action's effects say, in order."""
-        return tuple(e.value for e in self.effects if e.kind == "say")
-
-    def spoken(self) -> tuple[str, ...]:
-        """What the voice says of the action: the lines it says and those for the ear only, in order."""
-        return tuple(e.value for e in self.effects if e.kind in ("say", "hear"))
-
 
 @dataclass(frozen=True)
-class ActionDurable(Event):
+class ActionDurable(_Effects, Event):
     """An accepted action is journaled durably: now its effects show (the tower, the message
     line and the page are listeners of this event, like any other part).
 
@@ -137,18 +147,6 @@ class ActionDurable(Event):
     """The table's language now (what a ``say`` text is translated to when shown)."""
     over: bool = False
     """Whether this action ended the game (a :class:`GameOver` follows)."""
-
-    def said(self) -> tuple[str, ...]:
-        """The lines the action's effects say, in order."""
-        return tuple(e.value for e in self.effects if e.kind == "say")
-
-    def spoken(self) -> tuple[str, ...]:
-        """What the voice says of the action: the lines it says and those for the ear only, in order."""
-        return tuple(e.value for e in self.effects if e.kind in ("say", "hear"))
-
-    def signals(self) -> tuple[str, ...]:
-        """The signals the action's effects play, in order."""
-        return tuple(e.value for e in self.effects if e.kind == "signal")
 
 
 @dataclass(frozen=True)

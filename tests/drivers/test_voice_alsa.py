@@ -290,6 +290,16 @@ def test_the_loop_thread_starts_no_program_while_the_table_speaks(pipe):
     asyncio.run(main())
 
 
+def parked(speaker: Speaker) -> bool:
+    """Whether the held call being made has sound for the player and waits for its release."""
+    return speaker._phrase is not None and speaker._phrase.parked
+
+
+def nothing_played(out: Path) -> bool:
+    """Whether the ``file`` device wrote no sample (at most a WAV header)."""
+    return not out.exists() or out.stat().st_size <= len(wav.header(0))
+
+
 def test_a_held_call_is_made_but_reaches_the_device_only_once_released(devices, tmp_path):
     out = tmp_path / "said.wav"
     devices.define("speaker", out, "wav")
@@ -298,8 +308,8 @@ def test_a_held_call_is_made_but_reaches_the_device_only_once_released(devices, 
         speaker = Speaker(AplayPlayer("speaker"), Espeak())
         held = speaker.say("Anna verliert zwei Leben.", held=True)
         # the engine has made sound and the player, started, waits for it
-        await until(lambda: speaker._phrase is not None and speaker._phrase.parked)
-        assert held.sounding is None and (not out.exists() or out.stat().st_size <= len(wav.header(0)))
+        await until(lambda: parked(speaker))
+        assert held.sounding is None and nothing_played(out)
         speaker.release(held)
         assert await held.wait() == SAID and held.sounding is not None
         assert ends_with(wav.samples(out.read_bytes()), samples(speaker, held)) == 0
@@ -319,7 +329,7 @@ def test_a_held_call_withdrawn_or_never_released_is_never_heard(devices, tmp_pat
         speaker = Speaker(AplayPlayer("speaker"), Espeak())
         withdrawn = speaker.say("Anna verliert zwei Leben.", held=True)
         waiting = speaker.say("Ben ist dran.", kind="turn", held=True)
-        await until(lambda: speaker._phrase is not None and speaker._phrase.parked)
+        await until(lambda: parked(speaker))
         speaker.withdraw(waiting)
         speaker.withdraw(withdrawn)
         assert await withdrawn.wait() == STALE and waiting.outcome == STALE
@@ -327,7 +337,7 @@ def test_a_held_call_withdrawn_or_never_released_is_never_heard(devices, tmp_pat
         assert await forgotten.wait() == LATE
         await until(lambda: speaker.idle)  # the phrase's programs gone too (the next call waits for them)
         assert forgotten.sounding is None and withdrawn.sounding is None
-        assert not out.exists() or out.stat().st_size <= len(wav.header(0))
+        assert nothing_played(out)
 
     asyncio.run(main())
 
@@ -381,7 +391,7 @@ def test_a_moves_words_are_made_while_it_is_saved_and_heard_only_once_it_is_on_d
             assert dev.door.apply(PLAIN.actions[0])
             words = speaker.speaking
             assert words is not None and words.held
-            await until(lambda: speaker._phrase is not None and speaker._phrase.parked)  # sound made, waiting
+            await until(lambda: parked(speaker))  # sound made, waiting
             assert words.sounding is None and not durable and "aplay" in children()
             gate.set()  # the write reaches the disk
             assert await words.wait() == SAID

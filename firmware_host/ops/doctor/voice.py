@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 
+from drivers.voice.alsa import PROGRAM as PLAYER
+from drivers.voice.espeak import PROGRAM as ENGINE
 from firmware_host.core.config import Config
 from firmware_host.ops.doctor.base import FAIL, OK, SKIP, Result
 from firmware_host.ops.doctor.system import System
 
-PROGRAMS = ("espeak-ng", "aplay")
+PROGRAMS = (ENGINE, PLAYER)
 """What the ALSA speaker runs (Debian's ``espeak-ng`` and ``alsa-utils``)."""
 BIN_DIRS = ("/usr/bin", "/bin", "/usr/local/bin")
 AMPLIFIER_CARDS = {"max98357a": "MAX98357A"}

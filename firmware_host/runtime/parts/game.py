@@ -95,8 +95,6 @@ class GameLife:
         """The history as last read, keyed on its file's inode, mtime and size."""
         self.publish: Callable[[Event], None] = lambda event: None
         """Tells the other parts (the hub's, from :meth:`setup`)."""
-        self.listens: Callable[[type[Event]], bool] = lambda event: False
-        """Whether any part hears an event (the hub's)."""
         self._turn: str | None = None
         """Whose turn the last :class:`TurnPassed` named."""
         self._why = "changed"
@@ -111,7 +109,6 @@ class GameLife:
         self.timers: Any = hub.lookup("timers")
         self.scale: Any = hub.lookup("scale")
         self.publish = hub.publish
-        self.listens = hub.listens
 
     # -- starting -------------------------------------------------------------------------------------
 
@@ -276,8 +273,7 @@ class GameLife:
             self.move += 1
         if self.message.at != _mono():
             self.message.clear_message()  # the state changed: what an earlier message said may no longer hold
-        if self.listens(ActionAccepted):  # a part may get ready while the journal is written
-            self.publish(ActionAccepted(action, tuple(effects), self.session.base.game))
+        self.publish(ActionAccepted(action, tuple(effects), self.session.base.game))  # nothing shows yet
         self.saving.when_durable(lambda: self._applied(action, effects))
         return True
 
